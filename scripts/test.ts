@@ -1,0 +1,53 @@
+// `npm test`: typecheck, build the bridge and the simulator, run every test,
+// and end with the line CI reads: `N passed, N failed`.
+// Extra arguments go to `bun test` (e.g. `npm test -- test/unit`).
+const extra = process.argv.slice(2);
+
+async function run(cmd: string[], capture = false): Promise<{ code: number; out: string }> {
+  const p = Bun.spawn(cmd, {
+    stdout: capture ? "pipe" : "inherit",
+    stderr: capture ? "pipe" : "inherit",
+    stdin: "ignore",
+  });
+  if (!capture) return { code: await p.exited, out: "" };
+  // bun test reports on stderr; echo it live and keep a copy to count from.
+  let out = "";
+  const pump = async (s: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s) {
+      const t = dec.decode(chunk, { stream: true });
+      out += t;
+      sink.write(t);
+    }
+  };
+  await Promise.all([pump(p.stdout, process.stdout), pump(p.stderr, process.stderr)]);
+  return { code: await p.exited, out };
+}
+
+let passed = 0;
+let failed = 0;
+
+const tsc = await run([process.execPath, "x", "tsc", "--noEmit"]);
+if (tsc.code === 0) passed++;
+else {
+  failed++;
+  console.error("typecheck: FAILED");
+}
+
+const build = await run([process.execPath, "scripts/build.ts"]);
+if (build.code !== 0) {
+  console.error("build: FAILED (no tests can run without the binaries)");
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}
+
+const tests = await run([process.execPath, "test", ...extra], true);
+const pass = /^\s*(\d+) pass$/m.exec(tests.out);
+const fail = /^\s*(\d+) fail$/m.exec(tests.out);
+passed += pass ? Number(pass[1]) : 0;
+failed += fail ? Number(fail[1]) : 0;
+if (tests.code !== 0 && !fail?.[1]) failed++; // the runner itself broke
+if (!pass) failed++; // ran no test: that is a failure, not a success
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,34 @@
+import type { LogLevelName } from "./log.ts";
+
+/**
+ * Everything the bridge can be told, from flags or environment, resolved in
+ * one place (src/cli/) and passed down. No module reads process.env for
+ * settings on its own.
+ */
+export interface BridgeConfig {
+  /** ZCODE_BIN / --zcode-bin: the ZCode CLI binary or .cjs/.mjs/.js entry. */
+  zcodeBin?: string;
+  /** ZCODE_NODE / --zcode-node: Node >= 22 used to run a JS entry. */
+  zcodeNode?: string;
+  logLevel: LogLevelName;
+  logFile?: string;
+  /** ZCODE_ACP_MODE / --mode: default mode for new sessions. */
+  mode?: string;
+  /** ZCODE_ACP_TRACE / --trace: redacted JSON-lines trace of both wires. */
+  trace?: string;
+  /** Longest line accepted from the ZCode child, in bytes. */
+  maxLineBytes: number;
+  /** Environment the child is started with (defaults to process.env). */
+  env: Record<string, string | undefined>;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConfig {
+  return {
+    logLevel: "warn",
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    env: process.env,
+    ...overrides,
+  };
+}

@@ -1,0 +1,85 @@
+import { createConsola, LogLevels, type ConsolaInstance, type LogObject } from "consola/core";
+import { appendFileSync, closeSync, openSync } from "node:fs";
+
+// One logger for the whole bridge. It writes to stderr (and optionally a
+// file), never to stdout: stdout carries the ACP protocol only.
+//
+// `consola/core` with our own reporter avoids consola's fancy reporter, which
+// pulls in node:tty and node:util and costs ~20 ms of start-up.
+
+export type LogLevelName = "silent" | "error" | "warn" | "info" | "debug" | "trace";
+export const LOG_LEVEL_NAMES: readonly LogLevelName[] = [
+  "silent",
+  "error",
+  "warn",
+  "info",
+  "debug",
+  "trace",
+];
+
+const LEVEL_VALUE: Record<LogLevelName, number> = {
+  silent: LogLevels.silent,
+  error: LogLevels.error,
+  warn: LogLevels.warn,
+  info: LogLevels.info,
+  debug: LogLevels.debug,
+  trace: LogLevels.trace,
+};
+
+let fileFd: number | undefined;
+
+function format(obj: LogObject): string {
+  const parts = obj.args.map((a) =>
+    typeof a === "string" ? a : a instanceof Error ? (a.stack ?? a.message) : safeJson(a),
+  );
+  const tag = obj.tag ? `[${obj.tag}] ` : "";
+  return `${obj.date.toISOString()} ${obj.type.toUpperCase()} ${tag}${parts.join(" ")}\n`;
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+const reporter = {
+  log(obj: LogObject) {
+    const line = format(obj);
+    try {
+      process.stderr.write(line);
+    } catch {
+      // stderr gone: nothing sensible left to do with a log line.
+    }
+    if (fileFd !== undefined) {
+      try {
+        appendFileSync(fileFd, line);
+      } catch {
+        // A full disk must not take the bridge down.
+      }
+    }
+  },
+};
+
+export const log: ConsolaInstance = createConsola({
+  level: LogLevels.warn,
+  reporters: [reporter],
+});
+
+export function setLogLevel(level: LogLevelName): void {
+  log.level = LEVEL_VALUE[level];
+}
+
+/** Also append every log line to `path`, created with mode 0600. */
+export function setLogFile(path: string | undefined): void {
+  if (fileFd !== undefined) {
+    closeSync(fileFd);
+    fileFd = undefined;
+  }
+  if (path) fileFd = openSync(path, "a", 0o600);
+}
+
+export function isLogLevel(v: string): v is LogLevelName {
+  return (LOG_LEVEL_NAMES as readonly string[]).includes(v);
+}
