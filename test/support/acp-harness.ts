@@ -1,0 +1,354 @@
+// End-to-end harness: the compiled bridge (dist/zcode-acp-server) with the
+// compiled ZCode simulator (dist/zcode-sim) as its child, driven by the SDK's
+// own ACP client over real pipes. Every line the bridge writes to stdout is
+// checked against the SDK's JSON schema; `close()` fails the test on any
+// violation, on non-protocol output, or on a non-zero exit.
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { Subprocess } from "bun";
+import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { checkAgentMessage } from "./schema.ts";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BRIDGE_BIN = join(ROOT, "dist/zcode-acp-server");
+export const SIM_BIN = join(ROOT, "dist/zcode-sim");
+
+export type PermissionHandler = (
+  req: acp.RequestPermissionRequest,
+) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
+export type ElicitationHandler = (
+  req: acp.CreateElicitationRequest,
+) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>;
+
+export interface HarnessOptions {
+  /** Extra environment for the bridge (inherited by the simulator). */
+  env?: Record<string, string | undefined>;
+  /** Replace the environment entirely (e.g. an empty one). */
+  bareEnv?: boolean;
+  args?: string[];
+  /** Simulator personality (ZCODE_SIM_VERSION). */
+  simVersion?: string;
+  /** Share a state dir between bridges to test persistence; default: fresh temp dir. */
+  stateDir?: string;
+  /** Record what the simulator receives (ZCODE_SIM_RECORD); see `simFrames()`. */
+  record?: boolean;
+  /** Client capabilities sent in initialize. */
+  clientCapabilities?: acp.ClientCapabilities;
+  /** Answers session/request_permission; default: first allow option. */
+  onPermission?: PermissionHandler;
+  /** Answers elicitation/create; default: decline. */
+  onElicitation?: ElicitationHandler;
+  /** Skip initialize (to test the bridge before it). */
+  skipInitialize?: boolean;
+}
+
+export interface Received {
+  /** Parsed messages the bridge wrote to stdout, in order. */
+  messages: Array<Record<string, unknown>>;
+  /** session/update params in arrival order. */
+  updates: acp.SessionNotification[];
+  permissionRequests: acp.RequestPermissionRequest[];
+  elicitations: acp.CreateElicitationRequest[];
+  /** Schema violations and non-JSON stdout lines. */
+  problems: string[];
+}
+
+export class Harness {
+  readonly received: Received = { messages: [], updates: [], permissionRequests: [], elicitations: [], problems: [] };
+  readonly stateDir: string;
+  readonly recordFile: string | undefined;
+  /** The SDK's view of the agent: `agent.request(method, params)`. */
+  agent!: acp.ClientContext;
+  connection!: acp.ClientConnection;
+  initializeResponse?: acp.InitializeResponse;
+  private stderrText = "";
+  private readonly methodOfId = new Map<string | number, string>();
+  private readonly stdoutDone: Promise<void>;
+  private readonly stderrDone: Promise<void>;
+  private closed = false;
+
+  private constructor(
+    readonly proc: Subprocess<"pipe", "pipe", "pipe">,
+    readonly opts: HarnessOptions,
+    stateDir: string,
+    recordFile: string | undefined,
+    private readonly ownStateDir: boolean,
+  ) {
+    this.stateDir = stateDir;
+    this.recordFile = recordFile;
+    const toClient = new TransformStream<Uint8Array, Uint8Array>();
+    this.stdoutDone = this.pumpStdout(toClient.writable);
+    this.stderrDone = (async () => {
+      const dec = new TextDecoder();
+      for await (const c of proc.stderr) this.stderrText += dec.decode(c, { stream: true });
+    })();
+    const toAgent = new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        // The SDK writes exactly one JSON line per call.
+        try {
+          const m = JSON.parse(new TextDecoder().decode(chunk));
+          if (m && m.id !== undefined && typeof m.method === "string") this.methodOfId.set(m.id, m.method);
+        } catch {
+          /* the client only writes JSON */
+        }
+        try {
+          proc.stdin.write(chunk);
+          await proc.stdin.flush();
+        } catch {
+          // Bridge gone; the test sees it through the exit code.
+        }
+      },
+      close: async () => {
+        try {
+          await proc.stdin.end();
+        } catch {
+          /* already closed */
+        }
+      },
+    });
+    const client = acp
+      .client({ name: "zcode-acp-test-client" })
+      .onNotification(acp.methods.client.session.update, ({ params }) => {
+        this.received.updates.push(params);
+      })
+      .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+        this.received.permissionRequests.push(params);
+        if (opts.onPermission) return opts.onPermission(params);
+        const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options[0];
+        return { outcome: allow ? { outcome: "selected", optionId: allow.optionId } : { outcome: "cancelled" } };
+      })
+      .onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+        this.received.elicitations.push(params);
+        if (opts.onElicitation) return opts.onElicitation(params);
+        return { action: "decline" } as acp.CreateElicitationResponse;
+      });
+    this.connection = client.connect(acp.ndJsonStream(toAgent, toClient.readable));
+    this.agent = this.connection.agent;
+  }
+
+  static async start(opts: HarnessOptions = {}): Promise<Harness> {
+    if (!existsSync(BRIDGE_BIN) || !existsSync(SIM_BIN)) {
+      throw new Error("dist/zcode-acp-server or dist/zcode-sim missing: run `bun run build` first");
+    }
+    const ownStateDir = !opts.stateDir;
+    const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
+    const recordFile = opts.record ? join(stateDir, `record-${process.pid}-${Date.now()}.jsonl`) : undefined;
+    const base: Record<string, string | undefined> = opts.bareEnv ? {} : { ...process.env };
+    const env: Record<string, string | undefined> = {
+      ...base,
+      ...(opts.bareEnv
+        ? {}
+        : {
+            ZCODE_BIN: SIM_BIN,
+            ZCODE_SIM_STATE_DIR: stateDir,
+            ZCODE_SIM_DELAY_MS: "1",
+            ZCODE_SIM_RESEND_MS: "200",
+            ZCODE_ACP_LOG_LEVEL: process.env.ZCODE_ACP_LOG_LEVEL ?? "warn",
+          }),
+      ...(opts.simVersion ? { ZCODE_SIM_VERSION: opts.simVersion } : {}),
+      ...(recordFile ? { ZCODE_SIM_RECORD: recordFile } : {}),
+      ...opts.env,
+    };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const proc = Bun.spawn([BRIDGE_BIN, ...(opts.args ?? [])], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: env as Record<string, string>,
+      cwd: stateDir,
+    });
+    const h = new Harness(proc, opts, stateDir, recordFile, ownStateDir);
+    if (!opts.skipInitialize) await h.initialize();
+    return h;
+  }
+
+  async initialize(params?: Partial<acp.InitializeRequest>): Promise<acp.InitializeResponse> {
+    this.initializeResponse = await this.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: this.opts.clientCapabilities ?? {},
+      clientInfo: { name: "zcode-acp-test-client", version: "0.0.0" },
+      ...params,
+    });
+    return this.initializeResponse;
+  }
+
+  async newSession(cwd = this.stateDir): Promise<acp.NewSessionResponse> {
+    return this.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  }
+
+  /** Sends one text prompt and resolves with the prompt response. */
+  prompt(sessionId: string, text: string | acp.ContentBlock[]): Promise<acp.PromptResponse> {
+    const prompt = typeof text === "string" ? [{ type: "text" as const, text }] : text;
+    return this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt });
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  /** The `update` payloads of one session, in order. */
+  updates(sessionId: string): acp.SessionUpdate[] {
+    return this.received.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update);
+  }
+
+  updatesOfKind<K extends acp.SessionUpdate["sessionUpdate"]>(
+    sessionId: string,
+    kind: K,
+  ): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
+    return this.updates(sessionId).filter((u) => u.sessionUpdate === kind) as Extract<
+      acp.SessionUpdate,
+      { sessionUpdate: K }
+    >[];
+  }
+
+  /** Concatenated agent message text of a session (optionally thoughts). */
+  text(sessionId: string, kind: "agent_message_chunk" | "agent_thought_chunk" = "agent_message_chunk"): string {
+    return this.updatesOfKind(sessionId, kind)
+      .map((u) => (u.content.type === "text" ? u.content.text : ""))
+      .join("");
+  }
+
+  /** Waits until `pred` holds over what was received (polling), or throws. */
+  async waitFor(pred: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (!pred()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nbridge stderr:\n${this.stderr.slice(-3000)}`);
+      await Bun.sleep(10);
+    }
+  }
+
+  /** Frames the simulator received from the bridge (requires `record: true`). */
+  simFrames(): Array<{ id?: number | string; method?: string; params?: any; result?: any; error?: any }> {
+    if (!this.recordFile || !existsSync(this.recordFile)) return [];
+    return readFileSync(this.recordFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => {
+        const rec = JSON.parse(l) as { line: string };
+        try {
+          return JSON.parse(rec.line);
+        } catch {
+          return { raw: rec.line };
+        }
+      });
+  }
+
+  /** Methods the simulator received, in order (requires `record: true`). */
+  simMethods(): string[] {
+    return this.simFrames()
+      .map((f) => f.method)
+      .filter((m): m is string => typeof m === "string");
+  }
+
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /**
+   * Closes the bridge's stdin (as an editor does), waits for it to exit and
+   * fails on schema problems or a non-zero exit. Returns the exit code.
+   */
+  async close({
+    expectExit = 0 as number | "any",
+    allowProblems = false,
+  }: { expectExit?: number | "any"; allowProblems?: boolean } = {}): Promise<number | null> {
+    if (this.closed) return this.proc.exitCode;
+    this.closed = true;
+    try {
+      this.proc.stdin.end();
+    } catch {
+      /* already closed */
+    }
+    const timer = setTimeout(() => this.proc.kill("SIGKILL"), 10_000);
+    const code = await this.proc.exited;
+    clearTimeout(timer);
+    await Promise.all([this.stdoutDone, this.stderrDone]);
+    this.connection.close();
+    if (this.ownStateDir) rmSync(this.stateDir, { recursive: true, force: true });
+    if (!allowProblems && this.received.problems.length) {
+      throw new Error(`bridge sent invalid ACP messages:\n${this.received.problems.join("\n")}`);
+    }
+    if (expectExit !== "any" && code !== expectExit) {
+      throw new Error(`bridge exited ${code} (expected ${expectExit})\nstderr:\n${this.stderr.slice(-3000)}`);
+    }
+    return code;
+  }
+
+  /** Kills the bridge without ceremony (for fault tests). */
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    this.proc.kill(signal);
+  }
+
+  private async pumpStdout(sink: WritableStream<Uint8Array>): Promise<void> {
+    const writer = sink.getWriter();
+    const dec = new TextDecoder();
+    const enc = new TextEncoder();
+    let buf = "";
+    try {
+      for await (const chunk of this.proc.stdout) {
+        buf += dec.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          this.inspect(line);
+          await writer.write(enc.encode(`${line}\n`));
+        }
+      }
+      if (buf.trim()) {
+        this.inspect(buf);
+        await writer.write(enc.encode(`${buf}\n`));
+      }
+    } catch {
+      // The client side closed; nothing more to forward.
+    } finally {
+      try {
+        await writer.close();
+      } catch {
+        /* already closed */
+      }
+    }
+  }
+
+  private inspect(line: string): void {
+    if (!line.trim()) return;
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.received.problems.push(`non-JSON line on stdout: ${line.slice(0, 200)}`);
+      return;
+    }
+    this.received.messages.push(msg);
+    for (const p of checkAgentMessage(msg, (id) => this.methodOfId.get(id))) {
+      this.received.problems.push(`${p}\n  in ${line.slice(0, 500)}`);
+    }
+  }
+}
+
+/** Starts a harness, runs `fn`, and always closes it (asserting a clean exit). */
+export async function withBridge<T>(opts: HarnessOptions, fn: (h: Harness) => Promise<T>): Promise<T> {
+  const h = await Harness.start(opts);
+  try {
+    const r = await fn(h);
+    await h.close();
+    return r;
+  } catch (e) {
+    await h.close({ expectExit: "any", allowProblems: true }).catch(() => {});
+    if (h.received.problems.length) {
+      throw new Error(`${(e as Error).message}\nalso, invalid ACP messages:\n${h.received.problems.join("\n")}`);
+    }
+    throw e;
+  }
+}
+
+/** Is a process with this pid still alive? */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,100 @@
+// Validates every message the bridge sends to the editor against the ACP
+// SDK's own JSON schema. The SDK does not validate what an agent sends, and an
+// editor silently drops an invalid session/update, so this is the only place
+// such a bug shows.
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
+import stable from "@agentclientprotocol/sdk/schema/v1/schema.json" with { type: "json" };
+import unstable from "@agentclientprotocol/sdk/schema/v1/schema.unstable.json" with { type: "json" };
+
+type Defs = Record<string, { "x-method"?: string; "x-side"?: string }>;
+type Kind = "request" | "response" | "notification";
+
+interface Compiled {
+  byKey: Map<string, ValidateFunction>;
+  error: ValidateFunction;
+}
+
+function compile(schema: { $defs: Defs }): Compiled {
+  // strict:false: the SDK schema carries x-* annotations ajv does not know.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema(schema as object, "acp");
+  const byKey = new Map<string, ValidateFunction>();
+  for (const [name, def] of Object.entries(schema.$defs)) {
+    const method = def["x-method"];
+    if (!method) continue;
+    const kind: Kind | undefined = name.endsWith("Response")
+      ? "response"
+      : name.endsWith("Request")
+        ? "request"
+        : name.endsWith("Notification")
+          ? "notification"
+          : undefined;
+    if (!kind) continue;
+    // What the agent sends: its responses (x-side agent), its requests and
+    // notifications to the client (x-side client), and protocol-level ones.
+    const side = def["x-side"];
+    const sentByAgent = kind === "response" ? side === "agent" : side === "client" || side === "protocol";
+    if (!sentByAgent) continue;
+    byKey.set(`${kind} ${method}`, ajv.getSchema(`acp#/$defs/${name}`)!);
+  }
+  return { byKey, error: ajv.getSchema("acp#/$defs/Error")! };
+}
+
+const STABLE = compile(stable as unknown as { $defs: Defs });
+let UNSTABLE: Compiled | undefined;
+
+function validatorFor(kind: Kind, method: string): ValidateFunction | undefined {
+  const key = `${kind} ${method}`;
+  const v = STABLE.byKey.get(key);
+  if (v) return v;
+  // Only methods the stable schema lacks (session/fork) use the unstable one.
+  UNSTABLE ??= compile(unstable as unknown as { $defs: Defs });
+  return UNSTABLE.byKey.get(key);
+}
+
+function describe(v: ValidateFunction): string {
+  return (v.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || "/"} ${e.message}`)
+    .join("; ");
+}
+
+/**
+ * Checks one message the bridge sent. `methodOfId` resolves the id of a
+ * response to the method of the client's request it answers. Returns a list
+ * of problems (empty when valid).
+ */
+export function checkAgentMessage(
+  msg: unknown,
+  methodOfId: (id: string | number) => string | undefined,
+): string[] {
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return ["not a JSON object"];
+  const m = msg as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return [`jsonrpc must be "2.0", got ${JSON.stringify(m.jsonrpc)}`];
+  const id = m.id as string | number | undefined;
+  if (typeof m.method === "string") {
+    const kind: Kind = id === undefined ? "notification" : "request";
+    const v = validatorFor(kind, m.method);
+    if (!v) return [`agent sent unknown ${kind} ${m.method}`];
+    return v(m.params) ? [] : [`${kind} ${m.method}: ${describe(v)}`];
+  }
+  if (id === undefined || id === null) {
+    // Only an answer to an unparseable message may carry id null.
+    if ("error" in m && STABLE.error(m.error)) return [];
+    return ["response without id"];
+  }
+  if ("error" in m) return STABLE.error(m.error) ? [] : [`error response: ${describe(STABLE.error)}`];
+  const method = methodOfId(id);
+  if (!method) return [`response to unknown request id ${JSON.stringify(id)}`];
+  const v = validatorFor("response", method);
+  if (!v) return [`no schema for the response to ${method}`];
+  return v(m.result) ? [] : [`response to ${method}: ${describe(v)}`];
+}
+
+/** Validates one session/update `update` payload alone (for unit tests). */
+export function checkSessionUpdate(update: unknown): string[] {
+  return checkAgentMessage(
+    { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } },
+    () => undefined,
+  );
+}
