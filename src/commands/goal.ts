@@ -1,0 +1,68 @@
+import type { SlashCommand } from "./registry.ts";
+import { usageLine } from "./text.ts";
+
+type GoalAction = "show" | "set" | "replace" | "clear" | "pause" | "resume";
+
+interface GoalView {
+  objective?: string;
+  status?: string;
+  setAt?: number;
+}
+
+// A bare keyword is an action; anything longer is an objective, so
+// `/goal clear the cache` sets the goal "clear the cache".
+const BARE_ACTIONS: ReadonlySet<string> = new Set(["show", "clear", "pause", "resume"]);
+
+/** What `/goal <args>` asks for, or undefined when the args are malformed. */
+export function parseGoalArgs(args: string): { action: GoalAction; objective?: string } | undefined {
+  const text = args.trim();
+  if (text === "") return { action: "show" };
+  if (BARE_ACTIONS.has(text.toLowerCase())) return { action: text.toLowerCase() as GoalAction };
+  const replace = /^replace(?:\s+([\s\S]*))?$/i.exec(text);
+  if (replace) {
+    const objective = (replace[1] ?? "").trim();
+    return objective ? { action: "replace", objective } : undefined;
+  }
+  return { action: "set", objective: text };
+}
+
+function describe(goal: GoalView): string {
+  const status = goal.status ?? "active";
+  const since =
+    typeof goal.setAt === "number" && Number.isFinite(goal.setAt)
+      ? `, set ${new Date(goal.setAt).toISOString().replace("T", " ").slice(0, 16)} UTC`
+      : "";
+  return `**${goal.objective ?? "(no objective)"}** (${status}${since})`;
+}
+
+const LEAD: Record<GoalAction, string> = {
+  show: "Current goal",
+  set: "Goal set",
+  replace: "Goal replaced",
+  clear: "Goal cleared",
+  pause: "Goal paused",
+  resume: "Goal resumed",
+};
+
+export const goalCommand: SlashCommand = {
+  name: "goal",
+  description: "Show or set the session's goal (replace, clear, pause, resume)",
+  hint: "[objective | replace <objective> | clear | pause | resume]",
+  requires: "session/goal",
+  async run(ctx) {
+    const parsed = parseGoalArgs(ctx.args);
+    if (!parsed) {
+      await ctx.say(usageLine(goalCommand, "`/goal replace` needs the new objective."));
+      return;
+    }
+    const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
+    const goal = (result.goal ?? null) as GoalView | null;
+    if (parsed.action === "clear") {
+      await ctx.say(goal ? `Goal cleared. ZCode still reports a goal: ${describe(goal)}` : "Goal cleared.");
+    } else if (!goal) {
+      await ctx.say("No goal is set. Set one with `/goal <objective>`.");
+    } else {
+      await ctx.say(`${LEAD[parsed.action]}: ${describe(goal)}`);
+    }
+  },
+};

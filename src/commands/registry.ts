@@ -1,0 +1,125 @@
+import type { AvailableCommand, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { ZCodeApi } from "../zcode/api.ts";
+import type { CliCapabilities } from "../zcode/capabilities.ts";
+import { compactCommand } from "./compact.ts";
+import { explainFailure } from "./explain.ts";
+import { forkCommand } from "./fork.ts";
+import { goalCommand } from "./goal.ts";
+import { createHelpCommand } from "./help.ts";
+import { modeCommand } from "./mode.ts";
+import { rewindCommand } from "./rewind.ts";
+import { steerCommand } from "./steer.ts";
+import { thoughtCommand } from "./thought.ts";
+import { notSupportedText } from "./text.ts";
+
+/** One slash command a person can type at the start of a prompt. */
+export interface SlashCommand {
+  /** Typed as `/<name>`; advertised to the editor without the slash. */
+  name: string;
+  description: string;
+  /** What goes after the name; shown by the editor and in usage lines. */
+  hint?: string;
+  /** The ZCode method the command needs; it is advertised only when the CLI supports it. */
+  requires?: string;
+  /** Runs while a turn is in progress instead of waiting for it (steer). */
+  runsBesideTurn?: boolean;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+/** What a command may touch; built by the ACP agent for one prompt. */
+export interface CommandContext {
+  sessionId: string;
+  cwd: string;
+  /** Everything typed after the command name, trimmed. */
+  args: string;
+  api: ZCodeApi;
+  /** Streams text to the editor as agent_message_chunk. */
+  say(text: string): Promise<void>;
+  update(u: SessionUpdate): Promise<void>;
+  turnRunning(): boolean;
+  /** Calls ZCode and sends config_option_update (+ current_mode_update). */
+  setMode(mode: string): Promise<void>;
+  /** Calls ZCode and sends config_option_update. */
+  setThoughtLevel(level: string): Promise<void>;
+  cliVersion(): string;
+}
+
+// The table: adding a command is one module and one line here.
+const DEFINITIONS: readonly SlashCommand[] = [
+  forkCommand,
+  rewindCommand,
+  goalCommand,
+  compactCommand,
+  steerCommand,
+  modeCommand,
+  thoughtCommand,
+  createHelpCommand(() => COMMANDS),
+];
+
+/**
+ * Wraps a definition with what every command shares: a command whose method
+ * the CLI lacks answers "not supported" without a round trip, and ZCode errors
+ * every command can meet (unknown method, busy, rejected params) become a
+ * readable reply instead of an ACP error.
+ */
+function withSharedHandling(def: SlashCommand): SlashCommand {
+  return {
+    ...def,
+    async run(ctx) {
+      if (def.requires && ctx.api.capabilities()?.supports(def.requires) === false) {
+        await ctx.say(notSupportedText(def.name, ctx.cliVersion()));
+        return;
+      }
+      try {
+        await def.run(ctx);
+      } catch (err) {
+        const text = explainFailure(def, ctx, err);
+        if (text === undefined) throw err;
+        await ctx.say(text);
+      }
+    },
+  };
+}
+
+const COMMANDS: readonly SlashCommand[] = DEFINITIONS.map(withSharedHandling);
+const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
+
+/** Every registered command, in menu order. */
+export function allCommands(): readonly SlashCommand[] {
+  return COMMANDS;
+}
+
+// A command is `/name` at the very start (after leading whitespace), ended by
+// whitespace or the end of the text, so `/usr/lib/x` or `/fork-bomb` is not one.
+const COMMAND_RE = /^\/([A-Za-z][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/;
+
+/**
+ * The command a prompt's text invokes, if any. Only registered names match;
+ * anything else (a path, an unknown word, `/fork` mid-sentence) is an ordinary
+ * prompt. A registered command the CLI does not support still matches (`caps`
+ * does not filter): typed by hand, it must answer "not supported" rather than
+ * reach the model as a prompt.
+ */
+export function matchCommand(
+  text: string,
+  _caps?: CliCapabilities,
+): { command: SlashCommand; args: string } | undefined {
+  const m = COMMAND_RE.exec(text.trim());
+  if (!m) return undefined;
+  const command = BY_NAME.get(m[1] ?? "");
+  if (!command) return undefined;
+  return { command, args: (m[2] ?? "").trim() };
+}
+
+/**
+ * The editor's slash menu: commands whose ZCode method the detected CLI
+ * supports. Before a CLI is detected (no `caps`) nothing is known to be
+ * missing, so everything is listed.
+ */
+export function availableCommands(caps?: CliCapabilities): AvailableCommand[] {
+  return COMMANDS.filter((c) => !c.requires || !caps || caps.supports(c.requires)).map((c) => ({
+    name: c.name,
+    description: c.description,
+    ...(c.hint ? { input: { hint: c.hint } } : {}),
+  }));
+}
