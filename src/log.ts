@@ -1,5 +1,6 @@
 import { createConsola, LogLevels, type ConsolaInstance, type LogObject } from "consola/core";
-import { appendFileSync, closeSync, openSync } from "node:fs";
+import { appendFileSync, closeSync, fchmodSync, openSync } from "node:fs";
+import { redact, redactLine } from "./redact.ts";
 
 // One logger for the whole bridge. It writes to stderr (and optionally a
 // file), never to stdout: stdout carries the ACP protocol only.
@@ -30,7 +31,13 @@ let fileFd: number | undefined;
 
 function format(obj: LogObject): string {
   const parts = obj.args.map((a) =>
-    typeof a === "string" ? a : a instanceof Error ? (a.stack ?? a.message) : safeJson(a),
+    // Everything goes through redaction: logs end up in bug reports, and
+    // strings include raw child frames and stderr lines.
+    typeof a === "string"
+      ? redactLine(a)
+      : a instanceof Error
+        ? redactLine(a.stack ?? a.message)
+        : safeJson(redact(a)),
   );
   const tag = obj.tag ? `[${obj.tag}] ` : "";
   return `${obj.date.toISOString()} ${obj.type.toUpperCase()} ${tag}${parts.join(" ")}\n`;
@@ -77,7 +84,15 @@ export function setLogFile(path: string | undefined): void {
     closeSync(fileFd);
     fileFd = undefined;
   }
-  if (path) fileFd = openSync(path, "a", 0o600);
+  if (path) {
+    fileFd = openSync(path, "a", 0o600);
+    // The mode above only applies to a new file; tighten an existing one too.
+    try {
+      fchmodSync(fileFd, 0o600);
+    } catch {
+      // Not ours to chmod (e.g. /dev/stderr): keep logging anyway.
+    }
+  }
 }
 
 export function isLogLevel(v: string): v is LogLevelName {

@@ -1,0 +1,144 @@
+// Secrets must never reach a log or a trace file: users attach both to bug
+// reports. `redact` replaces the values of secret-looking keys; it is
+// copy-on-write, so a frame with nothing to hide (the common case: a text
+// delta) costs one walk and no allocation, and the input is never mutated.
+
+export const REDACTED = "[REDACTED]";
+
+// Keys are compared lower-cased with separators removed, so `api_key`,
+// `apiKey`, `API-KEY` and `x-api-key` are the same. A key that merely
+// contains "token" is not a secret (`inputTokens`, `totalTokenCount`), so
+// token only counts at the end; the other words count anywhere.
+const SECRET_ANYWHERE =
+  /apikey|secret|passwd|password|credential|cookie|privatekey|passphrase|authorization|accesskey|bearer/;
+const SECRET_AT_END = /token$/;
+// Names in `{name, value}` pairs (MCP server env and headers in ACP) are
+// environment variable or header names: OPENAI_API_KEY, GITHUB_TOKEN,
+// AWS_SECRET_ACCESS_KEY, X-Auth-Token. Those are matched more broadly.
+const SECRET_NAME = /key|token|secret|passw|credential|cookie|auth/;
+
+// `Bearer abc…`, `Basic xyz…` anywhere in a string (a header echoed in a log,
+// a curl command in a tool input). Prose ("Bearer tokens are…") is left
+// alone: a credential has a digit or symbol in it, or is long.
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/gi;
+const AUTH_SCHEME_TEST = /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/i;
+
+function looksLikeCredential(s: string): boolean {
+  return s.length >= 20 || /[^A-Za-z]/.test(s);
+}
+
+function normalize(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+const keyCache = new Map<string, boolean>();
+
+/** Is `key` the name of a field whose value is a secret? */
+export function isSecretKey(key: string): boolean {
+  let hit = keyCache.get(key);
+  if (hit === undefined) {
+    const n = normalize(key);
+    hit = SECRET_ANYWHERE.test(n) || SECRET_AT_END.test(n);
+    // Keys come from a small vocabulary; bound the cache anyway so a hostile
+    // peer inventing keys cannot grow it without limit.
+    if (keyCache.size < 4096) keyCache.set(key, hit);
+  }
+  return hit;
+}
+
+function isSecretName(name: string): boolean {
+  return isSecretKey(name) || SECRET_NAME.test(normalize(name));
+}
+
+function redactString(s: string): string {
+  if (!AUTH_SCHEME_TEST.test(s)) return s;
+  return s.replace(AUTH_SCHEME, (m, scheme: string, cred: string) =>
+    looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m,
+  );
+}
+
+// Booleans (`{secret: false}` flags), null and "" hide nothing.
+function carriesSecret(v: unknown): boolean {
+  return v !== null && v !== undefined && v !== "" && typeof v !== "boolean";
+}
+
+function redactAny(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return redactString(value);
+  if (value === null || typeof value !== "object") return value;
+  // Deeper than any real frame: hide it rather than risk the stack (or a leak).
+  if (depth > 200) return REDACTED;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      const r = redactAny(v, depth + 1);
+      if (r !== v) {
+        out ??= value.slice();
+        out[i] = r;
+      }
+    }
+    return out ?? value;
+  }
+  const obj = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  // `{name: "GITHUB_TOKEN", value: "..."}`: the secret is in `value`.
+  const pairName = typeof obj.name === "string" && "value" in obj ? obj.name : undefined;
+  const pairIsSecret = pairName !== undefined && isSecretName(pairName);
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+    const v = obj[key];
+    let r: unknown;
+    if ((isSecretKey(key) || (pairIsSecret && key === "value")) && carriesSecret(v)) {
+      r = REDACTED;
+    } else {
+      r = redactAny(v, depth + 1);
+    }
+    if (r !== v) {
+      out ??= { ...obj };
+      out[key] = r;
+    }
+  }
+  return out ?? obj;
+}
+
+/**
+ * `value` with every secret replaced by "[REDACTED]": values of secret keys
+ * (apiKey, token, authorization, secret, password, credentials, cookie,
+ * private_key… case-insensitive, at any depth), `value` of `{name, value}`
+ * pairs whose name looks secret, and the credential part of `Bearer …`
+ * strings. Returns `value` itself when nothing needed hiding; never mutates.
+ */
+export function redact<T>(value: T): T {
+  return redactAny(value, 0) as T;
+}
+
+// For text that is not JSON: `API_KEY=abc`, `"token": "abc"`, `password: abc`.
+const RAW_SECRET =
+  /([A-Za-z0-9_.-]*(?:api[_-]?key|token|secret|passw(?:or)?d|credentials?|cookie|private[_-]?key|authorization|access[_-]?key)[A-Za-z0-9_-]*)("?\s*[=:]\s*"?)((?:Bearer\s+|Basic\s+)?[^\s"',;&}]+)/gi;
+
+/**
+ * Redacts one raw line: parsed and redacted as JSON when it is JSON (and
+ * re-serialised only if something changed), otherwise cleaned with regular
+ * expressions.
+ */
+export function redactLine(line: string): string {
+  const first = line.charCodeAt(0);
+  if (first === 123 /* { */ || first === 91 /* [ */) {
+    let parsed: unknown;
+    let ok = false;
+    try {
+      parsed = JSON.parse(line);
+      ok = true;
+    } catch {
+      // Not JSON after all (or truncated): fall through to the regex.
+    }
+    if (ok) {
+      const r = redact(parsed);
+      return r === parsed ? line : JSON.stringify(r);
+    }
+  }
+  return redactString(line).replace(RAW_SECRET, (_m, key: string, sep: string, val: string) =>
+    // `inputTokens: 12` in plain text is a count, not a secret.
+    /^\d+$/.test(val) && /tokens/i.test(key) ? `${key}${sep}${val}` : `${key}${sep}${REDACTED}`,
+  );
+}
