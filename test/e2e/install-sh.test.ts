@@ -1,0 +1,287 @@
+// install.sh against a fake release served on 127.0.0.1: the right asset for
+// each platform, checksum verification, atomic install, and the real binary
+// driven through `initialize` after installing it. Runs under bash and dash
+// (and busybox sh when present).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assetName, RELEASE_TARGETS, targetId } from "../../src/cli/release-targets.ts";
+import {
+  BRIDGE_BIN,
+  fakeBinary,
+  initializeRoundTrip,
+  ROOT,
+  run,
+  serveFiles,
+  sha256,
+  tarGz,
+} from "./cli-support.ts";
+
+const INSTALL_SH = join(ROOT, "install.sh");
+const unixTargets = RELEASE_TARGETS.filter((t) => t.os !== "windows");
+
+const files = new Map<string, Uint8Array>();
+let tmp: string;
+let srv: ReturnType<typeof serveFiles>;
+let cpuWithAvx2: string;
+let cpuWithoutAvx2: string;
+
+/** Publish `assets` under a tag (and under latest when asked), with SHA256SUMS. */
+function publish(tag: string, assets: Map<string, Uint8Array>, opts: { latest?: boolean; sums?: string } = {}) {
+  const sums =
+    opts.sums ?? [...assets].map(([name, bytes]) => `${sha256(bytes)}  ${name}\n`).join("");
+  const put = (prefix: string) => {
+    files.set(`${prefix}/SHA256SUMS`, new TextEncoder().encode(sums));
+    for (const [name, bytes] of assets) files.set(`${prefix}/${name}`, bytes);
+  };
+  put(`/download/${tag}`);
+  if (opts.latest) put("/latest/download");
+}
+
+/** A bin dir whose `uname` (and optionally `ldd`, `sysctl`) pretend to be another machine. */
+function fakeMachine(name: string, s: string, m: string, extra: Record<string, string> = {}): string {
+  const dir = join(tmp, `machine-${name}`);
+  mkdirSync(dir, { recursive: true });
+  const scripts: Record<string, string> = {
+    uname: `#!/bin/sh\ncase "$1" in -s) echo ${s} ;; -m) echo ${m} ;; *) echo ${s} ;; esac\n`,
+    ...extra,
+  };
+  for (const [cmd, body] of Object.entries(scripts)) {
+    writeFileSync(join(dir, cmd), body);
+    chmodSync(join(dir, cmd), 0o755);
+  }
+  return dir;
+}
+
+const GLIBC_LDD = `#!/bin/sh\necho "ldd (GNU libc) 2.36"\n`;
+const MUSL_LDD = `#!/bin/sh\necho "musl libc (aarch64)" >&2\nexit 1\n`;
+
+function shells(): string[] {
+  const found = ["bash", "dash"].filter((s) => Bun.which(s));
+  if (Bun.which("busybox")) found.push("busybox");
+  return found;
+}
+
+async function install(
+  shell: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<Awaited<ReturnType<typeof run>> & { dir: string }> {
+  const dir = mkdtempSync(join(tmp, "inst-"));
+  const exe = Bun.which(shell) ?? shell;
+  const cmd = shell === "busybox" ? [exe, "sh", INSTALL_SH, ...args] : [exe, INSTALL_SH, ...args];
+  const r = await run(cmd, {
+    env: {
+      PATH: process.env.PATH,
+      HOME: tmp,
+      ZCODE_ACP_DOWNLOAD_BASE: srv.base,
+      ZCODE_ACP_INSTALL_DIR: dir,
+      ZCODE_ACP_CPUINFO: cpuWithAvx2,
+      ...env,
+    },
+  });
+  return { ...r, dir };
+}
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), "zcode-acp-install-"));
+  cpuWithAvx2 = join(tmp, "cpuinfo-avx2");
+  cpuWithoutAvx2 = join(tmp, "cpuinfo-sse4");
+  writeFileSync(cpuWithAvx2, "processor\t: 0\nflags\t\t: fpu sse sse2 sse4_1 sse4_2 avx avx2 bmi2\n");
+  writeFileSync(cpuWithoutAvx2, "processor\t: 0\nflags\t\t: fpu sse sse2 sse4_1 sse4_2 popcnt\n");
+
+  // v9.9.9 (also "latest"): a fake binary per platform that names its target.
+  const fakes = new Map<string, Uint8Array>();
+  for (const t of unixTargets) {
+    fakes.set(assetName(t), await tarGz("zcode-acp-server", fakeBinary(`9.9.9+${targetId(t)}`)));
+  }
+  publish("v9.9.9", fakes, { latest: true });
+
+  // v1.0.0: the real compiled bridge as this Linux x64 machine's asset.
+  const real = new Map<string, Uint8Array>();
+  if (existsSync(BRIDGE_BIN)) {
+    const bytes = await tarGz("zcode-acp-server", readFileSync(BRIDGE_BIN));
+    real.set("zcode-acp-server-linux-x64.tar.gz", bytes);
+    real.set("zcode-acp-server-linux-arm64.tar.gz", bytes);
+  }
+  publish("v1.0.0", real);
+
+  // v6.6.6: the archive was swapped after SHA256SUMS was written.
+  const good = await tarGz("zcode-acp-server", fakeBinary("6.6.6"));
+  const evil = await tarGz("zcode-acp-server", fakeBinary("6.6.6-evil"));
+  publish("v6.6.6", new Map([["zcode-acp-server-linux-x64.tar.gz", evil]]), {
+    sums: `${sha256(good)}  zcode-acp-server-linux-x64.tar.gz\n`,
+  });
+  // v7.7.7: SHA256SUMS lists other assets but not ours.
+  publish("v7.7.7", new Map([["zcode-acp-server-linux-x64.tar.gz", good]]), {
+    sums: `${sha256(good)}  zcode-acp-server-darwin-arm64.tar.gz\n`,
+  });
+
+  srv = serveFiles(files);
+});
+
+afterAll(() => {
+  srv?.server.stop(true);
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+test("install.sh is POSIX sh that shellcheck accepts", async () => {
+  if (!Bun.which("shellcheck")) {
+    console.warn("SKIP shellcheck: not installed");
+    return;
+  }
+  const r = await run(["shellcheck", "-s", "sh", INSTALL_SH]);
+  expect(r.stdout + r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  // Everything runs from main, called on the last line.
+  const lines = readFileSync(INSTALL_SH, "utf8").trimEnd().split("\n");
+  expect(lines.at(-1)).toBe('main "$@"');
+});
+
+for (const shell of ["bash", "dash", "busybox"]) {
+  describe(`under ${shell}`, () => {
+    const available = () => {
+      if (shells().includes(shell)) return true;
+      console.warn(`SKIP install.sh under ${shell}: ${shell} is not installed`);
+      return false;
+    };
+
+    test("installs the real binary for this machine, which answers initialize", async () => {
+      if (!available()) return;
+      if (!existsSync(BRIDGE_BIN)) throw new Error(`${BRIDGE_BIN} missing: run bun run build`);
+      const machine = fakeMachine(`host-${shell}`, "Linux", process.arch === "arm64" ? "aarch64" : "x86_64", {
+        ldd: GLIBC_LDD,
+      });
+      const r = await install(shell, ["1.0.0"], { PATH: `${machine}:${process.env.PATH}` });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const bin = join(r.dir, "zcode-acp-server");
+      expect(r.stdout).toContain("Verified SHA-256");
+      expect(r.stdout).toContain(`Installed zcode-acp-server`);
+      expect(r.stdout).toContain(`"command": "${bin}"`); // the Zed snippet
+      expect(r.stdout).toContain(`rm ${bin}`); // how to uninstall
+      expect(r.stdout).toContain("is not on your PATH");
+      expect((await run([bin, "--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+      const init = await initializeRoundTrip(bin, { PATH: process.env.PATH, HOME: tmp });
+      expect(init.response.id).toBe(1);
+      expect((init.response.result as { protocolVersion?: number }).protocolVersion).toBe(1);
+    });
+
+    test("latest by default; re-installing replaces the binary in place", async () => {
+      if (!available()) return;
+      const machine = fakeMachine(`x64-${shell}`, "Linux", "x86_64", { ldd: GLIBC_LDD });
+      const env = { PATH: `${machine}:${process.env.PATH}` };
+      const first = await install(shell, [], env);
+      expect(first.code).toBe(0);
+      const bin = join(first.dir, "zcode-acp-server");
+      expect((await run([bin, "--version"])).stdout.trim()).toBe("9.9.9+linux-x64");
+      // Second install into the same dir, with the dir on PATH: no PATH hint.
+      const exe = Bun.which(shell) ?? shell;
+      const again = await run([exe, ...(shell === "busybox" ? ["sh"] : []), INSTALL_SH, "v9.9.9"], {
+        env: {
+          PATH: `${first.dir}:${machine}:${process.env.PATH}`,
+          HOME: tmp,
+          ZCODE_ACP_DOWNLOAD_BASE: srv.base,
+          ZCODE_ACP_INSTALL_DIR: first.dir,
+          ZCODE_ACP_CPUINFO: cpuWithAvx2,
+        },
+      });
+      expect(again.code).toBe(0);
+      expect(again.stdout).not.toContain("is not on your PATH");
+      expect((await run([bin, "--version"])).stdout.trim()).toBe("9.9.9+linux-x64");
+    });
+  });
+}
+
+describe("platform detection (fake uname)", () => {
+  const cases: Array<{ name: string; s: string; m: string; extra?: Record<string, string>; cpu?: "no-avx2"; want: string }> = [
+    { name: "darwin-arm64", s: "Darwin", m: "arm64", want: "darwin-arm64" },
+    { name: "darwin-x64", s: "Darwin", m: "x86_64", extra: { sysctl: "#!/bin/sh\necho 0\n" }, want: "darwin-x64" },
+    {
+      name: "darwin under Rosetta",
+      s: "Darwin",
+      m: "x86_64",
+      extra: { sysctl: '#!/bin/sh\n[ "$2" = sysctl.proc_translated ] && echo 1\n' },
+      want: "darwin-arm64",
+    },
+    { name: "linux-arm64 musl", s: "Linux", m: "aarch64", extra: { ldd: MUSL_LDD }, want: "linux-arm64-musl" },
+    { name: "linux-arm64 glibc", s: "Linux", m: "aarch64", extra: { ldd: GLIBC_LDD }, want: "linux-arm64" },
+    { name: "linux-x64 without AVX2", s: "Linux", m: "x86_64", extra: { ldd: GLIBC_LDD }, cpu: "no-avx2", want: "linux-x64-baseline" },
+    { name: "linux-x64 musl", s: "Linux", m: "x86_64", extra: { ldd: MUSL_LDD }, want: "linux-x64-musl" },
+  ];
+  for (const c of cases) {
+    test(`${c.name} gets ${c.want}`, async () => {
+      const machine = fakeMachine(c.name.replace(/\W+/g, "-"), c.s, c.m, c.extra);
+      const r = await install("dash", [], {
+        PATH: `${machine}:${process.env.PATH}`,
+        ZCODE_ACP_CPUINFO: c.cpu === "no-avx2" ? cpuWithoutAvx2 : cpuWithAvx2,
+      });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(srv.requests).toContain(`/latest/download/zcode-acp-server-${c.want}.tar.gz`);
+      expect((await run([join(r.dir, "zcode-acp-server"), "--version"])).stdout.trim()).toBe(`9.9.9+${c.want}`);
+    });
+  }
+
+  test("unsupported OS and architecture are refused clearly", async () => {
+    const bsd = fakeMachine("freebsd", "FreeBSD", "x86_64");
+    const r1 = await install("dash", [], { PATH: `${bsd}:${process.env.PATH}` });
+    expect(r1.code).not.toBe(0);
+    expect(r1.stderr).toContain("unsupported operating system 'FreeBSD'");
+    const mips = fakeMachine("mips", "Linux", "mips64");
+    const r2 = await install("dash", [], { PATH: `${mips}:${process.env.PATH}` });
+    expect(r2.code).not.toBe(0);
+    expect(r2.stderr).toContain("unsupported CPU architecture 'mips64'");
+  });
+});
+
+describe("verification", () => {
+  const x64 = () => fakeMachine("verify-x64", "Linux", "x86_64", { ldd: GLIBC_LDD });
+
+  test("a tampered archive is refused and nothing is installed", async () => {
+    const r = await install("dash", ["6.6.6"], { PATH: `${x64()}:${process.env.PATH}` });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("checksum mismatch for zcode-acp-server-linux-x64.tar.gz");
+    expect(existsSync(join(r.dir, "zcode-acp-server"))).toBe(false);
+    expect(readdir(r.dir)).toEqual([]);
+  });
+
+  test("a missing SHA256SUMS entry is refused and nothing is installed", async () => {
+    const r = await install("bash", ["v7.7.7"], { PATH: `${x64()}:${process.env.PATH}` });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("SHA256SUMS has no entry for zcode-acp-server-linux-x64.tar.gz");
+    expect(readdir(r.dir)).toEqual([]);
+  });
+
+  test("a version that does not exist says so", async () => {
+    const r = await install("dash", ["8.8.8"], { PATH: `${x64()}:${process.env.PATH}` });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("does version 8.8.8 exist for linux-x64");
+  });
+
+  test("a malformed version is refused before any download", async () => {
+    const before = srv.requests.length;
+    const r = await install("dash", ["1.2; rm -rf /"], { PATH: `${x64()}:${process.env.PATH}` });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("is not a version");
+    expect(srv.requests.length).toBe(before);
+  });
+
+  test("no curl and no wget: a clear error", async () => {
+    // A PATH with only the tools install.sh needs besides a downloader.
+    const bin = join(tmp, "no-downloader");
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ["uname", "ldd", "grep", "mktemp", "rm", "tar", "awk", "cut", "sha256sum", "mkdir", "cp", "chmod", "mv"]) {
+      const real = Bun.which(tool);
+      if (real) Bun.spawnSync(["ln", "-sf", real, join(bin, tool)]);
+    }
+    const r = await install("dash", [], { PATH: bin });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("neither curl nor wget is installed");
+  });
+});
+
+function readdir(dir: string): string[] {
+  return [...new Bun.Glob("*").scanSync({ cwd: dir, dot: true })];
+}
