@@ -1,0 +1,128 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { BridgeConfig } from "../config.ts";
+import { VERSION } from "../version.ts";
+import { CliCapabilities } from "../zcode/capabilities.ts";
+import { detectVersion, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
+import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
+import { selfCommand } from "./self.ts";
+
+// `zcode-acp-server doctor`: everything that decides whether an editor will
+// get a working agent, checked in the order a launch needs it, each failure
+// with the fix spelled out. Human output, so stdout is fine here.
+
+const SOURCE_TEXT: Record<ZCodeLaunch["source"], string> = {
+  env: "from ZCODE_BIN / --zcode-bin",
+  path: "found on PATH",
+  "app-bundle": "bundled in the ZCode desktop app",
+};
+
+interface Check {
+  ok: boolean;
+  label: string;
+  detail: string;
+  fix?: string;
+}
+
+export async function runDoctor(config: BridgeConfig, out: (line: string) => void): Promise<number> {
+  const checks: Check[] = [];
+  const home = config.env.HOME || config.env.USERPROFILE || homedir();
+
+  let launch: ZCodeLaunch | undefined;
+  try {
+    launch = resolveZCode({
+      bin: config.zcodeBin,
+      node: config.zcodeNode,
+      env: config.env,
+      homedir: home,
+    });
+    checks.push({ ok: true, label: "ZCode CLI", detail: `${launch.entry} (${SOURCE_TEXT[launch.source]})` });
+  } catch (e) {
+    checks.push({
+      ok: false,
+      label: "ZCode CLI",
+      detail: messageOf(e),
+      fix:
+        "Install the ZCode CLI (or the ZCode desktop app), or point the bridge at it:\n" +
+        "  set ZCODE_BIN=/path/to/zcode in the editor's agent env, or pass --zcode-bin /path/to/zcode",
+    });
+  }
+
+  if (launch) {
+    if (launch.node) {
+      checks.push({
+        ok: true,
+        label: "Node for the JS entry",
+        detail: `${launch.node}${launch.nodeVersion ? ` (${launch.nodeVersion})` : ""}`,
+      });
+    } else if (/\.(c|m)?js$/.test(launch.entry)) {
+      checks.push({
+        ok: false,
+        label: "Node for the JS entry",
+        detail: `${launch.entry} needs Node.js >= 22 and none was found`,
+        fix: "Install Node.js 22 or newer, or set ZCODE_NODE=/path/to/node (or --zcode-node).",
+      });
+    } else {
+      checks.push({ ok: true, label: "Node for the JS entry", detail: "not needed (native binary)" });
+    }
+
+    try {
+      const version = await detectVersion(launch, config.env);
+      const caps = new CliCapabilities(version);
+      checks.push(
+        caps.supported
+          ? { ok: true, label: "ZCode version", detail: `${version} (supported)` }
+          : {
+              ok: false,
+              label: "ZCode version",
+              detail: `${version} is too old (0.14.8 or newer is needed)`,
+              fix: "Update ZCode (the desktop app updates its bundled CLI; or reinstall the CLI).",
+            },
+      );
+    } catch (e) {
+      checks.push({
+        ok: false,
+        label: "ZCode version",
+        detail: `\`${[...launch.command, "--version"].join(" ")}\` failed: ${messageOf(e)}`,
+        fix: "Check that this ZCode CLI runs from a terminal; reinstall it if it does not.",
+      });
+    }
+  }
+
+  // Existence only: the file holds credentials and is never read here.
+  const credentials = join(home, ".zcode", "v2", "config.json");
+  checks.push(
+    existsSync(credentials)
+      ? { ok: true, label: "ZCode sign-in", detail: `${credentials} exists` }
+      : {
+          ok: false,
+          label: "ZCode sign-in",
+          detail: `${credentials} not found`,
+          fix: "Open the ZCode app (or run `zcode` in a terminal) once and sign in.",
+        },
+  );
+
+  out(`zcode-acp-server ${VERSION} doctor`);
+  out("");
+  for (const c of checks) {
+    out(`${c.ok ? "ok  " : "FAIL"}  ${c.label}: ${c.detail.split("\n").join("\n      ")}`);
+    if (c.fix) for (const l of c.fix.split("\n")) out(`      fix: ${l.trimStart()}`);
+  }
+  const failed = checks.filter((c) => !c.ok).length;
+  out("");
+  out(failed === 0 ? "All checks passed." : `${failed} check(s) failed; see the fixes above.`);
+
+  const self = selfCommand();
+  out("");
+  out("Zed: add to ~/.config/zed/settings.json (Windows: %APPDATA%\\Zed\\settings.json):");
+  out(zedSnippet(self));
+  out("");
+  out("JetBrains IDEs: add to ~/.jetbrains/acp.json:");
+  out(jetbrainsSnippet(self));
+  return failed === 0 ? 0 : 1;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

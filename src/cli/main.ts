@@ -1,0 +1,115 @@
+import { renderUsage, type ArgsDef, type CommandDef } from "citty";
+import type { BridgeConfig } from "../config.ts";
+import { log, setLogFile, setLogLevel } from "../log.ts";
+import { VERSION } from "../version.ts";
+import { rootCommand, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
+import { resolveConfig } from "./config.ts";
+import { parseStrict } from "./strict-args.ts";
+import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
+
+// The CLI: pick the command, parse its flags strictly, resolve settings once,
+// run. Returns the exit code. Only serve mode owns stdout (for ACP); help,
+// version, doctor and upgrade print for people.
+
+const PROGRAM = "zcode-acp-server";
+
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const first = argv[0];
+  const subName = first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? (first as SubcommandName) : undefined;
+  const cmd = (subName ? SUBCOMMANDS[subName] : rootCommand) as unknown as CommandDef<ArgsDef>;
+  const rest = subName ? argv.slice(1) : argv;
+
+  try {
+    if (!subName && first !== undefined && !first.startsWith("-")) {
+      throw new UsageError(`unknown command '${first}' (commands: ${Object.keys(SUBCOMMANDS).join(", ")})`);
+    }
+    const defs = (cmd.args ?? {}) as ArgsDef;
+    const parsed = parseStrict(rest, defs);
+    if (parsed.help) {
+      await writeOut(`${plain(await renderUsage(cmd, subName ? (rootCommand as unknown as CommandDef<ArgsDef>) : undefined))}\n`);
+      return 0;
+    }
+    if (!subName && parsed.flags.version === true) {
+      await writeOut(`${VERSION}\n`);
+      return 0;
+    }
+    const config = resolveConfig(parsed.flags, process.env);
+    applyLogging(config);
+
+    switch (subName) {
+      case "doctor":
+        return await doctor(config);
+      case "upgrade":
+        return await upgrade(parsed.positionals[0]);
+      default:
+        return await serve(config);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      const help = subName ? `${PROGRAM} ${subName} --help` : `${PROGRAM} --help`;
+      await writeErr(`${PROGRAM}: ${e.message}\nRun '${help}' for usage.\n`);
+      return USAGE_EXIT_CODE;
+    }
+    throw e;
+  }
+}
+
+function applyLogging(config: BridgeConfig): void {
+  setLogLevel(config.logLevel);
+  if (config.logFile) {
+    try {
+      setLogFile(config.logFile);
+    } catch (e) {
+      throw new UsageError(`cannot open log file ${config.logFile}: ${(e as Error).message}`);
+    }
+  }
+}
+
+async function serve(config: BridgeConfig): Promise<number> {
+  // Loaded only here: the ACP SDK builds its schemas at import (~60 ms), which
+  // --version, --help and doctor must not pay for.
+  const { runServer } = await import("../acp/server.ts");
+  await runServer(config);
+  return 0;
+}
+
+async function doctor(config: BridgeConfig): Promise<number> {
+  const { runDoctor } = await import("./doctor.ts");
+  const lines: string[] = [];
+  const code = await runDoctor(config, (l) => lines.push(l));
+  await writeOut(`${lines.join("\n")}\n`);
+  return code;
+}
+
+async function upgrade(version: string | undefined): Promise<number> {
+  const { runUpgrade, UpgradeError } = await import("./upgrade.ts");
+  try {
+    await runUpgrade({
+      version,
+      downloadBase: process.env.ZCODE_ACP_DOWNLOAD_BASE,
+      out: (l) => process.stdout.write(`${l}\n`),
+    });
+    return 0;
+  } catch (e) {
+    if (!(e instanceof UpgradeError)) throw e;
+    log.error(`upgrade failed: ${e.message}`);
+    return 1;
+  } finally {
+    // The caller exits with process.exit(), which can cut a pipe short.
+    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  }
+}
+
+/** citty colours its usage unconditionally; keep escapes out of pipes and files. */
+function plain(text: string): string {
+  // biome-ignore lint: the escape character is the point
+  return process.stdout.isTTY ? text : text.replace(/\u001B\[[0-9;]*m/g, "");
+}
+
+async function writeOut(text: string): Promise<void> {
+  await Bun.write(Bun.stdout, text);
+}
+
+async function writeErr(text: string): Promise<void> {
+  await Bun.write(Bun.stderr, text);
+}
