@@ -1,0 +1,126 @@
+// Errors from the ZCode side, as typed values: the bridge maps them to ACP
+// errors by class and code, never by parsing messages.
+
+export const ZCODE_ERR = {
+  busy: 1308,
+  noTurn: 1309,
+  revisionConflict: 1409,
+  noCheckpoint: 1410,
+  sessionNotFound: -32002,
+  notActive: -32004,
+  invalidParams: -32602,
+  methodNotFound: -32601,
+} as const;
+
+/** Codes we use for failures that happen on our side of the wire. */
+export const LOCAL_ERR = {
+  exited: -32099,
+  timeout: -32098,
+  notFound: -32097,
+  unsupported: -32096,
+  internal: -32603,
+} as const;
+
+export class ZCodeError extends Error {
+  override name = "ZCodeError";
+  readonly code: number;
+  readonly data?: unknown;
+  /** The ZCode method the error belongs to ("" when not tied to one). */
+  readonly method: string;
+
+  constructor(message: string, opts: { code: number; method?: string; data?: unknown }) {
+    super(message);
+    this.code = opts.code;
+    this.method = opts.method ?? "";
+    if (opts.data !== undefined) this.data = opts.data;
+  }
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  stderrTail: string[];
+}
+
+/** The child died; every request in flight fails with this. */
+export class ZCodeExitedError extends ZCodeError {
+  override name = "ZCodeExitedError";
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly stderrTail: string[];
+
+  constructor(info: ExitInfo, method = "") {
+    const how =
+      info.signal !== null
+        ? `was killed by ${info.signal}`
+        : `exited with code ${info.code ?? "unknown"}`;
+    const tail = info.stderrTail.length
+      ? `; its last stderr lines:\n${info.stderrTail.map((l) => `  ${l}`).join("\n")}`
+      : " (it wrote nothing to stderr)";
+    super(`The ZCode CLI ${how}${method ? ` while ${method} was pending` : ""}${tail}`, {
+      code: LOCAL_ERR.exited,
+      method,
+    });
+    this.exitCode = info.code;
+    this.signal = info.signal;
+    this.stderrTail = info.stderrTail;
+  }
+}
+
+export class ZCodeTimeoutError extends ZCodeError {
+  override name = "ZCodeTimeoutError";
+  readonly timeoutMs: number;
+
+  constructor(method: string, timeoutMs: number) {
+    super(`The ZCode CLI did not answer ${method} within ${(timeoutMs / 1000).toFixed(1)} s`, {
+      code: LOCAL_ERR.timeout,
+      method,
+    });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export const HOW_TO_POINT_AT_ZCODE =
+  "Install the ZCode app or CLI, or set ZCODE_BIN (or --zcode-bin) to the `zcode` binary or its zcode.cjs entry. " +
+  "Run `zcode-acp-server doctor` to see what was found.";
+
+export class ZCodeNotFoundError extends ZCodeError {
+  override name = "ZCodeNotFoundError";
+  /** Every place that was looked at, in order. */
+  readonly searched: string[];
+
+  constructor(message: string, searched: string[] = []) {
+    const where = searched.length ? `\nSearched:\n${searched.map((s) => `  - ${s}`).join("\n")}` : "";
+    super(`${message}${where}\n${HOW_TO_POINT_AT_ZCODE}`, { code: LOCAL_ERR.notFound });
+    this.searched = searched;
+  }
+}
+
+export const MIN_ZCODE_VERSION = "0.14.8";
+export const RECOMMENDED_ZCODE_VERSION = "0.15";
+
+export class ZCodeUnsupportedError extends ZCodeError {
+  override name = "ZCodeUnsupportedError";
+  readonly found: string;
+  readonly needed: string;
+
+  constructor(found: string, detail?: string, method = "") {
+    const msg =
+      detail ??
+      `ZCode CLI ${found} is too old: zcode-acp-server needs ${MIN_ZCODE_VERSION} or newer ` +
+        `(${RECOMMENDED_ZCODE_VERSION}+ recommended). Update the ZCode app (it updates its bundled CLI), ` +
+        "or install a newer `zcode` CLI and point ZCODE_BIN at it.";
+    super(msg, { code: LOCAL_ERR.unsupported, method });
+    this.found = found;
+    this.needed = MIN_ZCODE_VERSION;
+  }
+}
+
+/** An error answer from the CLI, typed by its code. */
+export function errorFromWire(method: string, err: { code: number; message: string; data?: unknown }): ZCodeError {
+  return new ZCodeError(err.message || `ZCode error ${err.code}`, {
+    code: err.code,
+    method,
+    data: err.data,
+  });
+}

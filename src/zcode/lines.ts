@@ -1,0 +1,253 @@
+import { DEFAULT_MAX_LINE_BYTES } from "../config.ts";
+
+// Line splitting for the ZCode child's stdout (and anything else that speaks
+// JSON lines). The hot path of the whole bridge: every event the CLI streams
+// passes through here, so it avoids copies and repeated work:
+// - each chunk is scanned with indexOf(10) (native memchr);
+// - a line that lies inside one chunk is decoded straight from a subarray view;
+// - a line spread over several chunks keeps those chunks as views and is copied
+//   exactly once, when its newline arrives;
+// - every line is decoded exactly once.
+// Chunks from Bun pipes are fresh buffers, so holding views across reads is
+// safe. A line longer than `maxLineBytes` is never buffered: its bytes are
+// dropped as they arrive, it is reported once with its full size, and the
+// lines after it still arrive.
+
+export interface LineSplitterOptions {
+  /** Longest accepted line in bytes, newline excluded (default 32 MiB). */
+  maxLineBytes?: number;
+  /** Called once per skipped over-long line with its size in bytes. */
+  onOverlong?: (bytes: number) => void;
+}
+
+export type LineHandler = (line: string) => void;
+
+const NL = 10;
+const CR = 13;
+
+/**
+ * Push API: feed chunks with `push()`, call `end()` at EOF; complete lines go
+ * to the handler synchronously. This is the fast path (no promise per line).
+ */
+export class LineSplitter {
+  private readonly decoder = new TextDecoder("utf-8", { fatal: false });
+  private readonly max: number;
+  private readonly onOverlong: ((bytes: number) => void) | undefined;
+  /** Views of the current partial line, oldest first. */
+  private tail: Uint8Array[] = [];
+  private tailBytes = 0;
+  /** > 0 while dropping an over-long line: bytes seen of it so far. */
+  private skipping = 0;
+
+  constructor(
+    private readonly onLine: LineHandler,
+    opts: LineSplitterOptions = {},
+  ) {
+    this.max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.onOverlong = opts.onOverlong;
+  }
+
+  push(chunk: Uint8Array): void {
+    const len = chunk.length;
+    if (len === 0) return;
+    let start = 0;
+
+    if (this.skipping > 0) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        this.skipping += len;
+        return;
+      }
+      this.reportOverlong(this.skipping + nl);
+      this.skipping = 0;
+      start = nl + 1;
+    } else if (this.tailBytes > 0) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        const total = this.tailBytes + len;
+        if (total > this.max) this.startSkipping(total);
+        else {
+          this.tail.push(chunk);
+          this.tailBytes = total;
+        }
+        return;
+      }
+      const total = this.tailBytes + nl;
+      if (total > this.max) {
+        this.tail = [];
+        this.tailBytes = 0;
+        this.reportOverlong(total);
+      } else {
+        this.emitJoined(chunk, nl, total);
+      }
+      start = nl + 1;
+    }
+
+    const last = chunk.lastIndexOf(NL);
+    if (last >= start) {
+      if (last - start <= this.max) {
+        // No line in this region can exceed the cap: decode it in one go.
+        if (last > start) this.emitRegion(chunk, start, last);
+      } else {
+        this.emitEach(chunk, start, last);
+      }
+      start = last + 1;
+    }
+
+    if (start < len) {
+      const rest = len - start;
+      if (rest > this.max) this.startSkipping(rest);
+      else {
+        this.tail.push(start === 0 ? chunk : chunk.subarray(start));
+        this.tailBytes = rest;
+      }
+    }
+  }
+
+  /** EOF: a final line without a newline is still a line. */
+  end(): void {
+    if (this.skipping > 0) {
+      this.reportOverlong(this.skipping);
+      this.skipping = 0;
+      return;
+    }
+    if (this.tailBytes > 0) {
+      const total = this.tailBytes;
+      const buf = this.joinTail(total);
+      this.tail = [];
+      this.tailBytes = 0;
+      this.emit(buf, 0, total);
+    }
+  }
+
+  private startSkipping(bytesSoFar: number): void {
+    this.tail = [];
+    this.tailBytes = 0;
+    this.skipping = bytesSoFar;
+  }
+
+  private reportOverlong(bytes: number): void {
+    this.onOverlong?.(bytes);
+  }
+
+  private emit(buf: Uint8Array, start: number, end: number): void {
+    if (buf[end - 1] === CR) {
+      end--;
+      if (end === start) return;
+    }
+    this.onLine(this.decoder.decode(buf.subarray(start, end)));
+  }
+
+  /**
+   * Complete lines inside one chunk, [start, end) ending just before a
+   * newline. One decoder call for the whole region is much cheaper than one
+   * per line (Bun's TextDecoder has a fixed cost per call); splitting the
+   * string afterwards is a native scan plus cheap substrings. Every byte is
+   * still decoded exactly once.
+   */
+  private emitRegion(buf: Uint8Array, start: number, end: number): void {
+    const text = this.decoder.decode(buf.subarray(start, end));
+    const onLine = this.onLine;
+    let s = 0;
+    let nl = text.indexOf("\n");
+    while (nl >= 0) {
+      this.emitText(text, s, nl, onLine);
+      s = nl + 1;
+      nl = text.indexOf("\n", s);
+    }
+    this.emitText(text, s, text.length, onLine);
+  }
+
+  private emitText(text: string, s: number, e: number, onLine: LineHandler): void {
+    if (e > s && text.charCodeAt(e - 1) === CR) e--;
+    if (e > s) onLine(s === 0 && e === text.length ? text : text.slice(s, e));
+  }
+
+  /** Slow path for a region longer than the cap: check each line's size. */
+  private emitEach(chunk: Uint8Array, start: number, last: number): void {
+    const max = this.max;
+    let nl = chunk.indexOf(NL, start);
+    while (nl >= 0 && nl <= last) {
+      if (nl > start) {
+        if (nl - start > max) this.reportOverlong(nl - start);
+        else this.emit(chunk, start, nl);
+      }
+      start = nl + 1;
+      nl = chunk.indexOf(NL, start);
+    }
+  }
+
+  /** The one copy of a line that spans chunks. */
+  private emitJoined(last: Uint8Array, nl: number, total: number): void {
+    const buf = new Uint8Array(total);
+    let off = 0;
+    for (const part of this.tail) {
+      buf.set(part, off);
+      off += part.length;
+    }
+    if (nl > 0) buf.set(last.subarray(0, nl), off);
+    this.tail = [];
+    this.tailBytes = 0;
+    if (total > 0) this.emit(buf, 0, total);
+  }
+
+  private joinTail(total: number): Uint8Array {
+    if (this.tail.length === 1) return this.tail[0]!;
+    const buf = new Uint8Array(total);
+    let off = 0;
+    for (const part of this.tail) {
+      buf.set(part, off);
+      off += part.length;
+    }
+    return buf;
+  }
+}
+
+/**
+ * Reads `stream` to its end, handing each line to `onLine` synchronously.
+ * Resolves at EOF, rejects if the stream errors. The client uses this one.
+ */
+export async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: LineHandler,
+  opts: LineSplitterOptions = {},
+): Promise<void> {
+  const splitter = new LineSplitter(onLine, opts);
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      splitter.push(r.value);
+    }
+    splitter.end();
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Async-iterator API over the same splitter (one promise per chunk, not per line). */
+export async function* lines(
+  stream: ReadableStream<Uint8Array>,
+  opts: LineSplitterOptions = {},
+): AsyncGenerator<string, void, undefined> {
+  let batch: string[] = [];
+  const splitter = new LineSplitter((l) => batch.push(l), opts);
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      splitter.push(r.value);
+      if (batch.length > 0) {
+        const out = batch;
+        batch = [];
+        yield* out;
+      }
+    }
+    splitter.end();
+    yield* batch;
+  } finally {
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,374 @@
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
+import { homedir as osHomedir } from "node:os";
+import path from "node:path";
+import { compareVersions, extractVersion } from "./capabilities.ts";
+import { ZCodeError, ZCodeNotFoundError, ZCodeUnsupportedError } from "./errors.ts";
+
+// Finding and launching the ZCode CLI, exactly as ZCODE-FIELD-NOTES.md says:
+// ZCODE_BIN (a binary or a .cjs/.mjs/.js entry), then `zcode` on PATH, then the
+// copy inside the desktop app. A JS entry needs Node >= 22 (node:sqlite,
+// node:sea; Bun cannot run it), resolved explicitly because editors started
+// from a GUI often have no node on PATH. Always an argument array, never a shell.
+
+export type Env = Record<string, string | undefined>;
+
+export interface ZCodeLaunch {
+  /** argv prefix; append "app-server", "--stdio" or "--version". */
+  command: string[];
+  /** The binary or JS entry that was found. */
+  entry: string;
+  source: "env" | "path" | "app-bundle";
+  /** The Node that runs a JS entry. */
+  node?: string;
+  /** `node --version` of that Node. */
+  nodeVersion?: string;
+}
+
+export interface ResolveOptions {
+  /** --zcode-bin / ZCODE_BIN (falls back to env.ZCODE_BIN). */
+  bin?: string;
+  /** --zcode-node / ZCODE_NODE (falls back to env.ZCODE_NODE). */
+  node?: string;
+  env: Env;
+  platform?: NodeJS.Platform;
+  homedir?: string;
+}
+
+export const MIN_NODE_MAJOR = 22;
+const JS_ENTRY = /\.(c|m)?js$/i;
+
+export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
+  const platform = opts.platform ?? process.platform;
+  const home = opts.homedir ?? opts.env.HOME ?? opts.env.USERPROFILE ?? osHomedir();
+  const ctx: Ctx = { env: opts.env, platform, home, node: opts.node ?? nonEmpty(opts.env.ZCODE_NODE) };
+  const searched: string[] = [];
+
+  const bin = opts.bin ?? nonEmpty(opts.env.ZCODE_BIN);
+  if (bin) {
+    const found = findExplicit(bin, ctx);
+    if (!found)
+      throw new ZCodeNotFoundError(`ZCODE_BIN points at ${JSON.stringify(bin)}, which does not exist or is not executable.`, [
+        `ZCODE_BIN=${bin}`,
+      ]);
+    return launchFor(found, "env", ctx);
+  }
+
+  const onPath = which("zcode", ctx);
+  searched.push(`zcode on PATH (${ctx.env.PATH ?? ctx.env.Path ?? "PATH is empty"})`);
+  if (onPath) return launchFor(onPath, "path", ctx);
+
+  for (const candidate of appBundleCandidates(ctx)) {
+    searched.push(candidate);
+    if (isFile(candidate)) return launchFor(candidate, "app-bundle", ctx);
+  }
+  throw new ZCodeNotFoundError("The ZCode CLI was not found.", searched);
+}
+
+interface Ctx {
+  env: Env;
+  platform: NodeJS.Platform;
+  home: string;
+  node: string | undefined;
+}
+
+function nonEmpty(s: string | undefined): string | undefined {
+  return s && s.trim() ? s : undefined;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isExecutable(p: string, platform: NodeJS.Platform): boolean {
+  if (!isFile(p)) return false;
+  if (platform === "win32") return true;
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function findExplicit(bin: string, ctx: Ctx): string | undefined {
+  // A bare name ("zcode") is looked up on PATH; anything with a separator is a path.
+  if (!bin.includes("/") && !bin.includes("\\") && !isFile(bin)) return which(bin, ctx);
+  const abs = path.resolve(bin);
+  if (!isFile(abs)) return undefined;
+  return abs;
+}
+
+function pathDirs(ctx: Ctx): string[] {
+  const raw = ctx.env.PATH ?? ctx.env.Path ?? "";
+  const sep = ctx.platform === "win32" ? ";" : ":";
+  return raw.split(sep).filter(Boolean);
+}
+
+function which(name: string, ctx: Ctx): string | undefined {
+  const exts = ctx.platform === "win32" ? ["", ".exe", ".cmd", ".bat"] : [""];
+  for (const dir of pathDirs(ctx)) {
+    for (const ext of exts) {
+      const p = path.join(dir, name + ext);
+      if (isExecutable(p, ctx.platform)) return p;
+    }
+  }
+  return undefined;
+}
+
+function appBundleCandidates(ctx: Ctx): string[] {
+  const rel = ["resources", "glm", "zcode.cjs"];
+  switch (ctx.platform) {
+    case "darwin":
+      return [
+        "/Applications/ZCode.app/Contents/Resources/glm/zcode.cjs",
+        path.join(ctx.home, "Applications/ZCode.app/Contents/Resources/glm/zcode.cjs"),
+      ];
+    case "win32": {
+      const local = ctx.env.LOCALAPPDATA ?? path.join(ctx.home, "AppData", "Local");
+      const out = [path.join(local, "Programs", "ZCode", ...rel)];
+      if (ctx.env.ProgramFiles) out.push(path.join(ctx.env.ProgramFiles, "ZCode", ...rel));
+      return out;
+    }
+    default:
+      return [
+        path.join("/opt/ZCode", ...rel),
+        path.join("/opt/zcode", ...rel),
+        path.join("/usr/share/zcode", ...rel),
+        path.join("/usr/lib/zcode", ...rel),
+        path.join(ctx.home, ".local/share/zcode", ...rel),
+        path.join(ctx.home, "Applications/ZCode", ...rel),
+      ];
+  }
+}
+
+/** Decides how to run what was found: directly, or as a JS entry under Node. */
+function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCodeLaunch {
+  let entry = found;
+  if (ctx.platform === "win32" && /\.(cmd|bat)$/i.test(entry)) {
+    const real = resolveCmdShim(entry);
+    if (!real)
+      throw new ZCodeNotFoundError(
+        `${entry} is a Windows .cmd shim that cannot be spawned directly, and its target entry could not be read from it.`,
+        [entry],
+      );
+    entry = real;
+  }
+  // `zcode` on PATH is often an npm symlink to a .js file with a node shebang:
+  // run it with the resolved Node instead of trusting `env node`.
+  let real = entry;
+  try {
+    real = realpathSync(entry);
+  } catch {
+    // keep the path as given
+  }
+  if (JS_ENTRY.test(real) || hasNodeShebang(real)) {
+    const node = resolveNode(ctx, real);
+    return { command: [node.path, real], entry: real, source, node: node.path, nodeVersion: node.version };
+  }
+  if (!isExecutable(entry, ctx.platform))
+    throw new ZCodeNotFoundError(`${entry} is not executable (chmod +x it, or point ZCODE_BIN at the real binary).`, [entry]);
+  return { command: [entry], entry, source };
+}
+
+function hasNodeShebang(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const head = Buffer.alloc(128);
+    const n = readSync(fd, head, 0, 128, 0);
+    return /^#![^\n]*\bnode\b/.test(head.subarray(0, n).toString("utf8"));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * npm's cmd-shim writes lines like
+ *   "%_prog%"  "%dp0%\node_modules\zcode\bin\zcode.cjs" %*
+ * The real entry is the path after %dp0% (the shim's own directory).
+ */
+export function resolveCmdShim(shim: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(shim, "utf8");
+  } catch {
+    return undefined;
+  }
+  const dir = path.dirname(shim);
+  const re = /%~?dp0%?\\?([^"%\r\n]+?\.(?:c|m)?js|[^"%\r\n]+?\.exe)"/gi;
+  for (const m of text.matchAll(re)) {
+    const rel = m[1]!.replace(/\\/g, path.sep).replace(/^[/\\]+/, "");
+    if (/(^|[\\/])node\.exe$/i.test(rel)) continue;
+    const p = path.join(dir, rel);
+    if (isFile(p)) return p;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- Node
+
+export interface NodeFound {
+  path: string;
+  version: string;
+}
+
+function nodeCandidates(ctx: Ctx): string[] {
+  const home = ctx.home;
+  const exe = ctx.platform === "win32" ? "node.exe" : "node";
+  const out: string[] = [];
+  if (ctx.platform === "win32") {
+    if (ctx.env.ProgramFiles) out.push(path.join(ctx.env.ProgramFiles, "nodejs", exe));
+    if (ctx.env.LOCALAPPDATA) out.push(path.join(ctx.env.LOCALAPPDATA, "Volta", "bin", exe));
+  } else {
+    out.push("/opt/homebrew/bin/node", "/usr/local/bin/node", path.join(home, ".volta/bin/node"));
+    out.push(...versionDirs(path.join(home, ".nvm/versions/node"), "bin/node"));
+    for (const fnmRoot of [
+      path.join(home, ".local/share/fnm/node-versions"),
+      path.join(home, "Library/Application Support/fnm/node-versions"),
+      path.join(home, ".fnm/node-versions"),
+    ])
+      out.push(...versionDirs(fnmRoot, "installation/bin/node"));
+    out.push("/usr/bin/node");
+  }
+  return out;
+}
+
+/** `<root>/<version>/<rel>` for every version dir, newest version first. */
+function versionDirs(root: string, rel: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => extractVersion(n))
+    .sort((a, b) => compareVersions(b, a))
+    .map((n) => path.join(root, n, rel));
+}
+
+/** Runs `<node> --version`; undefined when it does not run. */
+export function nodeVersionOf(node: string, env: Env): string | undefined {
+  try {
+    const r = Bun.spawnSync([node, "--version"], {
+      env: env as Record<string, string>,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "ignore",
+      timeout: 5000,
+    });
+    if (r.exitCode !== 0) return undefined;
+    return extractVersion(r.stdout.toString());
+  } catch {
+    return undefined;
+  }
+}
+
+function majorOf(version: string): number {
+  return Number(version.split(".")[0]);
+}
+
+/** The Node that runs a JS entry: explicit setting, then common install paths, then PATH. */
+function resolveNode(ctx: Ctx, entry: string): NodeFound {
+  if (ctx.node) {
+    const p = path.resolve(ctx.node);
+    const version = isFile(p) ? nodeVersionOf(p, ctx.env) : undefined;
+    if (!version)
+      throw new ZCodeNotFoundError(`ZCODE_NODE points at ${JSON.stringify(ctx.node)}, which is not a working Node.js.`, [
+        `ZCODE_NODE=${ctx.node}`,
+      ]);
+    if (majorOf(version) < MIN_NODE_MAJOR) throw nodeTooOld(entry, [`${p} (v${version})`]);
+    return { path: p, version };
+  }
+  const tried: string[] = [];
+  const seen = new Set<string>();
+  const candidates = nodeCandidates(ctx);
+  const onPath = which("node", ctx);
+  if (onPath) candidates.push(onPath);
+  for (const c of candidates) {
+    if (seen.has(c) || !isFile(c)) continue;
+    seen.add(c);
+    const version = nodeVersionOf(c, ctx.env);
+    if (!version) {
+      tried.push(`${c} (does not run)`);
+      continue;
+    }
+    if (majorOf(version) >= MIN_NODE_MAJOR) return { path: c, version };
+    tried.push(`${c} (v${version})`);
+  }
+  if (tried.length) throw nodeTooOld(entry, tried);
+  throw new ZCodeNotFoundError(
+    `${entry} is a JavaScript entry and needs Node.js >= ${MIN_NODE_MAJOR}, but no Node.js was found. ` +
+      "Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.",
+    [...candidates.filter((c, i) => candidates.indexOf(c) === i), "node on PATH"],
+  );
+}
+
+function nodeTooOld(entry: string, tried: string[]): ZCodeUnsupportedError {
+  return new ZCodeUnsupportedError(
+    tried.join(", "),
+    `${entry} is a JavaScript entry and needs Node.js >= ${MIN_NODE_MAJOR} (it uses node:sqlite), ` +
+      `but only found: ${tried.join(", ")}. Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.`,
+  );
+}
+
+// ---------------------------------------------------------------- version
+
+const versionCache = new Map<string, Promise<string>>();
+
+/**
+ * `<command> --version`, once per launch (cached by the command line).
+ * Resolves to the bare version (e.g. "0.15.3"); rejects with a ZCodeError when
+ * the CLI does not run or prints no version.
+ */
+export function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 15_000): Promise<string> {
+  const key = JSON.stringify(launch.command);
+  let p = versionCache.get(key);
+  if (!p) {
+    p = runVersion(launch, env, timeoutMs);
+    versionCache.set(key, p);
+    // A failure is not cached: the user may fix the install and retry.
+    p.catch(() => versionCache.delete(key));
+  }
+  return p;
+}
+
+async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number): Promise<string> {
+  const cmd = [...launch.command, "--version"];
+  let proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>;
+  try {
+    proc = Bun.spawn(cmd, { env: env as Record<string, string>, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  } catch (e) {
+    throw new ZCodeNotFoundError(`Could not start ${launch.entry}: ${(e as Error).message}`, [launch.entry]);
+  }
+  const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+  try {
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    const version = extractVersion(out) ?? (code === 0 ? extractVersion(err) : undefined);
+    if (code !== 0 || !version) {
+      const why = proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${code}`;
+      throw new ZCodeError(
+        `\`${cmd.join(" ")}\` ${why} without printing a version${err.trim() ? `: ${err.trim().slice(0, 500)}` : ""}`,
+        { code: -32603, method: "--version" },
+      );
+    }
+    return version;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** For tests: forget cached versions. */
+export function clearVersionCache(): void {
+  versionCache.clear();
+}
