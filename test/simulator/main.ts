@@ -1,3 +1,102 @@
-// ZCode simulator entry (placeholder until the simulator lands).
-process.stderr.write("zcode simulator: not implemented yet\n");
-process.exit(1);
+/**
+ * # ZCode simulator (`dist/zcode-sim`)
+ *
+ * A real process that speaks the ZCode CLI's app-server wire over stdio
+ * (line-delimited JSON, no `jsonrpc` field), for tests, the demo and the
+ * benchmarks. Point the bridge at it with `ZCODE_BIN=$PWD/dist/zcode-sim`; the
+ * bridge passes its environment to the child, so every `ZCODE_SIM_*` variable
+ * can be set on the bridge.
+ *
+ * Run: `bun run build --sim-only && dist/zcode-sim app-server --stdio`
+ * (or `bun test/simulator/main.ts app-server --stdio`); `zcode-sim --version`
+ * prints the personality's version. Anything else: usage, exit 2.
+ * It exits when stdin closes, like the real CLI.
+ *
+ * Environment (flag):
+ * - ZCODE_SIM_VERSION (--sim-version): personality. 0.14.7: session/subscribe
+ *   and extension methods → -32601. 0.14.8: no workspace/*, steer, rewind.
+ *   0.15.3 (default): everything. 0.16.2: steer and rewind → -32601, `turnId`
+ *   on event envelopes. Any x.y.z is accepted and classified by these bounds.
+ * - ZCODE_SIM_STATE_DIR: sessions as JSON files (default $TMPDIR/zcode-sim-<uid>).
+ * - ZCODE_SIM_RECORD: append every received line as `{t, line}` JSON lines.
+ * - ZCODE_SIM_RESEND_MS: re-send interval of unanswered interactions (1000).
+ * - ZCODE_SIM_DELAY_MS: delay between streamed events (5).
+ * - ZCODE_SIM_STOP_IGNORE_MS: how long `ignore-stop` ignores session/stop (3000).
+ * - ZCODE_SIM_SCENARIO: scenario for prompts without a tag (`default`).
+ * - ZCODE_SIM_REPLAY: a bridge trace (JSON lines `{t, dir, msg}`) whose
+ *   `zcode->bridge` frames are replayed instead of live behaviour.
+ * - ZCODE_SIM_FUZZ=<seed>: interleave random-but-bounded junk frames (bad
+ *   JSON, wrong types, unknown events/methods, stray and duplicate responses)
+ *   with the normal answers and events; every turn still completes.
+ *
+ * Scenarios: a prompt tag `#scenario:NAME key=value…` picks what the turn does:
+ * default, text, bash, read, edit, write, grep, glob, webfetch, task, todo,
+ * tools, batch, permission, plan, question, question-multi, fail-transient
+ * (fails=N), fail-fatal, slow (n=), ignore-stop (n=, ignore=ms), seq-gap, stall,
+ * garbage, unknown-request, crash, evict, huge-line (bytes=), flood (n=, size=),
+ * flood-tools (n=, tail=), max-tokens, refusal, max-turns, usage, hang-request
+ * (next=1: the following send hangs instead of this one).
+ * See /tmp/prompts/simulator-contract.md semantics; modules: wire.ts (framing),
+ * server.ts (dispatch), methods.ts, store.ts, runner.ts/turn.ts (turns),
+ * scenarios/, interactions.ts (outgoing requests), replay.ts, fuzz.ts.
+ */
+import { loadConfig, parseArgs, type SimConfig, UsageError } from "./config.ts";
+import { personality } from "./personality.ts";
+import { handleLine } from "./server.ts";
+import { Sim } from "./sim.ts";
+import { Store } from "./store.ts";
+import { log, Out, readLines, recorder } from "./wire.ts";
+
+const USAGE = "usage: zcode-sim app-server --stdio [--sim-version X.Y.Z]\n       zcode-sim --version\n";
+
+async function serve(cfg: SimConfig): Promise<void> {
+  const out = new Out();
+  const store = new Store(cfg.stateDir);
+  const sim = new Sim(cfg, personality(cfg.version), store, out);
+  let exiting = false;
+  sim.exit = async (code) => {
+    if (exiting) return new Promise<void>(() => {});
+    exiting = true;
+    store.flush();
+    await out.drain();
+    process.exit(code);
+  };
+  out.onGone = () => void sim.exit(0);
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void sim.exit(0));
+  const record = recorder(cfg.record);
+  let onLine = (line: string) => handleLine(sim, line);
+  if (cfg.fuzzSeed !== undefined) throw new UsageError("ZCODE_SIM_FUZZ is not implemented yet");
+  if (cfg.replay) throw new UsageError("ZCODE_SIM_REPLAY is not implemented yet");
+  for await (const line of readLines(Bun.stdin.stream())) {
+    record(line);
+    onLine(line);
+  }
+  // The real CLI exits when its stdin closes, even mid-turn.
+  await sim.exit(0);
+}
+
+async function main(): Promise<void> {
+  try {
+    const { words, simVersion } = parseArgs(process.argv.slice(2));
+    const cfg = loadConfig(process.env, simVersion);
+    if (words.length === 1 && words[0] === "--version") {
+      process.stdout.write(`${cfg.version}\n`);
+      return;
+    }
+    if (words.length === 1 && (words[0] === "--help" || words[0] === "-h")) {
+      process.stdout.write(USAGE);
+      return;
+    }
+    if (words.length === 2 && words[0] === "app-server" && words[1] === "--stdio") return await serve(cfg);
+    throw new UsageError(`unexpected arguments: ${words.join(" ") || "(none)"}`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`zcode-sim: ${e.message}\n${USAGE}`);
+      process.exit(2);
+    }
+    log(`fatal: ${(e as Error).stack ?? e}`);
+    process.exit(1);
+  }
+}
+
+await main();

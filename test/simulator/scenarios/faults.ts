@@ -1,0 +1,126 @@
+// Misbehaviour the bridge must survive: slow and unstoppable turns, seq gaps,
+// stalls, garbage on stdout, unknown requests, crashes, huge lines.
+import type { Turn } from "../turn.ts";
+import { log } from "../wire.ts";
+import { defaultReply } from "./basic.ts";
+
+export async function slow(t: Turn): Promise<void> {
+  const n = t.num("n", 200);
+  for (let i = 0; i < n; i++) {
+    await t.say(`chunk ${i} `);
+    await t.pace(4);
+  }
+}
+
+/** Keeps streaming through a session/stop for ZCODE_SIM_STOP_IGNORE_MS, then ends cancelled. */
+export async function ignoreStop(t: Turn): Promise<void> {
+  t.ignoreStopMs = t.num("ignore", t.cfg.stopIgnoreMs);
+  const n = t.num("n", 200);
+  for (let i = 0; i < n || t.stopRequested; i++) {
+    await t.say(`chunk ${i} `);
+    await t.pace(4);
+  }
+}
+
+/** Some events (by position in the turn) are stored but not pushed. */
+export async function seqGap(t: Turn): Promise<void> {
+  const hidden = new Set([3, 4, 7]);
+  let i = 1; // turn.started was event 1
+  t.live = () => !hidden.has(++i);
+  for (const d of ["one ", "two ", "three ", "four ", "five ", "six ", "seven ", "eight"]) {
+    await t.say(d);
+    await t.pace();
+  }
+}
+
+/** Half the turn goes out live; the rest only via session/subscribe afterSeq. */
+export async function stall(t: Turn): Promise<void> {
+  const words = ["alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta"];
+  for (let i = 0; i < words.length; i++) {
+    if (i === words.length / 2) t.sim.rt(t.s.id).holdLive = true;
+    await t.say(words[i]!);
+    await t.pace();
+  }
+}
+
+export async function garbage(t: Turn): Promise<void> {
+  const out = t.sim.out;
+  await t.say("Before the noise. ");
+  out.raw("Warning: this is not JSON {{{");
+  out.raw(JSON.stringify({ method: "session/event", params: { sessionId: t.s.id, seq: "not-a-number", type: "model.streaming", payload: { kind: "text_delta", delta: 42 } } }));
+  out.raw(JSON.stringify({ id: "zc-nobody-asked-999", result: { ok: true } }));
+  process.stderr.write("(node:1234) ExperimentalWarning: simulated diagnostic on stderr\n");
+  await t.emit("mystery.event", { note: "an event type no bridge knows" });
+  await t.pace();
+  await defaultReply(t);
+}
+
+export async function unknownRequest(t: Turn): Promise<void> {
+  await t.say("Asking something odd. ");
+  const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 5000));
+  const a = await Promise.race([t.sim.outgoing.request("zcode/unannouncedThing", { sessionId: t.s.id, detail: "not in the protocol document" }), timeout]);
+  const note = a === "timeout" ? "no answer" : "error" in a ? `error ${a.error.code}` : "a result";
+  log(`unknown request answered with ${note}`);
+  await defaultReply(t, ` (unknown request answered with ${note})`);
+}
+
+export async function crash(t: Turn): Promise<void> {
+  await t.say("Starting… ");
+  await t.pace();
+  await t.say("about to crash ");
+  process.stderr.write("panic: simulated crash in the middle of a turn\n    at zcode-sim (scenario crash)\n");
+  await t.sim.exit(3);
+}
+
+export async function hugeLine(t: Turn): Promise<void> {
+  const bytes = t.num("bytes", 40 * 1024 * 1024);
+  const head = '{"method":"log/noise","params":{"data":"';
+  const tail = '"}}';
+  t.sim.out.raw(head + "x".repeat(Math.max(0, bytes - head.length - tail.length)) + tail);
+  t.sim.out.flush();
+  const wait = t.sim.out.ready();
+  if (wait) await wait;
+  await defaultReply(t);
+}
+
+export async function flood(t: Turn): Promise<void> {
+  const n = t.num("n", 1000);
+  const size = t.num("size", 64);
+  const base = "lorem ipsum dolor sit amet héllo ✓ ".repeat(Math.ceil(size / 30) + 1);
+  for (let i = 0; i < n; i++) {
+    const tag = `${i}:`;
+    await t.say(tag + base.slice(0, Math.max(0, size - tag.length)));
+  }
+}
+
+export async function floodTools(t: Turn): Promise<void> {
+  const n = t.num("n", 1000);
+  const tailMax = t.num("tail", 4096);
+  const part = await t.toolCall("Bash", { command: "yes build-output | head", description: "Produce a lot of output" });
+  await t.scheduled(part);
+  await t.started(part);
+  let out = "";
+  for (let i = 0; i < n; i++) {
+    out += `line ${i} of build output\n`;
+    if (out.length > tailMax) out = out.slice(out.length - tailMax);
+    await t.progress(part, out, "");
+  }
+  await t.result(part, out, { stdout: out, stderr: "", exitCode: 0, interrupted: false });
+  await t.say("Done.");
+}
+
+export const faultScenarios = {
+  slow,
+  "ignore-stop": ignoreStop,
+  "seq-gap": seqGap,
+  stall,
+  garbage,
+  "unknown-request": unknownRequest,
+  crash,
+  "huge-line": hugeLine,
+  flood,
+  "flood-tools": floodTools,
+  // Handled when session/send arrives (methods.ts); what runs afterwards is a default turn.
+  evict: (t: Turn) => defaultReply(t),
+  "hang-request": (t: Turn) => defaultReply(t),
+};

@@ -1,0 +1,125 @@
+// The simulator's own stdio framing: one JSON object per line, no `jsonrpc`
+// field. Deliberately independent of src/zcode so a bug there is not mirrored
+// here.
+import { appendFileSync } from "node:fs";
+
+export function log(msg: string): void {
+  process.stderr.write(`[zcode-sim] ${msg}\n`);
+}
+
+/** Yields each line of a byte stream (trailing `\r` removed). */
+export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const dec = new TextDecoder();
+  let tail = "";
+  for await (const chunk of stream) {
+    tail += dec.decode(chunk, { stream: true });
+    let nl = tail.indexOf("\n");
+    if (nl < 0) continue;
+    let start = 0;
+    while (nl >= 0) {
+      let line = tail.slice(start, nl);
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      yield line;
+      start = nl + 1;
+      nl = tail.indexOf("\n", start);
+    }
+    tail = tail.slice(start);
+  }
+  tail += dec.decode();
+  if (tail.length > 0) yield tail.endsWith("\r") ? tail.slice(0, -1) : tail;
+}
+
+/** Appends each received line as `{t, line}` (ZCODE_SIM_RECORD). Synchronous so a
+ * test can read the file the moment it sees the answer. */
+export function recorder(path: string | undefined): (line: string) => void {
+  if (!path) return () => {};
+  return (line) => {
+    try {
+      appendFileSync(path, `${JSON.stringify({ t: Date.now(), line })}\n`);
+    } catch (e) {
+      log(`cannot record to ${path}: ${(e as Error).message}`);
+    }
+  };
+}
+
+const FLUSH_BYTES = 1 << 16;
+
+/**
+ * Buffered stdout: frames written in one event-loop turn go out in one write;
+ * `ready()` resolves once the pipe has drained, so floods are paced by the reader.
+ */
+export class Out {
+  private buf: string[] = [];
+  private size = 0;
+  private scheduled = false;
+  private draining: Promise<void> | undefined;
+  private gone = false;
+  onGone: () => void = () => {};
+
+  constructor(private readonly stream: NodeJS.WriteStream = process.stdout) {
+    stream.on("error", () => this.markGone());
+  }
+
+  private markGone(): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.onGone();
+  }
+
+  frame(obj: unknown): void {
+    this.raw(JSON.stringify(obj));
+  }
+
+  /** Writes one line verbatim (may be invalid JSON on purpose). */
+  raw(line: string): void {
+    if (this.gone) return;
+    this.buf.push(line, "\n");
+    this.size += line.length + 1;
+    if (this.size >= FLUSH_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.size === 0 || this.gone) return;
+    const data = this.buf.join("");
+    this.buf = [];
+    this.size = 0;
+    let ok = true;
+    try {
+      ok = this.stream.write(data);
+    } catch {
+      this.markGone();
+      return;
+    }
+    if (!ok && !this.draining) {
+      this.draining = new Promise((resolve) => {
+        this.stream.once("drain", () => {
+          this.draining = undefined;
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Resolves when the consumer has caught up (or at once when it has). */
+  ready(): Promise<void> | undefined {
+    return this.draining;
+  }
+
+  /** Flushes everything and waits until the OS took it. */
+  async drain(): Promise<void> {
+    this.flush();
+    if (this.gone) return;
+    await new Promise<void>((resolve) => {
+      try {
+        this.stream.write("", () => resolve());
+      } catch {
+        resolve();
+      }
+    });
+  }
+}
