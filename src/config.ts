@@ -18,6 +18,11 @@ export interface BridgeConfig {
   trace?: string;
   /** Longest line accepted from the ZCode child, in bytes. */
   maxLineBytes: number;
+  /**
+   * Silence (ms) during a running turn before the bridge resubscribes with
+   * afterSeq to fetch missed events (default 2000; tests shorten it).
+   */
+  stallMs?: number;
   /** Environment the child is started with (defaults to process.env). */
   env: Record<string, string | undefined>;
 }

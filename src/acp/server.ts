@@ -1,0 +1,441 @@
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { isAbsolute } from "node:path";
+import { historyToUpdates, planEntries } from "../bridge/history.ts";
+import { promptToText } from "../bridge/prompt-content.ts";
+import { BridgeCore, DEFAULT_TIMINGS } from "../bridge/core.ts";
+import { toRequestError } from "../bridge/errors.ts";
+import { CONFIG_IDS, optionsFromSettings, optionUpdates, sessionSetup, validateChoice } from "../bridge/options.ts";
+import type { SessionState } from "../bridge/sessions.ts";
+import { Turn } from "../bridge/turn.ts";
+import { forkSession } from "../commands/fork.ts";
+import { availableCommands, matchCommand, type CommandContext } from "../commands/registry.ts";
+import type { BridgeConfig } from "../config.ts";
+import { log } from "../log.ts";
+import { VERSION } from "../version.ts";
+import { ZCodeApi } from "../zcode/api.ts";
+import { ZCodeConnection } from "../zcode/connection.ts";
+import { ZCodeExitedError } from "../zcode/errors.ts";
+import { createStdinSource, createStdoutSink } from "./stdio.ts";
+import { UpdateSink } from "./update-sink.ts";
+
+const logger = log.withTag("acp");
+
+const LIST_PAGE = 50;
+
+/**
+ * Runs the ACP agent on stdio until the editor goes away (stdin closed,
+ * stdout gone) or a signal arrives; then stops the ZCode child and resolves.
+ */
+export async function runServer(config: BridgeConfig): Promise<void> {
+  const agent = new AcpAgent(config);
+  await agent.serve();
+}
+
+class AcpAgent {
+  private clientCaps: acp.ClientCapabilities = {};
+  private readonly conn: ZCodeConnection;
+  private readonly api: ZCodeApi;
+  private readonly sink: UpdateSink;
+  private readonly core: BridgeCore;
+  private client: acp.AgentContext | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopping: Promise<void> | undefined;
+  private resolveStop!: () => void;
+  private readonly stopped = new Promise<void>((r) => (this.resolveStop = r));
+
+  constructor(private readonly config: BridgeConfig) {
+    this.conn = new ZCodeConnection(config);
+    this.api = new ZCodeApi(this.conn);
+    this.sink = new UpdateSink(async (n) => {
+      if (this.client) await this.client.notify(acp.methods.client.session.update, n);
+    });
+    this.core = new BridgeCore(this.api, this.sink, {
+      timings: { ...DEFAULT_TIMINGS, ...(config.stallMs ? { stallMs: config.stallMs } : {}) },
+      mode: config.mode,
+      terminalOutput: () => this.clientCaps._meta?.["terminal_output"] === true,
+    });
+    this.conn.onExit((info) => {
+      const err = new ZCodeExitedError(info);
+      for (const s of this.core.registry.all()) {
+        if (s.turn instanceof Turn && s.turn.running) s.turn.abort(err);
+      }
+    });
+  }
+
+  async serve(): Promise<void> {
+    const app = this.build();
+    const stdout = createStdoutSink({ onGone: () => void this.shutdown("stdout closed") });
+    const stdin = createStdinSource({ pendingRequests: () => this.drain() });
+    const connection = app.connect(acp.ndJsonStream(stdout, stdin));
+    this.client = connection.client;
+    const onSignal = (sig: NodeJS.Signals) => () => void this.shutdown(sig);
+    const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {
+      const h = onSignal(sig);
+      process.on(sig, h);
+      return [sig, h] as const;
+    });
+    try {
+      await Promise.race([connection.closed, this.stopped]);
+    } finally {
+      for (const [sig, h] of handlers) process.off(sig, h);
+      await this.shutdown("connection closed");
+      connection.close();
+    }
+  }
+
+  /** stdin reached EOF: end running turns, let short requests answer (bounded). */
+  private async drain(): Promise<void> {
+    for (const s of this.core.registry.all()) if (s.turn instanceof Turn) s.turn.cancel();
+    const all = Promise.allSettled([...this.inFlight]);
+    await Promise.race([all, Bun.sleep(1500)]);
+  }
+
+  private shutdown(why: string): Promise<void> {
+    this.stopping ??= (async () => {
+      logger.debug("shutting down:", why);
+      this.sink.close();
+      try {
+        await this.conn.close();
+      } catch (err) {
+        logger.debug("closing the ZCode child failed:", err);
+      }
+      this.resolveStop();
+    })();
+    return this.stopping;
+  }
+
+  /** Every handler runs through here: tracked for drain, errors mapped to readable RequestErrors. */
+  private handle<P, R>(fn: (params: P, ctx: acp.AgentRequestContext<P>) => Promise<R>) {
+    return async (ctx: acp.AgentRequestContext<P>): Promise<R> => {
+      const p = (async () => {
+        try {
+          return await fn(ctx.params, ctx);
+        } catch (err) {
+          const sessionId = (ctx.params as { sessionId?: unknown } | undefined)?.sessionId;
+          const mapped = toRequestError(err, { sessionId: typeof sessionId === "string" ? sessionId : undefined });
+          if (!(err instanceof acp.RequestError)) logger.debug(`${ctx.method} failed:`, err);
+          throw mapped;
+        }
+      })();
+      this.inFlight.add(p);
+      try {
+        return await p;
+      } finally {
+        this.inFlight.delete(p);
+      }
+    };
+  }
+
+  private build(): acp.AgentApp {
+    const m = acp.methods.agent;
+    return acp
+      .agent({ name: "zcode-acp-server" })
+      .onRequest(m.initialize, this.handle(async (p) => this.initialize(p)))
+      .onRequest(m.authenticate, this.handle(async () => ({})))
+      .onRequest(m.session.new, this.handle(async (p) => this.newSession(p)))
+      .onRequest(m.session.load, this.handle(async (p) => this.loadSession(p)))
+      .onRequest(m.session.resume, this.handle(async (p) => this.resumeSession(p)))
+      .onRequest(m.session.list, this.handle(async (p) => this.listSessions(p)))
+      .onRequest(m.session.close, this.handle(async (p) => this.closeSession(p)))
+      .onRequest(m.session.fork, this.handle(async (p) => this.forkSession(p)))
+      .onRequest(m.session.prompt, this.handle(async (p, ctx) => this.prompt(p, ctx.signal)))
+      .onRequest(m.session.setMode, this.handle(async (p) => this.setModeRequest(p)))
+      .onRequest(m.session.setConfigOption, this.handle(async (p) => this.setConfigOption(p)))
+      .onNotification(m.session.cancel, ({ params }) => {
+        const s = this.core.registry.get(params.sessionId);
+        if (s?.turn instanceof Turn) s.turn.cancel();
+        else this.core.opts.cancelInteractions?.(params.sessionId);
+      });
+  }
+
+  // ------------------------------------------------------------------ initialize
+
+  private initialize(p: acp.InitializeRequest): acp.InitializeResponse {
+    this.clientCaps = p.clientCapabilities ?? {};
+    // No child is started here: initialize must answer with no ZCode installed.
+    return {
+      protocolVersion: 1,
+      agentInfo: { name: "zcode-acp-server", title: "ZCode", version: VERSION },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
+      },
+      authMethods: [
+        {
+          id: "zcode-app",
+          name: "ZCode app login",
+          description:
+            "zcode-acp-server uses the login of the ZCode app (stored in ~/.zcode by the app). " +
+            "Sign in once in ZCode; no API key is needed in the editor.",
+          type: "agent",
+        } as acp.AuthMethod,
+      ],
+    };
+  }
+
+  // ------------------------------------------------------------------ sessions
+
+  private requireSession(sessionId: string): SessionState {
+    const s = this.core.registry.get(sessionId);
+    if (!s || s.closed) throw acp.RequestError.sessionNotFound(sessionId);
+    return s;
+  }
+
+  private static checkCwd(cwd: string): void {
+    if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
+  }
+
+  private workspace(cwd: string) {
+    return { workspacePath: cwd, workspaceKey: cwd };
+  }
+
+  /** available_commands_update goes out after the response (editors drop updates for unknown sessions). */
+  private announceCommands(sessionId: string): void {
+    setTimeout(() => {
+      const s = this.core.registry.get(sessionId);
+      if (!s) return;
+      this.core.emit(s, {
+        sessionUpdate: "available_commands_update",
+        availableCommands: availableCommands(this.api.capabilities()),
+      });
+    }, 0);
+  }
+
+  private async newSession(p: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
+    AcpAgent.checkCwd(p.cwd);
+    const info = await this.conn.start();
+    const created = await this.api.create({
+      workspace: this.workspace(p.cwd),
+      ...(this.config.mode ? { mode: this.config.mode } : {}),
+      ...(p.mcpServers?.length ? { mcpServers: p.mcpServers } : {}),
+    });
+    const id = created.session.sessionId;
+    const s = this.core.register(id, p.cwd, created.settings, info.generation, created.session.title);
+    await this.readSettings(s);
+    this.announceCommands(id);
+    return { sessionId: id, ...sessionSetup(s.options) };
+  }
+
+  /** session/read for settings (authoritative for the current mode); failures keep what we have. */
+  private async readSettings(s: SessionState) {
+    try {
+      const r = await this.core.withActive(s, () => this.api.read(s.id));
+      if (r.settings) s.options = optionsFromSettings(r.settings);
+      if (r.session?.title) s.title = r.session.title;
+      return r;
+    } catch (err) {
+      logger.debug("session/read failed:", err);
+      return undefined;
+    }
+  }
+
+  private async activate(sessionId: string, cwd: string): Promise<SessionState> {
+    AcpAgent.checkCwd(cwd);
+    const info = await this.conn.start();
+    const r = await this.api.resume({ sessionId, workspace: this.workspace(cwd) });
+    const s = this.core.register(sessionId, cwd, r.settings, info.generation, r.session.title);
+    return s;
+  }
+
+  private async loadSession(p: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
+    const s = await this.activate(p.sessionId, p.cwd);
+    const [history, read] = await Promise.all([
+      this.core.withActive(s, () => this.api.messages(s.id)),
+      this.readSettings(s),
+    ]);
+    const todos = read?.todos ?? undefined;
+    const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
+    if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
+    for (const u of updates) this.core.emit(s, u);
+    // The whole conversation is on the wire before the answer.
+    await this.sink.flush(s.id);
+    this.announceCommands(s.id);
+    return sessionSetup(s.options);
+  }
+
+  private async resumeSession(p: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
+    const s = await this.activate(p.sessionId, p.cwd);
+    await this.readSettings(s);
+    this.announceCommands(s.id);
+    return sessionSetup(s.options);
+  }
+
+  private async listSessions(p: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    const cwd = p.cwd ?? undefined;
+    if (cwd) AcpAgent.checkCwd(cwd);
+    const r = await this.api.list(cwd ? { workspace: this.workspace(cwd) } : {});
+    const items = r.sessions
+      .filter((x) => {
+        const where = x.workspace?.workspacePath;
+        return cwd ? where === cwd : !!where;
+      })
+      .sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0))
+      .map(
+        (x): acp.SessionInfo => ({
+          sessionId: x.sessionId,
+          cwd: x.workspace?.workspacePath ?? cwd ?? "",
+          ...(x.title ? { title: x.title } : {}),
+          ...(typeof x.updatedAt === "number" ? { updatedAt: new Date(x.updatedAt).toISOString() } : {}),
+        }),
+      );
+    const start = p.cursor ? decodeCursor(p.cursor) : 0;
+    const page = items.slice(start, start + LIST_PAGE);
+    const next = start + LIST_PAGE < items.length ? encodeCursor(start + LIST_PAGE) : undefined;
+    return { sessions: page, ...(next ? { nextCursor: next } : {}) };
+  }
+
+  private async closeSession(p: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
+    const s = this.requireSession(p.sessionId);
+    if (s.turn instanceof Turn) s.turn.cancel();
+    this.core.opts.cancelInteractions?.(s.id);
+    await this.sink.flush(s.id);
+    this.core.forget(s.id);
+    if (s.generation !== 0 && s.generation === this.conn.generation) {
+      try {
+        await this.api.close(s.id);
+      } catch (err) {
+        logger.debug("session/close on ZCode failed:", err);
+      }
+    }
+    return {};
+  }
+
+  private async forkSession(p: acp.ForkSessionRequest): Promise<acp.ForkSessionResponse> {
+    AcpAgent.checkCwd(p.cwd);
+    const src = this.core.registry.get(p.sessionId);
+    const fork = src
+      ? await this.core.withActive(src, () => forkSession(this.api, p.sessionId))
+      : await forkSession(this.api, p.sessionId);
+    const s = await this.activate(fork.sessionId, p.cwd);
+    await this.readSettings(s);
+    this.announceCommands(s.id);
+    return { sessionId: s.id, ...sessionSetup(s.options) };
+  }
+
+  // ------------------------------------------------------------------ prompt
+
+  private async prompt(p: acp.PromptRequest, signal: AbortSignal): Promise<acp.PromptResponse> {
+    const s = this.requireSession(p.sessionId);
+    const text = promptToText(p.prompt, { cwd: s.cwd });
+    const match = matchCommand(text, this.api.capabilities());
+    if (match?.command.runsBesideTurn) {
+      await this.runCommand(s, match.command, match.args);
+      return { stopReason: "end_turn" };
+    }
+    return s.exclusive(async () => {
+      if (signal.aborted) return { stopReason: "cancelled" as const };
+      if (match) {
+        await this.runCommand(s, match.command, match.args);
+        return { stopReason: "end_turn" as const };
+      }
+      const turn = new Turn(this.core, s, text);
+      const onAbort = () => turn.cancel();
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        return await turn.run();
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
+    });
+  }
+
+  private async runCommand(s: SessionState, command: { run(ctx: CommandContext): Promise<void> }, args: string) {
+    await this.core.ensureActive(s);
+    const messageId = crypto.randomUUID();
+    const ctx: CommandContext = {
+      sessionId: s.id,
+      cwd: s.cwd,
+      args,
+      api: this.api,
+      say: async (text) => {
+        this.core.emit(s, { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } });
+      },
+      update: async (u) => this.core.emit(s, u),
+      turnRunning: () => s.turn instanceof Turn && s.turn.running,
+      setMode: (mode) => this.setMode(s, mode),
+      setThoughtLevel: (level) => this.setThoughtLevel(s, level),
+      cliVersion: () => this.api.capabilities()?.version ?? "unknown",
+    };
+    await command.run(ctx);
+    await this.sink.flush(s.id);
+  }
+
+  // ------------------------------------------------------------------ modes and options
+
+  private async setMode(s: SessionState, mode: string): Promise<void> {
+    const r = await this.core.withActive(s, () => this.api.setMode({ sessionId: s.id, mode }));
+    const current = r.mode?.current ?? mode;
+    const before = s.options;
+    const after = { ...before, mode: { current, choices: withChoice(before.mode?.choices, current) } };
+    s.options = after;
+    for (const u of optionUpdates(before, after)) this.core.emit(s, u);
+  }
+
+  private async setThoughtLevel(s: SessionState, level: string): Promise<void> {
+    const r = await this.core.withActive(s, () => this.api.setThoughtLevel({ sessionId: s.id, thoughtLevel: level }));
+    const current = r.thoughtLevel?.current ?? level;
+    const before = s.options;
+    const after = { ...before, thought: { current, choices: withChoice(before.thought?.choices, current) } };
+    s.options = after;
+    for (const u of optionUpdates(before, after)) this.core.emit(s, u);
+  }
+
+  private async setModeRequest(p: acp.SetSessionModeRequest): Promise<acp.SetSessionModeResponse> {
+    const s = this.requireSession(p.sessionId);
+    validateChoice(s.options, "mode", p.modeId);
+    await this.setMode(s, p.modeId);
+    await this.sink.flush(s.id);
+    return {};
+  }
+
+  private async setConfigOption(p: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse> {
+    const s = this.requireSession(p.sessionId);
+    if (typeof p.value !== "string") {
+      throw acp.RequestError.invalidParams(undefined, `option "${p.configId}" takes one of its listed values`);
+    }
+    switch (p.configId) {
+      case CONFIG_IDS.mode:
+        validateChoice(s.options, "mode", p.value);
+        await this.setMode(s, p.value);
+        break;
+      case CONFIG_IDS.thought:
+        validateChoice(s.options, "thought", p.value);
+        await this.setThoughtLevel(s, p.value);
+        break;
+      case CONFIG_IDS.model:
+        validateChoice(s.options, "model", p.value);
+        if (p.value !== s.options.model?.current) {
+          throw acp.RequestError.invalidParams(
+            undefined,
+            "ZCode's protocol cannot switch models; choose the model in the ZCode app",
+          );
+        }
+        break;
+      default:
+        throw acp.RequestError.invalidParams(undefined, `unknown config option "${p.configId}"`);
+    }
+    await this.sink.flush(s.id);
+    return { configOptions: sessionSetup(s.options).configOptions };
+  }
+}
+
+function withChoice(choices: { value: string; name: string }[] | undefined, value: string) {
+  const list = choices ? [...choices] : [];
+  if (!list.some((c) => c.value === value)) list.push({ value, name: value });
+  return list;
+}
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
+}
+
+function decodeCursor(cursor: string): number {
+  try {
+    const o = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")).o;
+    if (Number.isInteger(o) && o >= 0) return o;
+  } catch {
+    // fall through
+  }
+  throw acp.RequestError.invalidParams({ cursor }, "invalid cursor");
+}

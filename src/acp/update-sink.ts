@@ -1,0 +1,143 @@
+import type { SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { log } from "../log.ts";
+
+const logger = log.withTag("sink");
+
+/** Sends one `session/update` notification; resolves when the transport took it. */
+export type NotifyFn = (notification: SessionNotification) => Promise<void>;
+
+type Item = { sessionId: string; update: SessionUpdate };
+
+/**
+ * The single path every `session/update` of a connection takes.
+ *
+ * At most one notification is in flight. While it is pending (the editor
+ * reads slower than ZCode writes), new updates queue up, and a text chunk that
+ * continues the chunk at the tail of the queue (same session, same kind, same
+ * messageId) is merged into it. A slow editor therefore sees fewer, larger
+ * chunks instead of an ever-growing queue; nothing is lost and order is kept.
+ */
+export class UpdateSink {
+  private readonly queue: Item[] = [];
+  private head = 0;
+  private sending = false;
+  private closed = false;
+  /** Queued-but-unsent updates per session, and who waits for them to reach zero. */
+  private readonly pendingBySession = new Map<string, number>();
+  private readonly waiters = new Map<string, Array<() => void>>();
+
+  constructor(private readonly notify: NotifyFn) {}
+
+  /** Number of updates waiting to be sent (for tests and benchmarks). */
+  get backlog(): number {
+    return this.queue.length - this.head;
+  }
+
+  push(sessionId: string, update: SessionUpdate): void {
+    if (this.closed) return;
+    if (isEmptyChunk(update)) return;
+    // queue[head] is the notification in flight; only items behind it may merge.
+    const tail = this.queue.length - 1 > this.head ? this.queue[this.queue.length - 1] : undefined;
+    if (tail && tail.sessionId === sessionId && mergeInto(tail, update)) return;
+    this.queue.push({ sessionId, update });
+    this.pendingBySession.set(sessionId, (this.pendingBySession.get(sessionId) ?? 0) + 1);
+    if (!this.sending) void this.pump();
+  }
+
+  pushAll(sessionId: string, updates: readonly SessionUpdate[]): void {
+    for (const u of updates) this.push(sessionId, u);
+  }
+
+  /** Resolves once every update of `sessionId` queued so far has been sent. */
+  flush(sessionId: string): Promise<void> {
+    if (!this.pendingBySession.get(sessionId) || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.waiters.get(sessionId) ?? [];
+      list.push(resolve);
+      this.waiters.set(sessionId, list);
+    });
+  }
+
+  /** The connection is gone: drop everything and release every waiter. */
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    this.head = 0;
+    this.pendingBySession.clear();
+    for (const list of this.waiters.values()) for (const w of list) w();
+    this.waiters.clear();
+  }
+
+  private async pump(): Promise<void> {
+    this.sending = true;
+    try {
+      while (this.head < this.queue.length && !this.closed) {
+        const item = this.queue[this.head]!;
+        try {
+          await this.notify({ sessionId: item.sessionId, update: item.update });
+        } catch (err) {
+          // The SDK rejects only when the connection is closing; the update
+          // cannot be delivered anyway.
+          logger.debug("session/update not delivered:", err);
+        }
+        // Only now is the item off the queue, so a merge never lands in an
+        // update that is already on the wire.
+        this.queue[this.head] = undefined as unknown as Item;
+        this.head++;
+        if (this.head > 1024 && this.head * 2 > this.queue.length) {
+          this.queue.splice(0, this.head);
+          this.head = 0;
+        }
+        this.settle(item.sessionId);
+      }
+      if (this.head >= this.queue.length) {
+        this.queue.length = 0;
+        this.head = 0;
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private settle(sessionId: string): void {
+    const n = (this.pendingBySession.get(sessionId) ?? 1) - 1;
+    if (n > 0) {
+      this.pendingBySession.set(sessionId, n);
+      return;
+    }
+    this.pendingBySession.delete(sessionId);
+    const list = this.waiters.get(sessionId);
+    if (list) {
+      this.waiters.delete(sessionId);
+      for (const w of list) w();
+    }
+  }
+}
+
+type TextChunk = Extract<SessionUpdate, { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" }> & {
+  content: { type: "text"; text: string };
+};
+
+function asTextChunk(u: SessionUpdate): TextChunk | undefined {
+  if (u.sessionUpdate !== "agent_message_chunk" && u.sessionUpdate !== "agent_thought_chunk") return undefined;
+  return u.content.type === "text" ? (u as TextChunk) : undefined;
+}
+
+function isEmptyChunk(u: SessionUpdate): boolean {
+  const c = asTextChunk(u);
+  return c !== undefined && c.content.text.length === 0;
+}
+
+/** Appends `next` to `tail` (not yet on the wire) when both are text chunks of the same message. */
+function mergeInto(tail: Item, next: SessionUpdate): boolean {
+  const a = asTextChunk(tail.update);
+  const b = asTextChunk(next);
+  if (!a || !b || a.sessionUpdate !== b.sessionUpdate) return false;
+  if ((a.messageId ?? null) !== (b.messageId ?? null)) return false;
+  // Anything carrying extra data is kept as sent.
+  if (a._meta || b._meta || a.content._meta || b.content._meta || a.content.annotations || b.content.annotations) {
+    return false;
+  }
+  tail.update = { ...a, content: { ...a.content, text: a.content.text + b.content.text } };
+  return true;
+}

@@ -1,0 +1,109 @@
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { log } from "../log.ts";
+import type { ZCodeEvent } from "../zcode/schemas.ts";
+import type { ToolCallTracker } from "./tool-calls.ts";
+import type { SessionOptions } from "./options.ts";
+import { SeqOrder } from "./seq-order.ts";
+
+const logger = log.withTag("sessions");
+
+/** An event in seq order; `event` is undefined for a type this bridge does not know (it still takes its seq). */
+export interface Sequenced {
+  seq: number;
+  event: ZCodeEvent | undefined;
+}
+
+/** What a running turn wants to see of its session's events. */
+export interface EventConsumer {
+  apply(e: ZCodeEvent): void;
+}
+
+/**
+ * One ACP session = one ZCode session (same id, so list/load/resume work
+ * across bridge restarts without an alias store).
+ */
+export class SessionState {
+  /** Child generation the session was created or resumed in; 0 = must resume before use. */
+  generation = 0;
+  /** Bumped on every create/resume; a subscription belongs to one activation. */
+  activation = 0;
+  subscribedActivation = -1;
+  /** Whether `order.last` is meaningful for the current child (false: subscribe without afterSeq first). */
+  seqKnown = false;
+  readonly order = new SeqOrder<Sequenced>();
+  options: SessionOptions = {};
+  title: string | undefined;
+  /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
+  lastPlanKey: string | undefined;
+  /** The running prompt turn, if any. */
+  turn: EventConsumer | undefined;
+  /** After a cancel whose turn did not end in time: wait for ZCode to be idle before the next send. */
+  needsIdleWait = false;
+  /** Drop events that are not the next turn's (leftovers of a cancelled turn). */
+  dropStale = false;
+  /** Message ids of the current agent message and thought (one per contiguous run). */
+  messageIds: { text?: string; reasoning?: string } = {};
+  private tail: Promise<unknown> = Promise.resolve();
+  private running = 0;
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    public cwd: string,
+    public tracker: ToolCallTracker,
+  ) {}
+
+  /** True while a prompt or command holds the session's queue. */
+  get busy(): boolean {
+    return this.running > 0;
+  }
+
+  /**
+   * Runs `fn` after every earlier queued prompt of this session finished, so
+   * prompts never overlap and none is lost.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.running++;
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined).finally(() => this.running--);
+    return run;
+  }
+
+  /** The child this session was active in is gone or evicted it: resume on next use. */
+  markInactive(newChild: boolean): void {
+    this.generation = 0;
+    if (newChild) this.seqKnown = false;
+  }
+}
+
+/** Builds the updates for an event that arrives while no turn of ours is running. */
+export type IdleEventHandler = (s: SessionState, e: ZCodeEvent) => SessionUpdate[];
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, SessionState>();
+
+  get(id: string): SessionState | undefined {
+    return this.sessions.get(id);
+  }
+
+  add(s: SessionState): void {
+    const old = this.sessions.get(s.id);
+    if (old && old !== s) old.closed = true;
+    this.sessions.set(s.id, s);
+  }
+
+  delete(id: string): void {
+    const s = this.sessions.get(id);
+    if (s) s.closed = true;
+    this.sessions.delete(id);
+    logger.debug("forgot session", id);
+  }
+
+  all(): IterableIterator<SessionState> {
+    return this.sessions.values();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+}

@@ -1,0 +1,242 @@
+import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
+import { log } from "../log.ts";
+import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/schemas.ts";
+import type { BridgeCore } from "./core.ts";
+import { isBusy, toRequestError } from "./errors.ts";
+import { applyEvent, type TurnHooks } from "./events.ts";
+import type { EventConsumer, SessionState } from "./sessions.ts";
+
+const logger = log.withTag("turn");
+
+/** ZCode resultType → ACP stopReason. Anything else ends the turn normally. */
+const STOP_REASONS: Record<string, StopReason> = {
+  success: "end_turn",
+  max_tokens: "max_tokens",
+  max_turn_requests: "max_turn_requests",
+  refusal: "refusal",
+  cancelled: "cancelled",
+};
+
+/** turn.failed causes worth another try. */
+const TRANSIENT = new Set(["rate_limit", "timeout", "network", "overloaded", "econnreset", "etimedout"]);
+
+type Phase = "preparing" | "sending" | "running" | "ended";
+
+/**
+ * One prompt turn: subscribe → send (waiting out 1308) → events in seq order
+ * → response. Cancel, a silent stall, transient failures and the child's
+ * death each move it along explicit paths; whatever happens, it answers once
+ * and nothing of it reaches the editor after that answer.
+ */
+export class Turn implements EventConsumer {
+  private phase: Phase = "preparing";
+  private started = false;
+  private sendIssued = false;
+  /** Leftovers of a cancelled turn may still arrive before ours starts. */
+  private staleExpected = false;
+  private cancelled = false;
+  private attempts = 0;
+  /** A todo tool ran without telling the new list: read it at the end. */
+  private todosFromRead = false;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private graceTimer: ReturnType<typeof setTimeout> | undefined;
+  private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
+  private readonly done: Promise<PromptResponse>;
+  private readonly hooks: TurnHooks;
+
+  constructor(
+    private readonly core: BridgeCore,
+    private readonly s: SessionState,
+    private readonly text: string,
+  ) {
+    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    this.hooks = {
+      started: () => {
+        this.started = true;
+        this.s.dropStale = false;
+      },
+      completed: (p) => this.onCompleted(p),
+      failed: (p) => this.onFailed(p),
+      todosChanged: (planSent) => {
+        this.todosFromRead = !planSent;
+      },
+    };
+  }
+
+  get running(): boolean {
+    return this.phase !== "ended";
+  }
+
+  async run(): Promise<PromptResponse> {
+    this.s.turn = this;
+    try {
+      await this.prepare();
+      if (!this.cancelled) await this.send();
+      if (this.cancelled && !this.sendIssued) await this.finish("cancelled");
+    } catch (err) {
+      await this.fail(err);
+    }
+    return this.done;
+  }
+
+  apply(e: ZCodeEvent): void {
+    if (this.phase === "ended") return this.core.applyIdle(this.s, e);
+    this.touch();
+    const ours = this.sendIssued && (this.started || e.type === "turn.started" || !this.staleExpected);
+    if (!ours) return this.core.applyIdle(this.s, e);
+    applyEvent({ session: this.s, emit: (u) => this.core.emit(this.s, u), turn: this.hooks }, e);
+  }
+
+  /** session/cancel, `$/cancel_request` on the prompt, or session/close. */
+  cancel(): void {
+    if (this.phase === "ended" || this.cancelled) return;
+    this.cancelled = true;
+    this.s.dropStale = true;
+    this.core.opts.cancelInteractions?.(this.s.id);
+    if (!this.sendIssued) return; // run() notices before sending
+    try {
+      this.core.api.stop(this.s.id);
+    } catch (err) {
+      logger.debug("session/stop failed:", err);
+    }
+    // ZCode may keep streaming or ignore the stop: answer anyway, and have
+    // the next prompt wait until ZCode is idle.
+    this.graceTimer = setTimeout(() => {
+      this.s.needsIdleWait = true;
+      void this.finish("cancelled");
+    }, this.core.timings.cancelGraceMs);
+  }
+
+  /** The child died under this turn. */
+  abort(err: unknown): void {
+    void this.fail(err);
+  }
+
+  private async prepare(): Promise<void> {
+    const t = this.core.timings;
+    if (this.s.needsIdleWait) {
+      await this.core.waitIdle(this.s, t.busyWaitMs);
+      this.s.needsIdleWait = false;
+    }
+    if (this.cancelled) return;
+    // Subscribe before sending, or a short turn's completion can be missed.
+    await this.core.subscribe(this.s);
+  }
+
+  private async send(): Promise<void> {
+    const deadline = Date.now() + this.core.timings.busyWaitMs;
+    this.phase = "sending";
+    for (;;) {
+      if (this.cancelled) return;
+      this.staleExpected = this.s.dropStale;
+      this.started = false;
+      this.sendIssued = true;
+      try {
+        await this.core.withActive(this.s, async () => {
+          await this.core.ensureSubscribed(this.s);
+          await this.core.api.send({ sessionId: this.s.id, content: this.text });
+        });
+        if (this.phase === "sending") this.phase = "running";
+        this.touch();
+        return;
+      } catch (err) {
+        if (!isBusy(err)) throw err;
+        this.sendIssued = false;
+        const left = deadline - Date.now();
+        if (left <= 0) throw err;
+        logger.debug("session busy (1308); waiting for idle");
+        await this.core.waitIdle(this.s, left);
+      }
+    }
+  }
+
+  private onCompleted(p: TurnCompleted): void {
+    if (this.phase === "ended") return;
+    const stop = this.cancelled ? "cancelled" : (STOP_REASONS[p.resultType ?? "success"] ?? "end_turn");
+    void this.finish(stop, toUsage(p.usage));
+  }
+
+  private onFailed(p: TurnFailed): void {
+    if (this.phase === "ended") return;
+    if (this.cancelled) return void this.finish("cancelled");
+    const cause = String(p.error?.cause?.code ?? "").toLowerCase();
+    const message = p.error?.message || "the turn failed";
+    const t = this.core.timings;
+    if (TRANSIENT.has(cause) && this.attempts < t.retryTries) {
+      this.attempts++;
+      const delay = t.retryBaseMs * 2 ** (this.attempts - 1);
+      this.clearStall();
+      this.phase = "sending";
+      this.core.emit(this.s, {
+        sessionUpdate: "agent_message_chunk",
+        messageId: crypto.randomUUID(),
+        content: {
+          type: "text",
+          text: `\n\n_ZCode: ${message} (${cause}); retrying in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempts + 1} of ${t.retryTries + 1})…_\n\n`,
+        },
+      });
+      setTimeout(() => {
+        if (this.phase === "ended" || this.cancelled) return;
+        this.send().catch((err) => this.fail(err));
+      }, delay);
+      return;
+    }
+    const code = p.error?.code !== undefined ? ` (code ${p.error.code})` : "";
+    void this.fail(new RequestError(-32603, `ZCode: ${message}${code}`, { zcodeError: p.error }));
+  }
+
+  private touch(): void {
+    if (this.phase !== "running") return;
+    this.clearStall();
+    this.stallTimer = setTimeout(() => this.onStall(), this.core.timings.stallMs);
+  }
+
+  private onStall(): void {
+    if (this.phase !== "running") return;
+    logger.debug("no event for", this.core.timings.stallMs, "ms; resubscribing", this.s.id);
+    void this.core.recover(this.s).finally(() => this.touch());
+  }
+
+  private clearStall(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+
+  private end(): boolean {
+    if (this.phase === "ended") return false;
+    this.phase = "ended";
+    this.clearStall();
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    if (this.s.turn === this) this.s.turn = undefined;
+    return true;
+  }
+
+  private closeOpenTools(reason: string): void {
+    for (const u of this.s.tracker.failOpen(reason)) this.core.emit(this.s, u);
+  }
+
+  private async finish(stop: StopReason, usage?: Usage): Promise<void> {
+    if (!this.end()) return;
+    this.closeOpenTools(stop === "cancelled" ? "Cancelled" : "The turn ended before this tool finished");
+    if (stop !== "cancelled") {
+      await this.core.refreshAfterTurn(this.s, { todosFromRead: this.todosFromRead });
+    }
+    await this.core.sink.flush(this.s.id);
+    this.settle.resolve(usage ? { stopReason: stop, usage } : { stopReason: stop });
+  }
+
+  private async fail(err: unknown): Promise<void> {
+    if (!this.end()) return;
+    this.closeOpenTools("The turn failed");
+    await this.core.sink.flush(this.s.id);
+    this.settle.reject(toRequestError(err, { sessionId: this.s.id }));
+  }
+}
+
+function toUsage(u: TurnCompleted["usage"]): Usage | undefined {
+  if (!u) return undefined;
+  const inputTokens = u.inputTokens ?? 0;
+  const outputTokens = u.outputTokens ?? 0;
+  const totalTokens = u.totalTokens ?? inputTokens + outputTokens;
+  return { inputTokens, outputTokens, totalTokens };
+}

@@ -1,0 +1,220 @@
+// ACP session lifecycle through the compiled bridge against the simulator:
+// initialize, new, load (replay before the answer), resume, list, close, fork.
+import { describe, expect, test } from "bun:test";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BRIDGE_BIN, withBridge } from "../support/acp-harness.ts";
+
+const m = acp.methods.agent;
+
+async function expectError(p: Promise<unknown>, code: number): Promise<acp.RequestError> {
+  try {
+    await p;
+  } catch (e) {
+    expect((e as acp.RequestError).code).toBe(code);
+    return e as acp.RequestError;
+  }
+  throw new Error(`expected an error ${code}`);
+}
+
+describe("initialize", () => {
+  test("answers with protocol 1, agent info, capabilities and an agent auth method; no child", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const r = h.initializeResponse!;
+      expect(r.protocolVersion).toBe(1);
+      expect(r.agentInfo?.name).toBe("zcode-acp-server");
+      expect(r.agentInfo?.title).toBe("ZCode");
+      expect(r.agentCapabilities?.loadSession).toBe(true);
+      expect(r.agentCapabilities?.promptCapabilities).toEqual({ image: false, audio: false, embeddedContext: true });
+      const sc = r.agentCapabilities?.sessionCapabilities;
+      expect(sc?.list).toEqual({});
+      expect(sc?.resume).toEqual({});
+      expect(sc?.close).toEqual({});
+      expect(sc?.fork).toEqual({});
+      expect(r.authMethods?.length).toBeGreaterThan(0);
+      expect((r.authMethods![0] as { type?: string }).type ?? "agent").toBe("agent");
+      // The first line on stdout is the initialize response.
+      expect(h.received.messages[0]).toMatchObject({ id: expect.anything(), result: { protocolVersion: 1 } });
+      expect(h.simFrames()).toEqual([]); // no ZCode child for initialize
+      await h.agent.request(m.authenticate, { methodId: r.authMethods![0]!.id });
+    });
+  });
+
+  test("answers protocol 1 even when asked for another version", async () => {
+    await withBridge({ skipInitialize: true }, async (h) => {
+      const r = await h.initialize({ protocolVersion: 7 });
+      expect(r.protocolVersion).toBe(1);
+    });
+  });
+
+  test("works with an empty environment, an empty HOME and no ZCode", async () => {
+    const home = mkdtempSync(join(tmpdir(), "empty-home-"));
+    try {
+      const proc = Bun.spawn([BRIDGE_BIN], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { HOME: home }, cwd: home });
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+      await proc.stdin.flush();
+      const reader = proc.stdout.getReader();
+      let buf = "";
+      while (!buf.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += new TextDecoder().decode(value);
+      }
+      const first = JSON.parse(buf.slice(0, buf.indexOf("\n")));
+      expect(first.id).toBe(1);
+      expect(first.result.protocolVersion).toBe(1);
+      // A session needs ZCode: the error says how to fix it.
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: home, mcpServers: [] } })}\n`);
+      await proc.stdin.flush();
+      buf = buf.slice(buf.indexOf("\n") + 1);
+      while (!buf.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += new TextDecoder().decode(value);
+      }
+      const second = JSON.parse(buf.slice(0, buf.indexOf("\n")));
+      expect(second.id).toBe(2);
+      expect(second.error.message).toContain("ZCODE_BIN");
+      expect(second.error.message).toContain("doctor");
+      reader.releaseLock();
+      proc.stdin.end();
+      expect(await proc.exited).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("sessions", () => {
+  test("session/new returns modes and config options; commands follow the response", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const r = await h.newSession();
+      expect(r.sessionId).toBeTruthy();
+      expect(r.modes?.currentModeId).toBe("build");
+      expect(r.modes?.availableModes.map((x) => x.id)).toContain("plan");
+      const cats = r.configOptions?.map((o) => o.category);
+      expect(cats).toEqual(["mode", "model", "thought_level"]);
+      await h.waitFor(() => h.updatesOfKind(r.sessionId, "available_commands_update").length > 0, "commands");
+      const respIdx = h.received.messages.findIndex((x) => (x.result as { sessionId?: string } | undefined)?.sessionId === r.sessionId);
+      const cmdIdx = h.received.messages.findIndex((x) => x.method === "session/update");
+      expect(cmdIdx).toBeGreaterThan(respIdx);
+      const create = h.simFrames().find((f) => f.method === "session/create");
+      expect(create?.params.workspace).toEqual({ workspacePath: h.stateDir, workspaceKey: h.stateDir });
+    });
+  });
+
+  test("relative cwd is -32602; unknown session is -32002", async () => {
+    await withBridge({}, async (h) => {
+      await expectError(h.agent.request(m.session.new, { cwd: "relative/dir", mcpServers: [] }), -32602);
+      await expectError(h.prompt("sess_nope", "hi"), -32002);
+      await expectError(
+        h.agent.request(m.session.load, { sessionId: "sess_nope", cwd: h.stateDir, mcpServers: [] }),
+        -32002,
+      );
+      await expectError(h.agent.request(m.session.resume, { sessionId: "sess_nope", cwd: h.stateDir }), -32002);
+    });
+  });
+
+  test("default mode comes from ZCODE_ACP_MODE", async () => {
+    await withBridge({ env: { ZCODE_ACP_MODE: "plan" }, record: true }, async (h) => {
+      const r = await h.newSession();
+      expect(r.modes?.currentModeId).toBe("plan");
+      expect(h.simFrames().find((f) => f.method === "session/create")?.params.mode).toBe("plan");
+    });
+  });
+
+  test("a default prompt streams thoughts and text and ends end_turn with usage", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, "hello there");
+      expect(r.stopReason).toBe("end_turn");
+      expect(r.usage?.totalTokens).toBeGreaterThan(0);
+      expect(h.text(sessionId)).toContain("Echo: hello there");
+      expect(h.text(sessionId, "agent_thought_chunk").length).toBeGreaterThan(0);
+    });
+  });
+
+  test("load replays the conversation before answering; resume replays nothing; list and close", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
+    try {
+      let sessionId = "";
+      await withBridge({ stateDir }, async (h) => {
+        sessionId = (await h.newSession()).sessionId;
+        await h.prompt(sessionId, "first question");
+        await h.prompt(sessionId, "#scenario:todo make a plan");
+        expect(h.updatesOfKind(sessionId, "plan").at(-1)?.entries.length).toBe(3);
+        // ZCode stores the todos ~50 ms after the tool result.
+        await Bun.sleep(200);
+      });
+      // A new bridge process: the ACP id is ZCode's id, so it loads directly.
+      await withBridge({ stateDir }, async (h) => {
+        const loaded = await h.agent.request(m.session.load, { sessionId, cwd: stateDir, mcpServers: [] });
+        expect(loaded.modes?.currentModeId).toBeTruthy();
+        const respIdx = h.received.messages.findIndex((x) => x.result !== undefined && "configOptions" in (x.result as object));
+        const replayed = h.received.messages.slice(0, respIdx).filter((x) => x.method === "session/update");
+        const kinds = replayed.map((x) => (x.params as acp.SessionNotification).update.sessionUpdate);
+        expect(kinds).toContain("user_message_chunk");
+        expect(kinds).toContain("agent_message_chunk");
+        expect(kinds).toContain("tool_call");
+        expect(kinds).toContain("plan");
+        expect(JSON.stringify(replayed)).toContain("first question");
+        await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "commands after load");
+
+        const list = await h.agent.request(m.session.list, { cwd: stateDir });
+        expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
+        const item = list.sessions.find((s) => s.sessionId === sessionId)!;
+        expect(item.cwd).toBe(stateDir);
+        expect(item.title).toBe("first question");
+        expect(new Date(item.updatedAt!).toISOString()).toBe(item.updatedAt!);
+        const other = await h.agent.request(m.session.list, { cwd: "/nowhere/else" });
+        expect(other.sessions).toEqual([]);
+
+        // The loaded session works.
+        const r = await h.prompt(sessionId, "after load");
+        expect(r.stopReason).toBe("end_turn");
+
+        await h.agent.request(m.session.close, { sessionId });
+        await expectError(h.prompt(sessionId, "after close"), -32002);
+      });
+      await withBridge({ stateDir }, async (h) => {
+        const before = h.received.updates.length;
+        await h.agent.request(m.session.resume, { sessionId, cwd: stateDir });
+        await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "commands after resume");
+        const kinds = h.received.updates.slice(before).map((u) => u.update.sessionUpdate);
+        expect(kinds.filter((k) => k !== "available_commands_update")).toEqual([]);
+        expect((await h.prompt(sessionId, "after resume")).stopReason).toBe("end_turn");
+      });
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  test("list is newest first and pages with a cursor", async () => {
+    await withBridge({}, async (h) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { sessionId } = await h.newSession();
+        await h.prompt(sessionId, `prompt ${i}`);
+        ids.push(sessionId);
+      }
+      const list = await h.agent.request(m.session.list, { cwd: h.stateDir });
+      expect(list.sessions.map((s) => s.sessionId)).toEqual([...ids].reverse());
+      expect(list.nextCursor ?? undefined).toBeUndefined();
+    });
+  });
+
+  test("session/fork returns a new session that works", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "before fork");
+      const fork = await h.agent.request(m.session.fork, { sessionId, cwd: h.stateDir, mcpServers: [] });
+      expect(fork.sessionId).not.toBe(sessionId);
+      await h.waitFor(() => h.updatesOfKind(fork.sessionId, "available_commands_update").length > 0, "commands after fork");
+      expect((await h.prompt(fork.sessionId, "in the fork")).stopReason).toBe("end_turn");
+      expect(h.text(fork.sessionId)).toContain("Echo: in the fork");
+    });
+  });
+});
+
