@@ -34,7 +34,7 @@ export function zipBytes(entries: ZipEntry[]): Uint8Array {
   const dosDate = (0 << 9) | (1 << 5) | 1;
   for (const e of entries) {
     const name = new TextEncoder().encode(e.name);
-    const deflated = Bun.deflateSync(e.data, { level: 9 });
+    const deflated = Bun.deflateSync(e.data as Uint8Array<ArrayBuffer>, { level: 9 });
     const crc = crc32(e.data);
     const local = new Uint8Array(30 + name.length);
     const lv = new DataView(local.buffer);

@@ -1,0 +1,66 @@
+// `zcode-acp-server doctor` against the simulator as ZCode and against a
+// missing one.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BRIDGE_BIN, run, SIM_BIN } from "./cli-support.ts";
+
+const SECRET = "sk-doctor-must-never-print-this";
+let home: string;
+let emptyHome: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "zcode-acp-doctor-"));
+  mkdirSync(join(home, ".zcode/v2"), { recursive: true });
+  writeFileSync(join(home, ".zcode/v2/config.json"), JSON.stringify({ apiKey: SECRET }));
+  emptyHome = mkdtempSync(join(tmpdir(), "zcode-acp-doctor-empty-"));
+});
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+  rmSync(emptyHome, { recursive: true, force: true });
+});
+
+test("all well: names the CLI and how it was found, its version, sign-in; prints editor settings; exit 0", async () => {
+  const r = await run([BRIDGE_BIN, "doctor"], {
+    env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN, ZCODE_SIM_VERSION: "0.15.3" },
+  });
+  expect(r.stdout).toContain(SIM_BIN);
+  expect(r.stdout).toContain("ZCODE_BIN");
+  expect(r.stdout).toContain("0.15.3 (supported)");
+  expect(r.stdout).toContain(join(home, ".zcode/v2/config.json"));
+  expect(r.stdout).toContain("All checks passed.");
+  expect(r.stdout).toContain('"agent_servers"');
+  expect(r.stdout).toContain('"type": "custom"'); // Zed
+  expect(r.stdout).toContain("~/.jetbrains/acp.json");
+  expect(r.stdout).toContain(`"command": "${BRIDGE_BIN}"`);
+  expect(r.stdout + r.stderr).not.toContain(SECRET);
+  expect(r.code).toBe(0);
+});
+
+test("--zcode-bin works like ZCODE_BIN", async () => {
+  const r = await run([BRIDGE_BIN, "doctor", "--zcode-bin", SIM_BIN], { env: { PATH: process.env.PATH, HOME: home } });
+  expect(r.stdout).toContain(SIM_BIN);
+  expect(r.code).toBe(0);
+});
+
+test("too old a ZCode: says which version and what is needed; exit 1", async () => {
+  const r = await run([BRIDGE_BIN, "doctor"], {
+    env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN, ZCODE_SIM_VERSION: "0.14.7" },
+  });
+  expect(r.stdout).toContain("0.14.7 is too old");
+  expect(r.stdout).toContain("fix:");
+  expect(r.code).toBe(1);
+});
+
+test("missing ZCode and no sign-in: each failure with its fix; exit 1", async () => {
+  const r = await run([BRIDGE_BIN, "doctor"], {
+    env: { PATH: "/nonexistent-path", HOME: emptyHome, ZCODE_BIN: join(emptyHome, "no-zcode-here") },
+  });
+  expect(r.stdout).toContain("FAIL  ZCode CLI");
+  expect(r.stdout).toContain("no-zcode-here");
+  expect(r.stdout).toMatch(/fix: .*ZCODE_BIN/);
+  expect(r.stdout).toContain("FAIL  ZCode sign-in");
+  expect(r.stdout).toContain("sign in");
+  expect(r.code).toBe(1);
+});

@@ -1,0 +1,111 @@
+// The compiled binary's command line: version, help, strict flags (exit 2),
+// flags over env, log file permissions.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { BRIDGE_BIN, initializeRoundTrip, run, SIM_BIN } from "./cli-support.ts";
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), "zcode-acp-cli-"));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const baseEnv = () => ({ PATH: process.env.PATH, HOME: tmp, ZCODE_BIN: SIM_BIN });
+
+test("--version prints the version alone", async () => {
+  const r = await run([BRIDGE_BIN, "--version"], { env: baseEnv() });
+  expect(r).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  // Also among other flags (they are still validated first).
+  const r2 = await run([BRIDGE_BIN, "--log-level", "debug", "--version"], { env: baseEnv() });
+  expect(r2.stdout).toBe(`${pkg.version}\n`);
+});
+
+test("--help lists every flag and command, without colour escapes in a pipe", async () => {
+  const r = await run([BRIDGE_BIN, "--help"], { env: baseEnv() });
+  expect(r.code).toBe(0);
+  for (const word of ["--zcode-bin", "--zcode-node", "--log-level", "--log-file", "--mode", "--trace", "--version", "doctor", "upgrade", "ZCODE_BIN", "ZCODE_ACP_LOG_LEVEL"]) {
+    expect(r.stdout).toContain(word);
+  }
+  expect(r.stdout).not.toContain("\u001b[");
+  const d = await run([BRIDGE_BIN, "doctor", "--help"], { env: baseEnv() });
+  expect(d.code).toBe(0);
+  expect(d.stdout).toContain("doctor");
+});
+
+const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
+  ["unknown flag", ["--bogus"], {}, "unknown option --bogus"],
+  ["unknown short flag", ["-x"], {}, "unknown option -x"],
+  ["bad --log-level", ["--log-level", "loud"], {}, "unknown log level 'loud'"],
+  ["bad --log-level= form", ["--log-level=loud"], {}, "unknown log level 'loud'"],
+  ["bad ZCODE_ACP_LOG_LEVEL", [], { ZCODE_ACP_LOG_LEVEL: "loud" }, "ZCODE_ACP_LOG_LEVEL: unknown log level"],
+  ["flag without its value", ["--zcode-bin"], {}, "option --zcode-bin needs a value"],
+  ["value swallowed by the next flag", ["--log-file", "--mode", "yolo"], {}, "option --log-file needs a value"],
+  ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode name"],
+  ["bad --max-line-bytes", ["--max-line-bytes", "12x"], {}, "is not a byte count"],
+  ["unknown command", ["serve-please"], {}, "unknown command 'serve-please'"],
+  ["unknown doctor flag", ["doctor", "--mode", "yolo"], {}, "unknown option --mode"],
+  ["value on a boolean flag", ["--version=yes"], {}, "takes no value"],
+];
+for (const [name, args, env, message] of usageErrors) {
+  test(`${name}: message on stderr, nothing on stdout, exit 2`, async () => {
+    const r = await run([BRIDGE_BIN, ...args], { env: { ...baseEnv(), ...env } });
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).toContain("--help");
+    expect(r.stdout).toBe("");
+    expect(r.code).toBe(2);
+  });
+}
+
+test("a flag wins over its env variable (a bad env value is then irrelevant)", async () => {
+  // Without the flag the bad env value is a usage error...
+  const bad = await run([BRIDGE_BIN], { env: { ...baseEnv(), ZCODE_ACP_LOG_LEVEL: "loud" } });
+  expect(bad.code).toBe(2);
+  // ...with it, the bridge serves.
+  const p = Bun.spawn([BRIDGE_BIN, "--log-level", "error"], {
+    env: { ...baseEnv(), ZCODE_ACP_LOG_LEVEL: "loud" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  p.stdin.end();
+  expect(await p.exited).toBe(0);
+});
+
+test("--log-file is created with mode 0600 even under umask 000", async () => {
+  const logFile = join(tmp, "bridge.log");
+  const env = { ...baseEnv(), LOGFILE: logFile, BIN: BRIDGE_BIN };
+  const p = Bun.spawn(["sh", "-c", 'umask 000; exec "$BIN" --log-level debug --log-file "$LOGFILE"'], {
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  p.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n');
+  await p.stdin.flush();
+  const reader = p.stdout.getReader();
+  await reader.read();
+  reader.releaseLock();
+  p.stdin.end();
+  expect(await p.exited).toBe(0);
+  expect(existsSync(logFile)).toBe(true);
+  expect(statSync(logFile).mode & 0o777).toBe(0o600);
+});
+
+test("ZCODE_ACP_LOG_FILE works like --log-file; an unwritable path is a usage error", async () => {
+  const bad = await run([BRIDGE_BIN, "--log-file", join(tmp, "no/such/dir/x.log")], { env: baseEnv() });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("cannot open log file");
+  const logFile = join(tmp, "env.log");
+  const init = await initializeRoundTrip(BRIDGE_BIN, { ...baseEnv(), ZCODE_ACP_LOG_FILE: logFile, ZCODE_ACP_LOG_LEVEL: "debug" });
+  expect(init.response.id).toBe(1);
+  expect(statSync(logFile).mode & 0o777).toBe(0o600);
+});
+
+test("serving with an empty environment answers initialize first thing on stdout", async () => {
+  const init = await initializeRoundTrip(BRIDGE_BIN, {});
+  expect(init.response.id).toBe(1);
+  expect(init.code).toBe(0);
+});
