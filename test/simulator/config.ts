@@ -10,6 +10,7 @@ export interface SimConfig {
   delayMs: number;
   stopIgnoreMs: number;
   replay?: string;
+  replayWaitMs: number;
   defaultScenario: string;
   /** Seed of the fuzzing mode; undefined = off. */
   fuzzSeed?: number;
@@ -53,6 +54,7 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     delayMs: num(env.ZCODE_SIM_DELAY_MS, 5, "ZCODE_SIM_DELAY_MS"),
     stopIgnoreMs: num(env.ZCODE_SIM_STOP_IGNORE_MS, 3000, "ZCODE_SIM_STOP_IGNORE_MS"),
     defaultScenario: env.ZCODE_SIM_SCENARIO || "default",
+    replayWaitMs: num(env.ZCODE_SIM_REPLAY_WAIT_MS, 10_000, "ZCODE_SIM_REPLAY_WAIT_MS"),
   };
   if (env.ZCODE_SIM_RECORD) cfg.record = env.ZCODE_SIM_RECORD;
   if (env.ZCODE_SIM_REPLAY) cfg.replay = env.ZCODE_SIM_REPLAY;

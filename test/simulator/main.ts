@@ -24,7 +24,11 @@
  * - ZCODE_SIM_STOP_IGNORE_MS: how long `ignore-stop` ignores session/stop (3000).
  * - ZCODE_SIM_SCENARIO: scenario for prompts without a tag (`default`).
  * - ZCODE_SIM_REPLAY: a bridge trace (JSON lines `{t, dir, msg}`) whose
- *   `zcode->bridge` frames are replayed instead of live behaviour.
+ *   `zcode->bridge` frames are replayed instead of live behaviour: each one is
+ *   sent once the bridge frames traced before it have arrived (requests matched
+ *   by method in order, response ids rewritten to the ids actually used).
+ * - ZCODE_SIM_REPLAY_WAIT_MS: how long replay waits for an expected bridge
+ *   frame before skipping it (10000).
  * - ZCODE_SIM_FUZZ=<seed>: interleave random-but-bounded junk frames (bad
  *   JSON, wrong types, unknown events/methods, stray and duplicate responses)
  *   with the normal answers and events; every turn still completes.
@@ -66,7 +70,7 @@ async function serve(cfg: SimConfig): Promise<void> {
   const record = recorder(cfg.record);
   let onLine = (line: string) => handleLine(sim, line);
   if (cfg.fuzzSeed !== undefined) throw new UsageError("ZCODE_SIM_FUZZ is not implemented yet");
-  if (cfg.replay) throw new UsageError("ZCODE_SIM_REPLAY is not implemented yet");
+  if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs);
   for await (const line of readLines(Bun.stdin.stream())) {
     record(line);
     onLine(line);

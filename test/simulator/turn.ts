@@ -198,6 +198,9 @@ export class Turn {
   setTodosLater(todos: Todo[], ms = 50): void {
     setTimeout(() => {
       this.s.todos = todos;
+      // The turn's checkpoint may already exist: it must hold the todos the turn produced.
+      const cp = this.s.checkpoints.find((c) => c.turnId === this.id);
+      if (cp) cp.todosAfter = structuredClone(todos);
       this.sim.store.touch(this.s);
     }, ms);
   }

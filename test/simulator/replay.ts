@@ -1,0 +1,146 @@
+// ZCODE_SIM_REPLAY: plays the `zcode->bridge` side of a bridge trace (JSON
+// lines `{t, dir, msg | raw}`) as the simulator's behaviour, so a user's trace
+// becomes a regression test.
+//
+// The trace is turned into a script of steps in trace order: `send` (a frame
+// the CLI wrote) and `expect` (a frame the bridge wrote). Sends go out as soon
+// as every expectation before them is met. An incoming bridge request is
+// matched to the next unmatched expectation of the same method (so requests
+// may arrive in a different order than traced), and responses in the trace are
+// rewritten to the id the bridge actually used for that request.
+import { readFileSync } from "node:fs";
+import type { Sim } from "./sim.ts";
+import { log } from "./wire.ts";
+
+type Frame = Record<string, unknown>;
+
+interface SendStep {
+  kind: "send";
+  frame?: Frame;
+  raw?: string;
+  /** For a response: the request step whose actual id replaces the traced one. */
+  answers?: ExpectStep;
+}
+
+interface ExpectStep {
+  kind: "expect";
+  what: "request" | "notification" | "response";
+  method?: string;
+  tracedId?: unknown;
+  met: boolean;
+  skipped: boolean;
+  actualId?: unknown;
+}
+
+type Step = SendStep | ExpectStep;
+
+export interface ReplayScript {
+  steps: Step[];
+}
+
+function isObj(x: unknown): x is Frame {
+  return !!x && typeof x === "object" && !Array.isArray(x);
+}
+
+export function parseTrace(text: string): ReplayScript {
+  const steps: Step[] = [];
+  /** Latest traced bridge request per id: responses answer it. */
+  const lastRequestById = new Map<string, ExpectStep>();
+  for (const [n, line] of text.split("\n").entries()) {
+    if (!line.trim()) continue;
+    let e: Frame;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      throw new Error(`replay trace line ${n + 1} is not JSON`);
+    }
+    if (e.dir === "zcode->bridge") {
+      if (!isObj(e.msg)) {
+        steps.push({ kind: "send", raw: typeof e.raw === "string" ? e.raw : JSON.stringify(e.msg) });
+        continue;
+      }
+      const f = e.msg;
+      const step: SendStep = { kind: "send", frame: f };
+      if (f.id !== undefined && f.method === undefined) step.answers = lastRequestById.get(JSON.stringify(f.id));
+      steps.push(step);
+    } else if (e.dir === "bridge->zcode" && isObj(e.msg)) {
+      const f = e.msg;
+      const hasId = f.id !== undefined && f.id !== null;
+      if (typeof f.method === "string") {
+        const step: ExpectStep = { kind: "expect", what: hasId ? "request" : "notification", method: f.method, tracedId: f.id, met: false, skipped: false };
+        if (hasId) lastRequestById.set(JSON.stringify(f.id), step);
+        steps.push(step);
+      } else if (hasId) {
+        steps.push({ kind: "expect", what: "response", tracedId: f.id, met: false, skipped: false });
+      }
+    }
+  }
+  return { steps };
+}
+
+export function startReplay(sim: Sim, path: string, waitMs = 10_000): (line: string) => void {
+  const { steps } = parseTrace(readFileSync(path, "utf8"));
+  log(`replaying ${steps.filter((s) => s.kind === "send").length} frames from ${path}`);
+  let cursor = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const advance = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    while (cursor < steps.length) {
+      const step = steps[cursor]!;
+      if (step.kind === "expect") {
+        if (!step.met && !step.skipped) {
+          // A bridge that no longer sends this frame must not wedge the replay forever.
+          timer = setTimeout(() => {
+            step.skipped = true;
+            log(`replay: gave up waiting for ${step.what} ${step.method ?? JSON.stringify(step.tracedId)} after ${waitMs}ms`);
+            advance();
+          }, waitMs);
+          return;
+        }
+      } else if (step.raw !== undefined) sim.out.raw(step.raw);
+      else if (step.frame) {
+        if (step.answers) {
+          if (step.answers.met) sim.out.frame({ ...step.frame, id: step.answers.actualId });
+          else log(`replay: dropped the answer to a ${step.answers.method} request the bridge never sent`);
+        } else sim.out.frame(step.frame);
+      }
+      cursor++;
+    }
+    log("replay finished");
+  };
+
+  const match = (pred: (s: ExpectStep) => boolean): ExpectStep | undefined => {
+    for (const s of steps) if (s.kind === "expect" && !s.met && !s.skipped && pred(s)) return s;
+    return undefined;
+  };
+
+  setImmediate(advance);
+  return (line: string) => {
+    let f: unknown;
+    try {
+      f = JSON.parse(line);
+    } catch {
+      log(`replay: not JSON, ignored: ${line.slice(0, 200)}`);
+      return;
+    }
+    if (!isObj(f)) return;
+    const hasId = f.id !== undefined && f.id !== null;
+    if (typeof f.method === "string") {
+      const step = match((s) => s.what === (hasId ? "request" : "notification") && s.method === f.method);
+      if (!step) {
+        if (hasId) sim.out.frame({ id: f.id, error: { code: -32603, message: `replay: the trace has no further ${f.method} request` } });
+        log(`replay: unexpected ${f.method} from the bridge`);
+        return;
+      }
+      step.met = true;
+      step.actualId = f.id;
+    } else if (hasId) {
+      const step = match((s) => s.what === "response" && JSON.stringify(s.tracedId) === JSON.stringify(f.id));
+      if (!step) return;
+      step.met = true;
+    }
+    advance();
+  };
+}
