@@ -31,7 +31,7 @@ export interface ToolCallView {
 }
 
 /** Shown where a tail did not continue what was seen before (see `tailDelta`). */
-export const OUTPUT_GAP_MARKER = "\n[… output skipped …]\n";
+export const OUTPUT_GAP_MARKER = "[… output skipped …]\n";
 /** Overlap needed before a moved tail counts as a continuation of the last one. */
 const MIN_OVERLAP = 32;
 /** Live (fenced) output kept per stream; the final result replaces it anyway. */
@@ -341,9 +341,14 @@ export class ToolCallTracker {
 
   /** Moves a stream to its new tail; returns the new data (with a gap marker if needed). */
   private advance(st: StreamState, next: string, delta: typeof tailDelta): string {
-    const d = delta(st.tail, next);
+    const prev = st.tail;
+    const d = delta(prev, next);
     st.tail = next;
-    const data = d.gap && d.data ? OUTPUT_GAP_MARKER + d.data : d.data;
+    let data = d.data;
+    if (d.gap && data) {
+      // The marker goes on a line of its own.
+      data = `${prev === "" || prev.endsWith("\n") ? "" : "\n"}${OUTPUT_GAP_MARKER}${data}`;
+    }
     if (data) st.shown = keepLast(st.shown + data, LIVE_MAX);
     return data;
   }
