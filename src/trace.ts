@@ -164,3 +164,23 @@ export function parseTrace(text: string): TraceEntry[] {
   for (const l of text.split("\n")) if (l.trim()) out.push(JSON.parse(l) as TraceEntry);
   return out;
 }
+
+/**
+ * The trace asked for by `--trace` / ZCODE_ACP_TRACE, or undefined when none
+ * was asked for or it cannot be created (logged: a bad trace path must not
+ * keep the editor from working).
+ */
+export function openConfiguredTrace(path: string | undefined): Trace | undefined {
+  if (!path) return undefined;
+  try {
+    return openTrace(path);
+  } catch (e) {
+    tlog.error(`cannot create the trace file ${path}; running without a trace:`, e);
+    return undefined;
+  }
+}
+
+/** Maps the ZCode connection's `onWire` directions onto trace directions. */
+export function zcodeWireTap(trace: Trace): (direction: "to-zcode" | "from-zcode", line: string) => void {
+  return (direction, line) => trace.line(direction === "to-zcode" ? "bridge->zcode" : "zcode->bridge", line);
+}
