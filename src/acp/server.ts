@@ -6,6 +6,7 @@ import { BridgeCore, DEFAULT_TIMINGS } from "../bridge/core.ts";
 import { toRequestError } from "../bridge/errors.ts";
 import { CONFIG_IDS, optionsFromSettings, optionUpdates, sessionSetup, validateChoice } from "../bridge/options.ts";
 import type { SessionState } from "../bridge/sessions.ts";
+import { InteractionRouter } from "../bridge/interactions.ts";
 import { Turn } from "../bridge/turn.ts";
 import { forkSession } from "../commands/fork.ts";
 import { availableCommands, matchCommand, type CommandContext } from "../commands/registry.ts";
@@ -15,6 +16,7 @@ import { VERSION } from "../version.ts";
 import { ZCodeApi } from "../zcode/api.ts";
 import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
+import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import { createStdinSource, createStdoutSink } from "./stdio.ts";
 import { UpdateSink } from "./update-sink.ts";
 
@@ -37,6 +39,7 @@ class AcpAgent {
   private readonly api: ZCodeApi;
   private readonly sink: UpdateSink;
   private readonly core: BridgeCore;
+  private readonly router: InteractionRouter;
   private client: acp.AgentContext | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopping: Promise<void> | undefined;
@@ -53,7 +56,11 @@ class AcpAgent {
       timings: { ...DEFAULT_TIMINGS, ...(config.stallMs ? { stallMs: config.stallMs } : {}) },
       mode: config.mode,
       terminalOutput: () => this.clientCaps._meta?.["terminal_output"] === true,
+      cancelInteractions: (sessionId) => this.router.cancelSession(sessionId),
     });
+    this.router = this.createRouter();
+    this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
+    this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));
     this.conn.onExit((info) => {
       const err = new ZCodeExitedError(info);
       for (const s of this.core.registry.all()) {
@@ -62,10 +69,43 @@ class AcpAgent {
     });
   }
 
+  private createRouter(): InteractionRouter {
+    const agent = this;
+    const registry = this.core.registry;
+    return new InteractionRouter(
+      {
+        request: async (method, params, opts) => {
+          if (!agent.client) throw new Error("the editor is not connected");
+          // The tool_call this request refers to must reach the editor first.
+          const sessionId = (params as { sessionId?: unknown }).sessionId;
+          if (typeof sessionId === "string") await agent.sink.flush(sessionId);
+          return agent.client.request(method, params, opts);
+        },
+        sendUpdate: (sessionId, update) => {
+          agent.sink.push(sessionId, update);
+          return agent.sink.flush(sessionId);
+        },
+        get clientCapabilities() {
+          return agent.clientCaps;
+        },
+        trackerFor: (sessionId) => registry.get(sessionId)?.tracker,
+        isCancelled: (sessionId) => {
+          const s = registry.get(sessionId);
+          if (!s) return false;
+          return s.turn instanceof Turn ? s.turn.isCancelled : s.dropStale;
+        },
+      },
+      { cwdOf: (sessionId) => registry.get(sessionId)?.cwd },
+    );
+  }
+
   async serve(): Promise<void> {
     const app = this.build();
-    const stdout = createStdoutSink({ onGone: () => void this.shutdown("stdout closed") });
-    const stdin = createStdinSource({ pendingRequests: () => this.drain() });
+    // --trace: both wires, redacted (src/trace.ts).
+    const trace = openConfiguredTrace(this.config.trace);
+    if (trace) this.conn.onWire = zcodeWireTap(trace);
+    const stdout = createStdoutSink({ onGone: () => void this.shutdown("stdout closed"), onLine: trace?.tap("bridge->editor") });
+    const stdin = createStdinSource({ pendingRequests: () => this.drain(), onLine: trace?.tap("editor->bridge") });
     const connection = app.connect(acp.ndJsonStream(stdout, stdin));
     this.client = connection.client;
     const onSignal = (sig: NodeJS.Signals) => () => void this.shutdown(sig);
@@ -80,6 +120,7 @@ class AcpAgent {
       for (const [sig, h] of handlers) process.off(sig, h);
       await this.shutdown("connection closed");
       connection.close();
+      await trace?.close();
     }
   }
 
@@ -93,6 +134,7 @@ class AcpAgent {
   private shutdown(why: string): Promise<void> {
     this.stopping ??= (async () => {
       logger.debug("shutting down:", why);
+      this.router.cancelAll();
       this.sink.close();
       try {
         await this.conn.close();

@@ -63,6 +63,10 @@ export class Turn implements EventConsumer {
     };
   }
 
+  get isCancelled(): boolean {
+    return this.cancelled;
+  }
+
   get running(): boolean {
     return this.phase !== "ended";
   }

@@ -52,5 +52,8 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (mode) config.mode = mode.value;
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
+  // Hidden, for tests: silence (ms) in a running turn before resubscribing.
+  const stall = env.ZCODE_ACP_STALL_MS;
+  if (stall && /^\d+$/.test(stall) && Number(stall) > 0) config.stallMs = Number(stall);
   return config;
 }

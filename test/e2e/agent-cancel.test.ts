@@ -1,0 +1,119 @@
+// Cancellation: session/cancel, $/cancel_request on the prompt and
+// session/close all end the turn `cancelled` within a second, nothing of that
+// turn reaches the editor after the answer, and the next prompt works.
+import { describe, expect, test } from "bun:test";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { withBridge, type Harness } from "../support/acp-harness.ts";
+
+/** Index in h.received.messages of the response to the prompt that just settled. */
+function responseIndex(h: Harness, stopReason: string): number {
+  return h.received.messages.findLastIndex(
+    (x) => (x.result as { stopReason?: string } | undefined)?.stopReason === stopReason,
+  );
+}
+
+function updatesAfter(h: Harness, index: number, sessionId: string) {
+  return h.received.messages
+    .slice(index + 1)
+    .filter((x) => x.method === "session/update" && (x.params as acp.SessionNotification).sessionId === sessionId)
+    .map((x) => (x.params as acp.SessionNotification).update);
+}
+
+describe("cancel", () => {
+  test("during streaming: cancelled within a second, nothing after the response, next prompt works", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const p = h.prompt(sessionId, "#scenario:slow n=400");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
+      const t0 = Date.now();
+      await h.cancel(sessionId);
+      expect((await p).stopReason).toBe("cancelled");
+      expect(Date.now() - t0).toBeLessThan(1000);
+      const idx = responseIndex(h, "cancelled");
+      await Bun.sleep(300);
+      expect(updatesAfter(h, idx, sessionId)).toEqual([]);
+      const next = await h.prompt(sessionId, "after cancel");
+      expect(next.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: after cancel");
+    });
+  });
+
+  test("ZCode ignores the stop and keeps streaming: still cancelled within a second; nothing leaks; next prompt not lost", async () => {
+    await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "1200" }, record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const p = h.prompt(sessionId, "#scenario:ignore-stop n=30");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
+      const t0 = Date.now();
+      await h.cancel(sessionId);
+      expect((await p).stopReason).toBe("cancelled");
+      expect(Date.now() - t0).toBeLessThan(1000);
+      const idx = responseIndex(h, "cancelled");
+      // Sent right away, while ZCode still streams the cancelled turn.
+      const next = await h.prompt(sessionId, "right after");
+      expect(next.stopReason).toBe("end_turn");
+      const after = updatesAfter(h, idx, sessionId);
+      const leaked = after.filter(
+        (u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text.startsWith("chunk"),
+      );
+      expect(leaked).toEqual([]);
+      expect(h.text(sessionId)).toContain("Echo: right after");
+      expect(h.simFrames().filter((f) => f.method === "session/stop").length).toBe(1);
+    });
+  });
+
+  test("$/cancel_request on the prompt ends the turn the same way", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const ac = new AbortController();
+      const p = h.agent.request(
+        acp.methods.agent.session.prompt,
+        { sessionId, prompt: [{ type: "text", text: "#scenario:slow n=400" }] },
+        { cancellationSignal: ac.signal },
+      );
+      await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
+      const t0 = Date.now();
+      ac.abort();
+      expect((await p).stopReason).toBe("cancelled");
+      expect(Date.now() - t0).toBeLessThan(1000);
+      expect((await h.prompt(sessionId, "again")).stopReason).toBe("end_turn");
+    });
+  });
+
+  test("session/close during a turn answers the prompt cancelled", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const p = h.prompt(sessionId, "#scenario:slow n=400");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
+      await h.agent.request(acp.methods.agent.session.close, { sessionId });
+      expect((await p).stopReason).toBe("cancelled");
+      expect(h.simMethods()).toContain("session/stop");
+    });
+  });
+
+  test("during a permission prompt: the client's request is withdrawn and the turn ends cancelled", async () => {
+    let release: (() => void) | undefined;
+    await withBridge(
+      {
+        onPermission: () =>
+          new Promise<acp.RequestPermissionResponse>((resolve) => {
+            release = () => resolve({ outcome: { outcome: "cancelled" } });
+          }),
+      },
+      async (h) => {
+        const { sessionId } = await h.newSession();
+        const p = h.prompt(sessionId, "#scenario:permission");
+        await h.waitFor(() => h.received.permissionRequests.length > 0, "permission request");
+        const toolCallId = h.received.permissionRequests[0]!.toolCall.toolCallId;
+        expect(h.updatesOfKind(sessionId, "tool_call").some((u) => u.toolCallId === toolCallId)).toBe(true);
+        const t0 = Date.now();
+        await h.cancel(sessionId);
+        expect((await p).stopReason).toBe("cancelled");
+        expect(Date.now() - t0).toBeLessThan(1000);
+        await h.waitFor(() => h.received.messages.some((x) => x.method === "$/cancel_request"), "$/cancel_request");
+        release?.();
+        expect(h.received.permissionRequests.length).toBe(1);
+        expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
+      },
+    );
+  });
+});

@@ -1,0 +1,207 @@
+// Prompt turns end to end: event translation, stop reasons, usage/title/plan,
+// 1308, seq gaps and stalls, transient and fatal failures, eviction, crashes.
+import { describe, expect, test } from "bun:test";
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { withBridge, type Harness } from "../support/acp-harness.ts";
+
+function chunks(h: Harness, sessionId: string, kind: "agent_message_chunk" | "agent_thought_chunk") {
+  return h.updatesOfKind(sessionId, kind);
+}
+
+async function rejects(p: Promise<unknown>): Promise<acp.RequestError & { code: number }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as acp.RequestError & { code: number };
+  }
+  throw new Error("expected the request to fail");
+}
+
+describe("event translation", () => {
+  test("text and reasoning deltas: one messageId per message, no empty chunks, UTF-8 intact", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:text")).stopReason).toBe("end_turn");
+      const text = chunks(h, sessionId, "agent_message_chunk");
+      const thoughts = chunks(h, sessionId, "agent_thought_chunk");
+      expect(text.length).toBeGreaterThan(0);
+      expect(thoughts.length).toBeGreaterThan(0);
+      expect(h.text(sessionId)).toContain("héllo wörld ✓ 日本");
+      expect(new Set(text.map((u) => u.messageId)).size).toBe(1);
+      expect(new Set(thoughts.map((u) => u.messageId)).size).toBe(1);
+      expect(text[0]!.messageId).not.toBe(thoughts[0]!.messageId);
+      for (const u of [...text, ...thoughts]) {
+        expect(u.content.type === "text" && u.content.text.length > 0).toBe(true);
+      }
+    });
+  });
+
+  test("a second prompt gets a new messageId", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "one");
+      const first = new Set(chunks(h, sessionId, "agent_message_chunk").map((u) => u.messageId));
+      await h.prompt(sessionId, "two");
+      const all = new Set(chunks(h, sessionId, "agent_message_chunk").map((u) => u.messageId));
+      expect(first.size).toBe(1);
+      expect(all.size).toBe(2);
+    });
+  });
+
+  test("tool events become tool calls that all finish before the response", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
+      const calls = h.updatesOfKind(sessionId, "tool_call");
+      expect(calls.length).toBeGreaterThanOrEqual(5);
+      const finals = new Map<string, string | null | undefined>();
+      for (const u of h.updates(sessionId)) {
+        if (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") {
+          if (u.status) finals.set(u.toolCallId, u.status);
+        }
+      }
+      for (const c of calls) expect(finals.get(c.toolCallId)).toBe("completed");
+      expect(calls.find((c) => c.kind === "execute")).toBeTruthy();
+    });
+  });
+
+  test("usage → usage_update, first prompt → session_info_update title, todos → plan", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "#scenario:usage count my tokens");
+      const usage = h.updatesOfKind(sessionId, "usage_update");
+      expect(usage.some((u) => u.size === 200000 && u.used === 12345 + 678)).toBe(true);
+      const titles = h.updatesOfKind(sessionId, "session_info_update");
+      expect(titles.at(-1)?.title).toBe("count my tokens");
+      await h.prompt(sessionId, "#scenario:todo");
+      const plans = h.updatesOfKind(sessionId, "plan");
+      expect(plans.at(-1)?.entries.map((e) => e.status)).toEqual(["completed", "in_progress", "pending"]);
+    });
+  });
+
+  test("max_tokens, refusal and max_turn_requests stop reasons", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:max-tokens")).stopReason).toBe("max_tokens");
+      expect((await h.prompt(sessionId, "#scenario:refusal")).stopReason).toBe("refusal");
+      expect((await h.prompt(sessionId, "#scenario:max-turns")).stopReason).toBe("max_turn_requests");
+    });
+  });
+
+  test("garbage from ZCode is skipped and the turn goes on", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:garbage")).stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Before the noise.");
+      expect(h.text(sessionId)).toContain("Echo:");
+    });
+  });
+});
+
+describe("ordering and recovery", () => {
+  test("seq gap: missed events are fetched with afterSeq and delivered once, in order", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:seq-gap")).stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toBe("one two three four five six seven eight");
+      const resubs = h.simFrames().filter((f) => f.method === "session/subscribe" && f.params.afterSeq !== undefined);
+      expect(resubs.length).toBeGreaterThanOrEqual(2);
+    });
+  });
+
+  test("stall: silence triggers resubscription and the turn completes", async () => {
+    await withBridge({ env: { ZCODE_ACP_STALL_MS: "200" } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const t0 = Date.now();
+      expect((await h.prompt(sessionId, "#scenario:stall")).stopReason).toBe("end_turn");
+      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(h.text(sessionId)).toBe("alpha beta gamma delta epsilon zeta");
+    });
+  });
+
+  test("after a cancel ZCode ignores, the next prompt waits for idle (session/read) and is not lost", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      // A cancelled ignore-stop turn keeps ZCode busy after the ACP turn ended.
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=20 ignore=600");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 2"), "streaming");
+      await h.cancel(sessionId);
+      expect((await first).stopReason).toBe("cancelled");
+      const r = await h.prompt(sessionId, "next one");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: next one");
+      const frames = h.simFrames();
+      const sends = frames.filter((f) => f.method === "session/send");
+      expect(sends.at(-1)?.params.content).toBe("next one");
+      const lastSend = frames.lastIndexOf(sends.at(-1)!);
+      const stop = frames.findIndex((f) => f.method === "session/stop");
+      expect(frames.slice(stop, lastSend).some((f) => f.method === "session/read")).toBe(true);
+    });
+  });
+
+  test("two prompts at once on one session run one after the other; neither is lost", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      // Two prompts at once: the second waits for the first (never overlaps).
+      const [a, b] = await Promise.all([h.prompt(sessionId, "#scenario:slow n=10"), h.prompt(sessionId, "second")]);
+      expect(a.stopReason).toBe("end_turn");
+      expect(b.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: second");
+    });
+  });
+});
+
+describe("failures", () => {
+  test("transient turn.failed is retried with a visible notice", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, "#scenario:fail-transient fails=2 hi");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("rate limited");
+      expect(h.text(sessionId)).toContain("retrying");
+      expect(h.text(sessionId)).toContain("Echo:");
+    });
+  });
+
+  test("transient failures beyond the retries become an error", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const e = await rejects(h.prompt(sessionId, "#scenario:fail-transient fails=9"));
+      expect(e.message).toContain("rate limited");
+    });
+  });
+
+  test("fatal turn.failed → ACP error with ZCode's message; the session stays usable", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const e = await rejects(h.prompt(sessionId, "#scenario:fail-fatal"));
+      expect(e.message).toContain("model exploded");
+      expect((await h.prompt(sessionId, "still there?")).stopReason).toBe("end_turn");
+    });
+  });
+
+  test("eviction (-32004) is resumed and retried silently", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, "#scenario:evict come back");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: come back");
+      expect(h.simMethods()).toContain("session/resume");
+    });
+  });
+
+  test("the CLI dies mid-turn: the prompt fails fast saying so; the next prompt restarts it and works", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const t0 = Date.now();
+      const e = await rejects(h.prompt(sessionId, "#scenario:crash"));
+      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(e.message).toMatch(/died|exited/);
+      expect(e.message).toContain("code 3");
+      expect(e.message).toContain("simulated crash");
+      const r = await h.prompt(sessionId, "after the crash");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: after the crash");
+    });
+  });
+});
