@@ -69,7 +69,7 @@ async function serve(cfg: SimConfig): Promise<void> {
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void sim.exit(0));
   const record = recorder(cfg.record);
   let onLine = (line: string) => handleLine(sim, line);
-  if (cfg.fuzzSeed !== undefined) throw new UsageError("ZCODE_SIM_FUZZ is not implemented yet");
+  if (cfg.fuzzSeed !== undefined) (await import("./fuzz.ts")).installFuzz(sim, cfg.fuzzSeed);
   if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs);
   for await (const line of readLines(Bun.stdin.stream())) {
     record(line);

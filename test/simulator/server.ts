@@ -52,8 +52,7 @@ async function call(sim: Sim, method: string, params: unknown, id: string | numb
   const isRequest = id !== undefined;
   const answer = (body: { result: unknown } | { error: { code: number; message: string; data?: unknown } }) => {
     if (!isRequest) return;
-    sim.fuzz.answer(id);
-    sim.out.frame({ id, ...body });
+    sim.out.frame({ id, ...sim.fuzz.answer(id, body) });
   };
   const handler = lookup(sim, method);
   if (!handler) {

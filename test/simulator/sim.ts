@@ -23,7 +23,10 @@ export class Sim {
   readonly runtimes = new Map<string, Runtime>();
   readonly outgoing: Outgoing;
   /** Hooks for the fuzzing mode; no-ops otherwise. */
-  fuzz: { between(s: SessionRecord): void; answer(id: unknown): void } = { between() {}, answer() {} };
+  fuzz: {
+    between(s: SessionRecord): void;
+    answer(id: unknown, body: Record<string, unknown>): Record<string, unknown>;
+  } = { between() {}, answer: (_id, body) => body };
   /** Ends the process (flushing state and stdout first); set by main. */
   exit: (code: number) => Promise<void> = async (code) => process.exit(code);
 

@@ -82,6 +82,29 @@ export class Out {
     }
   }
 
+  /** Writes raw bytes (possibly not UTF-8) as one line, after everything queued. */
+  bytes(b: Uint8Array): void {
+    if (this.gone) return;
+    this.flush();
+    const line = new Uint8Array(b.length + 1);
+    line.set(b);
+    line[b.length] = 10;
+    try {
+      if (!this.stream.write(line) && !this.draining) this.waitDrain();
+    } catch {
+      this.markGone();
+    }
+  }
+
+  private waitDrain(): void {
+    this.draining = new Promise((resolve) => {
+      this.stream.once("drain", () => {
+        this.draining = undefined;
+        resolve();
+      });
+    });
+  }
+
   flush(): void {
     this.scheduled = false;
     if (this.size === 0 || this.gone) return;
@@ -95,14 +118,7 @@ export class Out {
       this.markGone();
       return;
     }
-    if (!ok && !this.draining) {
-      this.draining = new Promise((resolve) => {
-        this.stream.once("drain", () => {
-          this.draining = undefined;
-          resolve();
-        });
-      });
-    }
+    if (!ok && !this.draining) this.waitDrain();
   }
 
   /** Resolves when the consumer has caught up (or at once when it has). */

@@ -87,6 +87,7 @@ export class SimClient {
         } catch {
           continue;
         }
+        if (!f || typeof f !== "object" || Array.isArray(f)) continue;
         if (autoPrefs && f.method === "session/requestRuntimePreferences" && f.id !== undefined) {
           this.send({ id: f.id, result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false } });
         }
@@ -114,7 +115,15 @@ export class SimClient {
   }
 
   /** Resolves with the first frame (from index `from`, default 0) matching `pred`. */
-  waitFor(pred: (f: Frame) => boolean, timeoutMs = 5000, from = 0): Promise<Frame> {
+  waitFor(predicate: (f: Frame) => boolean, timeoutMs = 5000, from = 0): Promise<Frame> {
+    // Fuzzed frames have any shape: a predicate that trips over one just does not match.
+    const pred = (f: Frame) => {
+      try {
+        return predicate(f);
+      } catch {
+        return false;
+      }
+    };
     for (let i = from; i < this.frames.length; i++) if (pred(this.frames[i]!)) return Promise.resolve(this.frames[i]!);
     return new Promise((resolve, reject) => {
       const w = { pred, resolve, from };
@@ -147,7 +156,7 @@ export class SimClient {
   }
 
   events(sessionId?: string): Frame[] {
-    return this.frames.filter((f) => f.method === "session/event" && (!sessionId || f.params.sessionId === sessionId)).map((f) => f.params);
+    return this.frames.filter((f) => f.method === "session/event" && f.params && (!sessionId || f.params.sessionId === sessionId)).map((f) => f.params);
   }
 
   waitEvent(sessionId: string, type: string, timeoutMs = 5000, from = 0): Promise<Frame> {
