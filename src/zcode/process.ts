@@ -27,8 +27,9 @@ export interface SpawnedChild {
 }
 
 const WATCHDOG_SCRIPT =
-  // $1 = process group id of the ZCode child; $2 = grace seconds.
-  `trap '' INT HUP TERM; read -r _; kill -TERM -- "-$1" 2>/dev/null; sleep "$2"; kill -KILL -- "-$1" 2>/dev/null; exit 0`;
+  // $1 = process group id of the ZCode child; $2 = grace seconds. No `--`
+  // before the negative pid: dash rejects it.
+  `trap '' INT HUP TERM; read -r _; kill -TERM "-$1" 2>/dev/null; sleep "$2"; kill -KILL "-$1" 2>/dev/null; exit 0`;
 
 export function cleanEnv(env: Env): Record<string, string> {
   const out: Record<string, string> = {};

@@ -323,12 +323,14 @@ function nodeTooOld(entry: string, tried: string[]): ZCodeUnsupportedError {
 const versionCache = new Map<string, Promise<string>>();
 
 /**
- * `<command> --version`, once per launch (cached by the command line).
+ * `<command> --version`, once per launch (cached by command line and environment).
  * Resolves to the bare version (e.g. "0.15.3"); rejects with a ZCodeError when
  * the CLI does not run or prints no version.
  */
 export function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 15_000): Promise<string> {
-  const key = JSON.stringify(launch.command);
+  // The environment is part of the key: it can change what runs (PATH, or a
+  // simulator personality in tests).
+  const key = JSON.stringify([launch.command, env]);
   let p = versionCache.get(key);
   if (!p) {
     p = runVersion(launch, env, timeoutMs);
