@@ -37,7 +37,8 @@
  * default, text, bash, read, edit, write, grep, glob, webfetch, task, todo,
  * tools, batch, permission, plan, question, question-multi, fail-transient
  * (fails=N), fail-fatal, slow (n=), ignore-stop (n=, ignore=ms), seq-gap, stall,
- * garbage, unknown-request, crash, evict, huge-line (bytes=), flood (n=, size=),
+ * garbage, unknown-request, crash, evict, huge-line (bytes=), flood (n=, size=,
+ * ts=1: deltas start `<index>@<µs epoch>:`, rate=: deltas per second),
  * flood-tools (n=, tail=), max-tokens, refusal, max-turns, usage, hang-request
  * (next=1: the following send hangs instead of this one).
  * See /tmp/prompts/simulator-contract.md semantics; modules: wire.ts (framing),

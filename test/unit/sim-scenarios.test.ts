@@ -371,6 +371,19 @@ describe("wire faults", () => {
     expect(d.every((e) => new TextEncoder().encode(e.payload.delta).length >= 64)).toBe(true);
   });
 
+  test("flood ts=1 rate=: tagged with index@µs and paced", async () => {
+    const t0 = Date.now();
+    const { ev } = await run("#scenario:flood n=50 size=64 ts=1 rate=500");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(80);
+    const d = ev.filter((e) => e.payload.kind === "text_delta").map((e) => e.payload.delta as string);
+    expect(d).toHaveLength(50);
+    d.forEach((x, i) => {
+      const m = /^(\d+)@(\d+):/.exec(x)!;
+      expect(Number(m[1])).toBe(i);
+      expect(Math.abs(Number(m[2]) / 1000 - Date.now())).toBeLessThan(10_000);
+    });
+  });
+
   test("flood-tools: n progress events with growing cumulative tails", async () => {
     const { ev } = await run("#scenario:flood-tools n=300");
     const p = tools(ev).filter((x) => x.kind === "progress");

@@ -83,20 +83,22 @@ export async function hugeLine(t: Turn): Promise<void> {
   await defaultReply(t);
 }
 
+/**
+ * `n` deltas of `size` bytes as fast as the reader takes them. `ts=1` starts
+ * each delta with `<index>@<µs since the epoch>:` (latency measurement);
+ * `rate=` paces to that many deltas per second.
+ */
 export async function flood(t: Turn): Promise<void> {
   const n = t.num("n", 1000);
   const size = t.num("size", 64);
-  const base = "lorem ipsum dolor sit amet héllo ✓ ".repeat(Math.ceil(size / 30) + 1);
-  // Benchmarks (scripts/bench/throughput.ts): `ts=1` puts the send time in
-  // µs in each delta (`<i>@<µs>:`) for latency; `rate=R` paces R events/s.
   const ts = t.params.ts === "1";
   const rate = t.num("rate", 0);
-  const start = performance.now();
+  const base = "lorem ipsum dolor sit amet héllo ✓ ".repeat(Math.ceil(size / 30) + 1);
+  const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     if (rate > 0) {
-      const due = start + (i * 1000) / rate;
-      const now = performance.now();
-      if (due > now + 0.5) await t.sleep(due - now);
+      const ahead = t0 + (i * 1000) / rate - performance.now();
+      if (ahead >= 1) await t.sleep(ahead);
     }
     const tag = ts ? `${i}@${Math.round((performance.timeOrigin + performance.now()) * 1000)}:` : `${i}:`;
     await t.say(tag + base.slice(0, Math.max(0, size - tag.length)));
