@@ -234,14 +234,31 @@ class AcpAgent {
 
   /** available_commands_update goes out after the response (editors drop updates for unknown sessions). */
   private announceCommands(sessionId: string): void {
+    this.watchCapabilities();
     setTimeout(() => {
       const s = this.core.registry.get(sessionId);
-      if (!s) return;
-      this.core.emit(s, {
-        sessionUpdate: "available_commands_update",
-        availableCommands: availableCommands(this.api.capabilities()),
-      });
+      if (s) this.sendCommands(s);
     }, 0);
+  }
+
+  private sendCommands(s: SessionState): void {
+    this.core.emit(s, {
+      sessionUpdate: "available_commands_update",
+      availableCommands: availableCommands(this.api.capabilities()),
+    });
+  }
+
+  private readonly watchedCaps = new WeakSet<object>();
+
+  /** A method that answers -32601 leaves the menu: every open session gets the new list. */
+  private watchCapabilities(): void {
+    const caps = this.api.capabilities();
+    if (!caps || this.watchedCaps.has(caps)) return;
+    this.watchedCaps.add(caps);
+    caps.onChange(() => {
+      if (this.api.capabilities() !== caps) return;
+      for (const s of this.core.registry.all()) this.sendCommands(s);
+    });
   }
 
   private async newSession(p: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
