@@ -14,7 +14,7 @@ export interface ToolView {
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Every update for this tool, in order. */
-  history: Array<acp.SessionUpdate & { toolCallId: string }>;
+  history: Array<{ sessionUpdate: string; toolCallId: string; [k: string]: any }>;
 }
 
 export function toolViews(h: Harness, sessionId: string): Map<string, ToolView> {
