@@ -128,8 +128,47 @@ function isEmptyChunk(u: SessionUpdate): boolean {
   return c !== undefined && c.content.text.length === 0;
 }
 
-/** Appends `next` to `tail` (not yet on the wire) when both are text chunks of the same message. */
+/** Folds `next` into `tail` (not yet on the wire) when the editor would end up seeing the same thing. */
 function mergeInto(tail: Item, next: SessionUpdate): boolean {
+  return mergeText(tail, next) || mergeToolUpdate(tail, next);
+}
+
+type ToolUpdate = Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>;
+type TerminalOutput = { terminal_id: string; data: string };
+
+/** The terminal_output of an update whose _meta holds nothing else (undefined: no _meta; null: other keys). */
+function terminalOutputOf(u: ToolUpdate): TerminalOutput | undefined | null {
+  const meta = u._meta;
+  if (!meta) return undefined;
+  const keys = Object.keys(meta);
+  if (keys.length !== 1 || keys[0] !== "terminal_output") return null;
+  const t = meta.terminal_output as Partial<TerminalOutput> | undefined;
+  return t && typeof t.data === "string" && typeof t.terminal_id === "string" ? (t as TerminalOutput) : null;
+}
+
+/**
+ * Two updates of one tool call: later fields win (a tool_call_update's
+ * content replaces the whole list anyway) and terminal output data is
+ * appended. terminal_info/terminal_exit updates are never merged: Zed wants
+ * them on their own.
+ */
+function mergeToolUpdate(tail: Item, next: SessionUpdate): boolean {
+  const a = tail.update;
+  if (a.sessionUpdate !== "tool_call_update" || next.sessionUpdate !== "tool_call_update") return false;
+  if (a.toolCallId !== next.toolCallId) return false;
+  const ta = terminalOutputOf(a);
+  const tb = terminalOutputOf(next);
+  if (ta === null || tb === null) return false;
+  if (ta && tb && ta.terminal_id !== tb.terminal_id) return false;
+  const merged: ToolUpdate = { ...a, ...next };
+  const out = ta && tb ? { terminal_id: ta.terminal_id, data: ta.data + tb.data } : (tb ?? ta);
+  if (out) merged._meta = { terminal_output: out };
+  else delete merged._meta;
+  tail.update = merged;
+  return true;
+}
+
+function mergeText(tail: Item, next: SessionUpdate): boolean {
   const a = asTextChunk(tail.update);
   const b = asTextChunk(next);
   if (!a || !b || a.sessionUpdate !== b.sessionUpdate) return false;
