@@ -320,7 +320,8 @@ function searchTitle(verb: string, input: Input, cwd: string): string {
   const pattern = str(input, "pattern", "query") ?? "";
   const path = str(input, "path");
   const glob = str(input, "glob", "include");
-  let t = `${verb} ${JSON.stringify(pattern)}`;
+  // Quoted as typed: JSON escaping would double every backslash of a regex.
+  let t = `${verb} "${pattern}"`;
   if (path) t += ` in ${displayPath(path, cwd)}`;
   if (glob) t += ` (${glob})`;
   return oneLine(t);
@@ -460,7 +461,7 @@ const webSearch: ToolSpec = {
   kind: "fetch",
   title: (i) => {
     const q = str(i, "query");
-    return q ? oneLine(`Search the web for ${JSON.stringify(q)}`) : "Search the web";
+    return q ? oneLine(`Search the web for "${q}"`) : "Search the web";
   },
   result: (_i, output) => outputText(output),
 };

@@ -46,7 +46,7 @@ describe("tool calls end to end", () => {
       expect(write.kind).toBe("edit");
       expect(write.content?.[0]).toMatchObject({ type: "diff", path: join(ws, "src/farewell.ts"), oldText: null });
 
-      const grep = byTitle(views, 'grep "greet\\\\("');
+      const grep = byTitle(views, 'grep "greet\\("');
       expect(grep.kind).toBe("search");
       expect(contentText(grep)).toBe("Found 2 files\n- src/greet.ts\n- src/index.ts");
 

@@ -43,6 +43,7 @@ describe("presentTool: title, kind, locations per tool", () => {
     ["Write", { file_path: `${CWD}/src/new.ts`, content: "x" }, "Write src/new.ts", "edit"],
     ["Grep", { pattern: "TODO", path: `${CWD}/src` }, 'grep "TODO" in src', "search"],
     ["Grep", { pattern: "x", glob: "*.ts" }, 'grep "x" (*.ts)', "search"],
+    ["Grep", { pattern: "greet\\(" }, 'grep "greet\\("', "search"],
     ["Glob", { pattern: "**/*.ts", path: "lib" }, 'Find "**/*.ts" in lib', "search"],
     ["LS", { path: CWD }, "List .", "search"],
     ["WebFetch", { url: "https://example.com" }, "Fetch https://example.com", "fetch"],
