@@ -287,6 +287,21 @@ describe("ToolCallTracker: Zed terminal extension", () => {
     expect(u[2]).toMatchObject({ status: "failed", content: [{ type: "terminal", terminalId: "c" }, { content: { text: "Permission denied" } }] });
   });
 
+  test("a bounded tail that slides on every event still yields the exact stream, once", () => {
+    const t = tracker(true);
+    const all: SessionUpdate[] = [];
+    let stream = "";
+    for (let i = 0; i < 2000; i++) {
+      stream += `line ${i} of build output\n`;
+      const tail = stream.slice(-512);
+      all.push(...t.onToolUpdated(tu({ kind: "progress", toolCallId: "f", toolName: "Bash", stdoutTail: tail })));
+    }
+    all.push(...t.onToolUpdated(tu({ kind: "result", toolCallId: "f", toolName: "Bash", output: "", result: { stdout: stream.slice(-512), stderr: "", exitCode: 0 } })));
+    const data = all.map((u) => (U(u)._meta?.terminal_output?.data as string | undefined) ?? "").join("");
+    expect(data).toBe(stream);
+    expectValid(all.slice(0, 5));
+  });
+
   test("only command tools use the terminal", () => {
     const t = tracker(true);
     const u = run(t, [() => t.onModelToolCall(mtc({ toolCallId: "r", toolName: "Read", input: { file_path: "a" } }))]);
