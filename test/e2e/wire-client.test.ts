@@ -50,6 +50,11 @@ function sim(env: Record<string, string> = {}) {
   return c;
 }
 
+/** For `.then(unexpected, (e) => e)`: a promise that should have failed. */
+function unexpected(v: unknown): any {
+  throw new Error(`expected a failure, got ${JSON.stringify(v)}`);
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -103,7 +108,7 @@ describe("requests and responses", () => {
 
   test("error answers become ZCodeError with the CLI's code, message and method", async () => {
     const c = fake();
-    const err = await c.request("fail", {}).catch((e: any) => e);
+    const err = await c.request("fail", {}).then(unexpected, (e: any) => e);
     expect(err).toBeInstanceOf(ZCodeError);
     expect(err.code).toBe(1308);
     expect(err.message).toBe("prompt is running");
@@ -115,7 +120,7 @@ describe("requests and responses", () => {
     const info = await c.start();
     let changed = 0;
     info.capabilities.onChange(() => changed++);
-    const err = await c.request("unknown", {}).catch((e: any) => e);
+    const err = await c.request("unknown", {}).then(unexpected, (e: any) => e);
     expect(err.code).toBe(-32601);
     expect(info.capabilities.supports("unknown")).toBe(false);
     expect(changed).toBe(1);
@@ -126,7 +131,7 @@ describe("requests and responses", () => {
     expect(await c.request("echo", { session: { sessionId: "s" } }, { schema: ReadResultSchema })).toEqual({
       session: { sessionId: "s" },
     });
-    const err = await c.request("echo", { session: { title: 3 } }, { schema: ReadResultSchema }).catch((e: any) => e);
+    const err = await c.request("echo", { session: { title: 3 } }, { schema: ReadResultSchema }).then(unexpected, (e: any) => e);
     expect(err).toBeInstanceOf(ZCodeError);
     expect(err.message).toContain("unexpected shape");
   });
@@ -134,7 +139,7 @@ describe("requests and responses", () => {
   test("timeouts reject with ZCodeTimeoutError; a late answer is ignored", async () => {
     const c = fake();
     const t0 = Date.now();
-    const err = await c.request("slow", { ms: 300 }, { timeoutMs: 80 }).catch((e: any) => e);
+    const err = await c.request("slow", { ms: 300 }, { timeoutMs: 80 }).then(unexpected, (e: any) => e);
     expect(err).toBeInstanceOf(ZCodeTimeoutError);
     expect(err.method).toBe("slow");
     expect(Date.now() - t0).toBeLessThan(280);
@@ -243,9 +248,9 @@ describe("child death and restart", () => {
     const exits: ChildExit[] = [];
     c.onExit((e) => exits.push(e));
     const first = await c.start();
-    const hanging = c.request("never", {}, { timeoutMs: 20_000 }).catch((e: any) => e);
+    const hanging = c.request("never", {}, { timeoutMs: 20_000 }).then(unexpected, (e: any) => e);
     const t0 = Date.now();
-    const crash = await c.request("crash", { code: 3 }).catch((e: any) => e);
+    const crash = await c.request("crash", { code: 3 }).then(unexpected, (e: any) => e);
     const hung = await hanging;
     expect(Date.now() - t0).toBeLessThan(2000);
     for (const err of [crash, hung]) {
@@ -269,7 +274,7 @@ describe("child death and restart", () => {
   test("a child killed by a signal names the signal", async () => {
     const c = fake();
     const info = await c.start();
-    const pending = c.request("never", {}).catch((e: any) => e);
+    const pending = c.request("never", {}).then(unexpected, (e: any) => e);
     process.kill(info.pid, "SIGKILL");
     const err = await pending;
     expect(err).toBeInstanceOf(ZCodeExitedError);
@@ -282,7 +287,7 @@ describe("close", () => {
   test("leaves no process behind and fails what was pending", async () => {
     const c = fake();
     const info = await c.start();
-    const pending = c.request("never", {}).catch((e: any) => e);
+    const pending = c.request("never", {}).then(unexpected, (e: any) => e);
     await c.close();
     expect(alive(info.pid)).toBe(false);
     expect(await pending).toBeInstanceOf(ZCodeExitedError);
@@ -396,7 +401,7 @@ describe("against the ZCode simulator", () => {
     );
     await api.subscribe({ sessionId: session.sessionId });
     await api.send({ sessionId: session.sessionId, content: "#scenario:unknown-request" });
-    const busy = await api.send({ sessionId: session.sessionId, content: "again" }).catch((e: any) => e);
+    const busy = await api.send({ sessionId: session.sessionId, content: "again" }).then(unexpected, (e: any) => e);
     expect(busy).toBeInstanceOf(ZCodeError);
     expect(busy.code).toBe(1308);
     await done;
@@ -425,7 +430,7 @@ describe("against the ZCode simulator", () => {
 
   test("a CLI older than 0.14.8 is refused with a clear error, and its version is recorded", async () => {
     const c = sim({ ZCODE_SIM_VERSION: "0.14.7" });
-    const err = await c.start().catch((e: any) => e);
+    const err = await c.start().then(unexpected, (e: any) => e);
     expect(err).toBeInstanceOf(ZCodeUnsupportedError);
     expect(err.message).toContain("0.14.7");
     expect(err.message).toContain("0.14.8");
@@ -440,7 +445,7 @@ describe("against the ZCode simulator", () => {
     const caps = api.capabilities()!;
     expect(caps.supports("session/steer")).toBe(false);
     expect(caps.supports("session/fork")).toBe(true);
-    const err = await api.steer({ sessionId: session.sessionId, content: "x" }).catch((e: any) => e);
+    const err = await api.steer({ sessionId: session.sessionId, content: "x" }).then(unexpected, (e: any) => e);
     expect(err.code).toBe(-32601);
   });
 });
