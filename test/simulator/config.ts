@@ -11,6 +11,7 @@ export interface SimConfig {
   stopIgnoreMs: number;
   replay?: string;
   replayWaitMs: number;
+  replayMaxGapMs: number;
   defaultScenario: string;
   /** Seed of the fuzzing mode; undefined = off. */
   fuzzSeed?: number;
@@ -55,6 +56,7 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     stopIgnoreMs: num(env.ZCODE_SIM_STOP_IGNORE_MS, 3000, "ZCODE_SIM_STOP_IGNORE_MS"),
     defaultScenario: env.ZCODE_SIM_SCENARIO || "default",
     replayWaitMs: num(env.ZCODE_SIM_REPLAY_WAIT_MS, 10_000, "ZCODE_SIM_REPLAY_WAIT_MS"),
+    replayMaxGapMs: num(env.ZCODE_SIM_REPLAY_MAX_GAP_MS, 50, "ZCODE_SIM_REPLAY_MAX_GAP_MS"),
   };
   if (env.ZCODE_SIM_RECORD) cfg.record = env.ZCODE_SIM_RECORD;
   if (env.ZCODE_SIM_REPLAY) cfg.replay = env.ZCODE_SIM_REPLAY;

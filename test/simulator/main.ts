@@ -29,6 +29,8 @@
  *   by method in order, response ids rewritten to the ids actually used).
  * - ZCODE_SIM_REPLAY_WAIT_MS: how long replay waits for an expected bridge
  *   frame before skipping it (10000).
+ * - ZCODE_SIM_REPLAY_MAX_GAP_MS: replay keeps the traced time between frames,
+ *   capped at this (50; 0 = as fast as possible).
  * - ZCODE_SIM_FUZZ=<seed>: interleave random-but-bounded junk frames (bad
  *   JSON, wrong types, unknown events/methods, stray and duplicate responses)
  *   with the normal answers and events; every turn still completes.
@@ -41,9 +43,17 @@
  * ts=1: deltas start `<index>@<µs epoch>:`, rate=: deltas per second),
  * flood-tools (n=, tail=), max-tokens, refusal, max-turns, usage, hang-request
  * (next=1: the following send hangs instead of this one).
- * See /tmp/prompts/simulator-contract.md semantics; modules: wire.ts (framing),
- * server.ts (dispatch), methods.ts, store.ts, runner.ts/turn.ts (turns),
- * scenarios/, interactions.ts (outgoing requests), replay.ts, fuzz.ts.
+ * Every turn: turn.started first, turn.completed/turn.failed last, then
+ * session.updated with usage; seq increases per session; events are stored
+ * (session/subscribe afterSeq returns them) and pushed only to subscribed
+ * sessions. Busy sends answer 1308; the first session/create waits for the
+ * answer to session/requestRuntimePreferences; frames carrying `jsonrpc` are
+ * rejected (-32600 when they have an id).
+ *
+ * Modules: wire.ts (framing, stdout), server.ts (dispatch), methods.ts (every
+ * method), store.ts (persistence), runner.ts + turn.ts (turns), scenarios/
+ * (registry in scenarios/index.ts), interactions.ts (requests to the bridge,
+ * re-sent), personality.ts, replay.ts, fuzz.ts. Tests: test/unit/sim-*.test.ts.
  */
 import { loadConfig, parseArgs, type SimConfig, UsageError } from "./config.ts";
 import { personality } from "./personality.ts";
@@ -71,7 +81,7 @@ async function serve(cfg: SimConfig): Promise<void> {
   const record = recorder(cfg.record);
   let onLine = (line: string) => handleLine(sim, line);
   if (cfg.fuzzSeed !== undefined) (await import("./fuzz.ts")).installFuzz(sim, cfg.fuzzSeed);
-  if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs);
+  if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs);
   for await (const line of readLines(Bun.stdin.stream())) {
     record(line);
     onLine(line);

@@ -16,6 +16,9 @@ type Frame = Record<string, unknown>;
 
 interface SendStep {
   kind: "send";
+  t: number;
+  /** Already paused for the traced gap before this frame. */
+  paced?: boolean;
   frame?: Frame;
   raw?: string;
   /** For a response: the request step whose actual id replaces the traced one. */
@@ -24,6 +27,7 @@ interface SendStep {
 
 interface ExpectStep {
   kind: "expect";
+  t: number;
   what: "request" | "notification" | "response";
   method?: string;
   tracedId?: unknown;
@@ -54,31 +58,32 @@ export function parseTrace(text: string): ReplayScript {
     } catch {
       throw new Error(`replay trace line ${n + 1} is not JSON`);
     }
+    const t = typeof e.t === "number" ? e.t : 0;
     if (e.dir === "zcode->bridge") {
       if (!isObj(e.msg)) {
-        steps.push({ kind: "send", raw: typeof e.raw === "string" ? e.raw : JSON.stringify(e.msg) });
+        steps.push({ kind: "send", t, raw: typeof e.raw === "string" ? e.raw : JSON.stringify(e.msg) });
         continue;
       }
       const f = e.msg;
-      const step: SendStep = { kind: "send", frame: f };
+      const step: SendStep = { kind: "send", t, frame: f };
       if (f.id !== undefined && f.method === undefined) step.answers = lastRequestById.get(JSON.stringify(f.id));
       steps.push(step);
     } else if (e.dir === "bridge->zcode" && isObj(e.msg)) {
       const f = e.msg;
       const hasId = f.id !== undefined && f.id !== null;
       if (typeof f.method === "string") {
-        const step: ExpectStep = { kind: "expect", what: hasId ? "request" : "notification", method: f.method, tracedId: f.id, met: false, skipped: false };
+        const step: ExpectStep = { kind: "expect", t, what: hasId ? "request" : "notification", method: f.method, tracedId: f.id, met: false, skipped: false };
         if (hasId) lastRequestById.set(JSON.stringify(f.id), step);
         steps.push(step);
       } else if (hasId) {
-        steps.push({ kind: "expect", what: "response", tracedId: f.id, met: false, skipped: false });
+        steps.push({ kind: "expect", t, what: "response", tracedId: f.id, met: false, skipped: false });
       }
     }
   }
   return { steps };
 }
 
-export function startReplay(sim: Sim, path: string, waitMs = 10_000): (line: string) => void {
+export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 50): (line: string) => void {
   const { steps } = parseTrace(readFileSync(path, "utf8"));
   log(`replaying ${steps.filter((s) => s.kind === "send").length} frames from ${path}`);
   let cursor = 0;
@@ -99,6 +104,15 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000): (line: str
           }, waitMs);
           return;
         }
+      } else if (!step.paced && cursor > 0) {
+        // Keep the traced spacing (capped): frames that came apart stay apart.
+        step.paced = true;
+        const gap = Math.min(maxGapMs, step.t - steps[cursor - 1]!.t);
+        if (gap >= 1) {
+          timer = setTimeout(advance, gap);
+          return;
+        }
+        continue;
       } else if (step.raw !== undefined) sim.out.raw(step.raw);
       else if (step.frame) {
         if (step.answers) {
