@@ -71,15 +71,21 @@ export class Turn implements EventConsumer {
     return this.phase !== "ended";
   }
 
-  async run(): Promise<PromptResponse> {
+  /**
+   * Starts the turn and resolves with its answer. The answer does not wait
+   * for a hung request: cancel or the child's death settle it regardless.
+   */
+  run(): Promise<PromptResponse> {
     this.s.turn = this;
-    try {
-      await this.prepare();
-      if (!this.cancelled) await this.send();
-      if (this.cancelled && !this.sendIssued) await this.finish("cancelled");
-    } catch (err) {
-      await this.fail(err);
-    }
+    void (async () => {
+      try {
+        await this.prepare();
+        if (!this.cancelled) await this.send();
+      } catch (err) {
+        if (this.cancelled && !this.sendIssued) return;
+        await this.fail(err);
+      }
+    })();
     return this.done;
   }
 
@@ -97,7 +103,11 @@ export class Turn implements EventConsumer {
     this.cancelled = true;
     this.s.dropStale = true;
     this.core.opts.cancelInteractions?.(this.s.id);
-    if (!this.sendIssued) return; // run() notices before sending
+    if (!this.sendIssued) {
+      // Nothing reached ZCode yet (still waiting for idle or subscribing): done.
+      void this.finish("cancelled");
+      return;
+    }
     try {
       this.core.api.stop(this.s.id);
     } catch (err) {

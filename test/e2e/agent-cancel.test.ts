@@ -61,6 +61,18 @@ describe("cancel", () => {
     });
   });
 
+  test("a send ZCode never answers: cancel still answers within a second", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const p = h.prompt(sessionId, "#scenario:hang-request");
+      await Bun.sleep(200);
+      const t0 = Date.now();
+      await h.cancel(sessionId);
+      expect((await p).stopReason).toBe("cancelled");
+      expect(Date.now() - t0).toBeLessThan(1000);
+    });
+  });
+
   test("$/cancel_request on the prompt ends the turn the same way", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();

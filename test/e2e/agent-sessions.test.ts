@@ -117,6 +117,22 @@ describe("sessions", () => {
     });
   });
 
+  test("a CLI too old (0.14.7): session/new fails naming the version found and the one needed", async () => {
+    await withBridge({ simVersion: "0.14.7" }, async (h) => {
+      const e = await expectError(h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers: [] }), -32603);
+      expect(e.message).toContain("0.14.7");
+      expect(e.message).toContain("0.14.8");
+    });
+  });
+
+  test("ZCODE_BIN pointing nowhere: a readable error naming ZCODE_BIN and doctor", async () => {
+    await withBridge({ env: { ZCODE_BIN: "/nonexistent/zcode" } }, async (h) => {
+      const e = await expectError(h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers: [] }), -32603);
+      expect(e.message).toContain("ZCODE_BIN");
+      expect(e.message).toContain("zcode-acp-server doctor");
+    });
+  });
+
   test("default mode comes from ZCODE_ACP_MODE", async () => {
     await withBridge({ env: { ZCODE_ACP_MODE: "plan" }, record: true }, async (h) => {
       const r = await h.newSession();
