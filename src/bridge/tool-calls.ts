@@ -34,6 +34,11 @@ export interface ToolCallView {
 export const OUTPUT_GAP_MARKER = "[… output skipped …]\n";
 /** Overlap needed before a moved tail counts as a continuation of the last one. */
 const MIN_OVERLAP = 32;
+/**
+ * Finished tools remembered so late or repeated events (a batch) about them
+ * are ignored. A tracker lives as long as its session, so this bounds it.
+ */
+const FINISHED_KEPT = 512;
 /** Live (fenced) output kept per stream; the final result replaces it anyway. */
 const LIVE_MAX = 64 * 1024;
 
@@ -145,6 +150,8 @@ export class ToolCallTracker {
   private readonly cwd: string;
   private readonly terminalOutput: boolean;
   private readonly tools = new Map<string, ToolState>();
+  /** Finished tools in finishing order; the oldest are forgotten past FINISHED_KEPT. */
+  private readonly finishedOrder: string[] = [];
 
   constructor(opts: { cwd: string; terminalOutput: boolean }) {
     this.cwd = opts.cwd;
@@ -166,8 +173,11 @@ export class ToolCallTracker {
       case "scheduled":
         // inputOmitted: the input is the one model.streaming already gave.
         return this.learn(id, p.toolName, p.inputOmitted === true ? undefined : p.input);
-      case "started":
-        return this.onStarted(id, p.toolName);
+      case "started": {
+        // Some CLI builds repeat (or first give) the input here.
+        const learned = p.input !== undefined ? this.learn(id, p.toolName, p.input) : [];
+        return [...learned, ...this.onStarted(id, p.toolName)];
+      }
       case "progress":
         return this.onProgress(id, p.toolName, p.stdoutTail ?? "", p.stderrTail ?? "");
       case "result":
@@ -220,9 +230,13 @@ export class ToolCallTracker {
     return out;
   }
 
-  /** Forgets finished tools (call at the end of a turn, after failOpen). */
+  /**
+   * Forgets finished tools (optional: the tracker bounds itself; useful when a
+   * session is reset). Tools still open are kept.
+   */
   clear(): void {
-    for (const [id, s] of this.tools) if (s.finished || !s.announced) this.tools.delete(id);
+    for (const [id, s] of this.tools) if (s.finished) this.tools.delete(id);
+    this.finishedOrder.length = 0;
   }
 
   // ---- internals -------------------------------------------------------
@@ -376,7 +390,6 @@ export class ToolCallTracker {
         _meta: { terminal_exit: { terminal_id: id, exit_code: typeof code === "number" ? code : null, signal: null } },
       });
     }
-    s.finished = true;
     s.status = "completed";
     const u: SessionUpdate = {
       sessionUpdate: "tool_call_update",
@@ -391,7 +404,22 @@ export class ToolCallTracker {
     const locations = resultLocations(s.name, s.input, result, this.cwd);
     if (locations.length > 0 && !sameJson(locations, s.view.locations)) u.locations = locations;
     out.push(u);
+    this.finish(s);
     return out;
+  }
+
+  /** Marks a tool final and drops what only a running tool needs (input, output buffers). */
+  private finish(s: ToolState): void {
+    s.finished = true;
+    s.input = {};
+    s.out = { tail: "", shown: "" };
+    s.err = { tail: "", shown: "" };
+    s.view = { ...s.view, content: [] };
+    this.finishedOrder.push(s.id);
+    while (this.finishedOrder.length > FINISHED_KEPT) {
+      const old = this.finishedOrder.shift()!;
+      if (this.tools.get(old)?.finished) this.tools.delete(old);
+    }
   }
 
   private onError(id: string, name: string | undefined, message: string, raw: unknown): SessionUpdate[] {
@@ -404,7 +432,6 @@ export class ToolCallTracker {
 
   private fail(s: ToolState, message: string, raw: unknown): SessionUpdate[] {
     const out: SessionUpdate[] = [];
-    s.finished = true;
     s.status = "failed";
     let content: ToolCallContent[];
     if (s.terminal) {
@@ -425,6 +452,7 @@ export class ToolCallTracker {
       content,
       rawOutput: raw ?? { message },
     });
+    this.finish(s);
     return out;
   }
 

@@ -211,6 +211,30 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
     expect(t.get("a")).toBeUndefined();
   });
 
+  test("input first seen on started improves the announcement", () => {
+    const t = tracker();
+    const u = run(t, [
+      () => t.onToolUpdated(tu({ kind: "scheduled", toolCallId: "s", toolName: "Bash", inputOmitted: true })),
+      () => t.onToolUpdated(tu({ kind: "started", toolCallId: "s", toolName: "Bash", input: { command: "make" } })),
+    ]);
+    expect(u.map((x) => [x.sessionUpdate, x.title ?? x.status])).toEqual([
+      ["tool_call", "Run command"],
+      ["tool_call_update", "make"],
+      ["tool_call_update", "in_progress"],
+    ]);
+  });
+
+  test("a long session stays bounded: old finished tools are forgotten, recent ones still ignore repeats", () => {
+    const t = tracker();
+    for (let i = 0; i < 600; i++) {
+      t.onToolUpdated(tu({ kind: "scheduled", toolCallId: `t${i}`, toolName: "Bash", input: { command: "x".repeat(1000) } }));
+      t.onToolUpdated(tu({ kind: "result", toolCallId: `t${i}`, toolName: "Bash", output: "o", result: { stdout: "o", stderr: "", exitCode: 0 } }));
+    }
+    expect(t.get("t0")).toBeUndefined();
+    expect(t.get("t599")).toMatchObject({ status: "completed", rawInput: {} });
+    expect(t.onToolUpdated(tu({ kind: "batch", items: [{ toolCallId: "t599", toolName: "Bash", kind: "result" }] }))).toEqual([]);
+  });
+
   test("ensureAnnounced and get for a permission request", () => {
     const t = tracker();
     const first = run(t, [() => t.ensureAnnounced("p", { toolName: "Bash", input: { command: "rm -rf build" } })]);
