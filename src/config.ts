@@ -23,6 +23,8 @@ export interface BridgeConfig {
    * afterSeq to fetch missed events (default 2000; tests shorten it).
    */
   stallMs?: number;
+  /** How long a prompt waits for a busy ZCode session (1308) to become idle (default 30000). */
+  busyWaitMs?: number;
   /** Environment the child is started with (defaults to process.env). */
   env: Record<string, string | undefined>;
 }

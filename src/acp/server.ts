@@ -53,7 +53,11 @@ class AcpAgent {
       if (this.client) await this.client.notify(acp.methods.client.session.update, n);
     });
     this.core = new BridgeCore(this.api, this.sink, {
-      timings: { ...DEFAULT_TIMINGS, ...(config.stallMs ? { stallMs: config.stallMs } : {}) },
+      timings: {
+        ...DEFAULT_TIMINGS,
+        ...(config.stallMs ? { stallMs: config.stallMs } : {}),
+        ...(config.busyWaitMs ? { busyWaitMs: config.busyWaitMs } : {}),
+      },
       mode: config.mode,
       terminalOutput: () => this.clientCaps._meta?.["terminal_output"] === true,
       cancelInteractions: (sessionId) => this.router.cancelSession(sessionId),

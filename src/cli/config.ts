@@ -52,8 +52,15 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (mode) config.mode = mode.value;
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
-  // Hidden, for tests: silence (ms) in a running turn before resubscribing.
-  const stall = env.ZCODE_ACP_STALL_MS;
-  if (stall && /^\d+$/.test(stall) && Number(stall) > 0) config.stallMs = Number(stall);
+  // Hidden, for tests: silence (ms) in a running turn before resubscribing,
+  // and how long a prompt waits for a busy ZCode session (1308).
+  const ms = (name: string) => {
+    const raw = env[name];
+    return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
+  };
+  const stallMs = ms("ZCODE_ACP_STALL_MS");
+  if (stallMs) config.stallMs = stallMs;
+  const busyWaitMs = ms("ZCODE_ACP_BUSY_WAIT_MS");
+  if (busyWaitMs) config.busyWaitMs = busyWaitMs;
   return config;
 }

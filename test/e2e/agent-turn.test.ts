@@ -139,6 +139,39 @@ describe("ordering and recovery", () => {
     });
   });
 
+  test("1308: ZCode still busy after the idle wait; the send is retried once it is idle, not lost", async () => {
+    await withBridge(
+      { env: { ZCODE_SIM_STOP_IGNORE_MS: "1300", ZCODE_ACP_BUSY_WAIT_MS: "700" }, record: true },
+      async (h) => {
+        const { sessionId } = await h.newSession();
+        const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
+        await h.waitFor(() => h.text(sessionId).includes("chunk 1 "), "streaming");
+        await h.cancel(sessionId);
+        expect((await first).stopReason).toBe("cancelled");
+        const r = await h.prompt(sessionId, "after busy");
+        expect(r.stopReason).toBe("end_turn");
+        expect(h.text(sessionId)).toContain("Echo: after busy");
+        const sends = h.simFrames().filter((f) => f.method === "session/send").map((f) => f.params.content);
+        // The first try met 1308, the retry went through.
+        expect(sends.filter((c) => c === "after busy").length).toBe(2);
+      },
+    );
+  });
+
+  test("1308 for longer than the wait: a clear error, and the session stays usable", async () => {
+    await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "2500", ZCODE_ACP_BUSY_WAIT_MS: "300" } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 1 "), "streaming");
+      await h.cancel(sessionId);
+      expect((await first).stopReason).toBe("cancelled");
+      const e = await rejects(h.prompt(sessionId, "too soon"));
+      expect(e.message).toContain("busy");
+      await Bun.sleep(2500);
+      expect((await h.prompt(sessionId, "later")).stopReason).toBe("end_turn");
+    });
+  });
+
   test("two prompts at once on one session run one after the other; neither is lost", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
