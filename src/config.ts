@@ -25,6 +25,8 @@ export interface BridgeConfig {
   stallMs?: number;
   /** How long a prompt waits for a busy ZCode session (1308) to become idle (default 30000). */
   busyWaitMs?: number;
+  /** ZCODE_ACP_REQUEST_TIMEOUT_MS (hidden, for tests): one timeout for every ZCode request instead of the per-method table. */
+  requestTimeoutMs?: number;
   /** Environment the child is started with (defaults to process.env). */
   env: Record<string, string | undefined>;
 }

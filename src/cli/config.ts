@@ -62,5 +62,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (stallMs) config.stallMs = stallMs;
   const busyWaitMs = ms("ZCODE_ACP_BUSY_WAIT_MS");
   if (busyWaitMs) config.busyWaitMs = busyWaitMs;
+  const requestTimeoutMs = ms("ZCODE_ACP_REQUEST_TIMEOUT_MS");
+  if (requestTimeoutMs) config.requestTimeoutMs = requestTimeoutMs;
   return config;
 }
