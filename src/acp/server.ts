@@ -13,7 +13,7 @@ import { availableCommands, matchCommand, type CommandContext } from "../command
 import type { BridgeConfig } from "../config.ts";
 import { log } from "../log.ts";
 import { VERSION } from "../version.ts";
-import { ZCodeApi } from "../zcode/api.ts";
+import { DEFAULT_TIMEOUTS, ZCodeApi } from "../zcode/api.ts";
 import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
@@ -48,7 +48,8 @@ class AcpAgent {
 
   constructor(private readonly config: BridgeConfig) {
     this.conn = new ZCodeConnection(config);
-    this.api = new ZCodeApi(this.conn);
+    const t = config.requestTimeoutMs;
+    this.api = new ZCodeApi(this.conn, t ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, t])) } : {});
     this.sink = new UpdateSink(async (n) => {
       if (this.client) await this.client.notify(acp.methods.client.session.update, n);
     });
