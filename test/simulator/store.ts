@@ -7,11 +7,20 @@ import type { SessionRecord, Workspace } from "./types.ts";
 import { MODELS } from "./types.ts";
 
 /** Events kept in memory per session (for afterSeq), and on disk. */
-const MAX_EVENTS_MEMORY = 100_000;
+const MAX_EVENTS_MEMORY = 20_000;
 const MAX_EVENTS_DISK = 10_000;
 
 export function newId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 export class Store {
@@ -65,7 +74,7 @@ export class Store {
     if (hit) return hit;
     const s = this.load(this.file(id));
     if (!s || s.id !== id) return undefined;
-    // A turn that was running when its process died is over.
+    // Taken over by this process: whatever turn another process ran is not running here.
     s.status = "idle";
     s.currentTurnId = null;
     this.cache.set(id, s);
@@ -74,7 +83,14 @@ export class Store {
 
   private load(path: string): SessionRecord | undefined {
     try {
-      return JSON.parse(readFileSync(path, "utf8")) as SessionRecord;
+      const s = JSON.parse(readFileSync(path, "utf8")) as SessionRecord & { ownerPid?: number };
+      // A turn that was running when its process died (crash) is over.
+      if (s.status === "running" && !(s.ownerPid && alive(s.ownerPid))) {
+        s.status = "idle";
+        s.currentTurnId = null;
+      }
+      delete s.ownerPid;
+      return s;
     } catch {
       return undefined;
     }
@@ -116,7 +132,7 @@ export class Store {
     const tmp = `${path}.${process.pid}.tmp`;
     const events = s.events.length > MAX_EVENTS_DISK ? s.events.slice(-MAX_EVENTS_DISK) : s.events;
     try {
-      writeFileSync(tmp, JSON.stringify({ ...s, events }));
+      writeFileSync(tmp, JSON.stringify({ ...s, events, ownerPid: process.pid }));
       renameSync(tmp, path);
     } catch (e) {
       log(`cannot save session ${s.id}: ${(e as Error).message}`);

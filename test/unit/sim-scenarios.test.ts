@@ -281,6 +281,14 @@ describe("failures", () => {
     await Bun.sleep(20);
     expect(c.stderr).toContain("panic: simulated crash");
     expect(c.events(id).some((e) => e.type === "turn.completed")).toBe(false);
+    // The next CLI process lists the crashed session as idle and can resume and use it.
+    const c2 = new SimClient(c.stateDir);
+    open.push(c2);
+    const list = await c2.call("session/list", {});
+    expect(list.sessions[0]).toMatchObject({ sessionId: id, status: "idle" });
+    await c2.call("session/resume", { sessionId: id, workspace: { workspacePath: "/tmp/ws", workspaceKey: "/tmp/ws" } });
+    await c2.call("session/subscribe", { sessionId: id });
+    expect((await c2.turn(id, "again")).at(-1)!.type).toBe("turn.completed");
   });
 
   test("evict: -32004 until resume, then the prompt runs as default", async () => {
