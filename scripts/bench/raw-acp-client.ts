@@ -7,6 +7,7 @@
 import type { Subprocess } from "bun";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { LineSplitter } from "../../src/zcode/lines.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BRIDGE_BIN = join(ROOT, "dist/zcode-acp-server");
@@ -220,25 +221,21 @@ export class RawAcpClient {
 
   private async pump(): Promise<void> {
     const reader = this.proc.stdout.getReader();
-    const dec = new TextDecoder();
-    let carry = "";
+    // The bridge's own splitter: a long line spread over many chunks is
+    // copied once, not re-scanned per chunk (a naive carry string is
+    // quadratic and would make the client the bottleneck).
+    const splitter = new LineSplitter((line) => this.onLine(line), { maxLineBytes: 1 << 30 });
     try {
       for (;;) {
         if (this.gate) await this.gate;
         const r = await reader.read();
         if (r.done) break;
         this.byteCount += r.value.length;
-        const text = carry + dec.decode(r.value, { stream: true });
-        let start = 0;
-        for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
-          this.onLine(text.slice(start, nl));
-          start = nl + 1;
-        }
-        carry = start < text.length ? text.slice(start) : "";
+        splitter.push(r.value);
         for (const w of this.waiters) w();
         this.waiters.clear();
       }
-      if (carry) this.onLine(carry);
+      splitter.end();
     } catch {
       // Stream errored: the bridge is gone.
     }
