@@ -23,6 +23,7 @@ import {
   type FrameId,
 } from "./frames.ts";
 import { readLines } from "./lines.ts";
+import { LogLimiter } from "./log-limit.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
 import { detectVersion, resolveZCode, type ZCodeLaunch } from "./resolve.ts";
 import { parseEvent, RUNTIME_PREFERENCES, summarizeIssues, type ZCodeEvent } from "./schemas.ts";
@@ -104,6 +105,8 @@ export class ZCodeConnection {
   private readonly eventListeners = new Map<string, Set<EventListener>>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly exitListeners = new Set<(info: ChildExit) => void>();
+  /** Bad frames from a broken child must not flood our log. */
+  private readonly badFrameLog = new LogLimiter(20, (n) => log.warn(`suppressed ${n} more warnings about bad frames from ZCode`));
 
   constructor(config: BridgeConfig, opts: ConnectionOptions = {}) {
     this.config = config;
@@ -317,7 +320,7 @@ export class ZCodeConnection {
     this.onWire?.("from-zcode", line);
     const decoded = decodeFrame(line, this.isPending);
     if (!decoded.ok) {
-      log.warn(`skipped a line from ZCode (${decoded.reason}): ${excerpt(line)}`);
+      if (this.badFrameLog.allow()) log.warn(`skipped a line from ZCode (${decoded.reason}): ${excerpt(line)}`);
       return;
     }
     try {
@@ -347,7 +350,7 @@ export class ZCodeConnection {
   private settle(child: Child, frame: Extract<Frame, { kind: "response" | "error" }>, line: string): void {
     const p = typeof frame.id === "number" ? this.pending.get(frame.id) : undefined;
     if (!p) {
-      log.warn(`ZCode answered id ${JSON.stringify(frame.id)}, which nobody is waiting for: ${excerpt(line)}`);
+      if (this.badFrameLog.allow()) log.warn(`ZCode answered id ${JSON.stringify(frame.id)}, which nobody is waiting for: ${excerpt(line)}`);
       return;
     }
     this.pending.delete(frame.id as number);
@@ -415,7 +418,8 @@ export class ZCodeConnection {
     const parsed = parseEvent(params);
     if (!parsed.ok) {
       if (parsed.unknownType) log.debug(`ignored ZCode event of unknown type ${parsed.type}`);
-      else log.warn(`skipped a ZCode event that fails its schema (${parsed.issue}): ${excerpt(line)}`);
+      else if (this.badFrameLog.allow())
+        log.warn(`skipped a ZCode event that fails its schema (${parsed.issue}): ${excerpt(line)}`);
       return;
     }
     const e = parsed.event;

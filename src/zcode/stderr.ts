@@ -1,4 +1,5 @@
 import type { ConsolaInstance } from "consola/core";
+import { LogLimiter } from "./log-limit.ts";
 
 // The ZCode child's stderr: every line goes to our log (a chatty or crashing
 // CLI must not flood it, hence the rate limit), and the last lines are kept to
@@ -21,10 +22,7 @@ export class StderrCollector {
   private readonly tailMax: number;
   private readonly perSecond: number;
   private readonly maxChars: number;
-  private readonly now: () => number;
-  private windowStart = 0;
-  private inWindow = 0;
-  private suppressed = 0;
+  private readonly limiter: LogLimiter;
 
   constructor(
     private readonly log: ConsolaInstance,
@@ -33,7 +31,11 @@ export class StderrCollector {
     this.tailMax = opts.tailLines ?? 20;
     this.perSecond = opts.linesPerSecond ?? 20;
     this.maxChars = opts.maxLineChars ?? 500;
-    this.now = opts.now ?? Date.now;
+    this.limiter = new LogLimiter(
+      this.perSecond,
+      (n) => this.log.warn(`stderr: suppressed ${n} lines (more than ${this.perSecond}/s)`),
+      opts.now,
+    );
   }
 
   line(raw: string): void {
@@ -41,27 +43,14 @@ export class StderrCollector {
     this.tail.push(line);
     if (this.tail.length > this.tailMax) this.tail.shift();
 
-    const t = this.now();
-    if (t - this.windowStart >= 1000) {
-      this.flushSuppressed();
-      this.windowStart = t;
-      this.inWindow = 0;
-    }
-    if (this.inWindow >= this.perSecond) {
-      this.suppressed++;
-      return;
-    }
-    this.inWindow++;
+    if (!this.limiter.allow()) return;
     if (LOUD.test(line)) this.log.warn(`stderr: ${line}`);
     else this.log.debug(`stderr: ${line}`);
   }
 
   /** Says how many lines the rate limit swallowed, if any. */
   flushSuppressed(): void {
-    if (this.suppressed > 0) {
-      this.log.warn(`stderr: suppressed ${this.suppressed} lines (more than ${this.perSecond}/s)`);
-      this.suppressed = 0;
-    }
+    this.limiter.flush();
   }
 
   lastLines(): string[] {
