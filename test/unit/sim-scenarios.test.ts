@@ -151,7 +151,12 @@ describe("interactions", () => {
     const id = await c.subscribed();
     await c.call("session/send", { sessionId: id, content: "#scenario:permission" });
     const first = await c.waitFor((f) => f.method === "interaction/requestPermission");
-    await Bun.sleep(130);
+    const t0 = Date.now();
+    for (let n = 0; n < 3; ) {
+      n = c.frames.filter((f) => f.method === "interaction/requestPermission").length;
+      if (n < 3) await Bun.sleep(10);
+    }
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(60); // paced by ZCODE_SIM_RESEND_MS, not a burst
     const copies = c.frames.filter((f) => f.method === "interaction/requestPermission");
     expect(copies.length).toBeGreaterThanOrEqual(3);
     expect(new Set(copies.map((f) => f.id)).size).toBe(copies.length);
