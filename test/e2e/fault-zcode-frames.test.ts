@@ -1,0 +1,93 @@
+// Bad or unusual frames from ZCode: over-long lines (with a small cap and with
+// the default one), an unknown request mid-turn, and seq gaps and stalls
+// checked at the client against what the simulator actually emitted (its
+// session file in the state dir). The turn goes on and nothing is lost.
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Harness, withBridge } from "../support/acp-harness.ts";
+
+interface SimEvent {
+  seq: number;
+  type: string;
+  payload: { kind?: string; delta?: string };
+}
+
+/** The events the simulator stored for a session (written when it exits). */
+function simEvents(stateDir: string, sessionId: string): SimEvent[] {
+  const file = readdirSync(stateDir).find((f) => f.startsWith(sessionId) && f.endsWith(".json"));
+  if (!file) throw new Error(`no simulator file for ${sessionId} in ${stateDir}`);
+  return (JSON.parse(readFileSync(join(stateDir, file), "utf8")) as { events: SimEvent[] }).events;
+}
+
+function textDeltas(events: SimEvent[], kind = "text_delta"): string {
+  return events
+    .filter((e) => e.type === "model.streaming" && e.payload.kind === kind)
+    .map((e) => e.payload.delta ?? "")
+    .join("");
+}
+
+describe("over-long lines", () => {
+  test("a line over a small cap (ZCODE_ACP_MAX_LINE_BYTES) is skipped and the turn goes on", async () => {
+    await withBridge({ env: { ZCODE_ACP_MAX_LINE_BYTES: String(256 * 1024) } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, "#scenario:huge-line bytes=4194304 after the big line");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: after the big line");
+      expect(h.stderr).toMatch(/4194304|4\.0 MiB|4 MiB/);
+      // The bridge is still fine for the next prompt.
+      expect((await h.prompt(sessionId, "next")).stopReason).toBe("end_turn");
+    });
+  });
+
+  test("the default 32 MiB cap against a 40 MiB line", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, "#scenario:huge-line still here");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: still here");
+    });
+  }, 30_000);
+});
+
+describe("requests and frames nobody expects", () => {
+  test("an unknown request from ZCode mid-turn is answered -32601 and the turn completes", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const t0 = Date.now();
+      const r = await h.prompt(sessionId, "#scenario:unknown-request odd");
+      expect(r.stopReason).toBe("end_turn");
+      // Answered at once (the simulator gives up after 5 s otherwise).
+      expect(Date.now() - t0).toBeLessThan(4000);
+      expect(h.text(sessionId)).toContain("unknown request answered with error -32601");
+      const answer = h.simFrames().find((f) => f.error && f.method === undefined && String(f.id).startsWith("zc-") && f.error.code === -32601);
+      expect(answer).toBeDefined();
+    });
+  });
+});
+
+describe("seq gaps and stalls: delivered once, in order, against what ZCode emitted", () => {
+  for (const scenario of ["seq-gap", "stall"] as const) {
+    test(scenario, async () => {
+      const stateDir = mkdtempSync(join(tmpdir(), `fault-${scenario}-`));
+      const h = await Harness.start({ stateDir, env: { ZCODE_ACP_STALL_MS: "300" } });
+      let sessionId = "";
+      try {
+        ({ sessionId } = await h.newSession());
+        const r = await h.prompt(sessionId, `#scenario:${scenario}`);
+        expect(r.stopReason).toBe("end_turn");
+        await h.prompt(sessionId, "second turn after the gap");
+      } finally {
+        await h.close();
+      }
+      const events = simEvents(stateDir, sessionId);
+      // The simulator's seqs are contiguous; what it emitted is the reference.
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(textDeltas(events)).toContain("Echo: second turn after the gap");
+      expect(h.text(sessionId)).toBe(textDeltas(events));
+      expect(h.text(sessionId, "agent_thought_chunk")).toBe(textDeltas(events, "reasoning_delta"));
+      rmSync(stateDir, { recursive: true, force: true });
+    });
+  }
+});
