@@ -1,3 +1,5 @@
+import { ZCODE_ERR } from "../zcode/errors.ts";
+import { errorCode } from "./explain.ts";
 import type { SlashCommand } from "./registry.ts";
 import { usageLine } from "./text.ts";
 
@@ -55,7 +57,19 @@ export const goalCommand: SlashCommand = {
       await ctx.say(usageLine(goalCommand, "`/goal replace` needs the new objective."));
       return;
     }
-    const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
+    let result: Awaited<ReturnType<typeof ctx.api.goal>>;
+    try {
+      result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
+    } catch (err) {
+      // Pausing or resuming nothing is the usual way to meet ZCode's -32602
+      // here; a usage line would not tell the user what is wrong.
+      if ((parsed.action === "pause" || parsed.action === "resume") && errorCode(err) === ZCODE_ERR.invalidParams) {
+        const why = err instanceof Error ? err.message : String(err);
+        await ctx.say(`Could not ${parsed.action} the goal (${why}). Set one with \`/goal <objective>\`.`);
+        return;
+      }
+      throw err;
+    }
     const goal = (result.goal ?? null) as GoalView | null;
     if (parsed.action === "clear") {
       await ctx.say(goal ? `Goal cleared. ZCode still reports a goal: ${describe(goal)}` : "Goal cleared.");

@@ -101,6 +101,7 @@ describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
       const sid = await sessionWithOneTurn(h);
       const steps: Array<[string, object, RegExp]> = [
         ["/goal", { action: "show" }, /^No goal is set\./],
+        ["/goal pause", { action: "pause" }, /^Could not pause the goal \(.*no goal is set.*\)\. Set one with `\/goal <objective>`\.$/],
         ["/goal Ship the login page", { action: "set", objective: "Ship the login page" }, /^Goal set: \*\*Ship the login page\*\* \(active/],
         ["/goal", { action: "show" }, /^Current goal: \*\*Ship the login page\*\* \(active/],
         ["/goal pause", { action: "pause" }, /^Goal paused: \*\*Ship the login page\*\* \(paused/],

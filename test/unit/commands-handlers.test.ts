@@ -173,9 +173,14 @@ describe("/goal", () => {
     ]);
   });
 
-  test("-32602 from ZCode becomes a usage reply", async () => {
-    const r = await run("/goal pause", { goal: err(-32602, "no goal to pause", "session/goal") });
-    expect(r.said[0]).toContain("ZCode rejected `/goal`: no goal to pause");
+  test("pause with no goal: says why and how to set one", async () => {
+    const r = await run("/goal pause", { goal: err(-32602, "Invalid params: no goal is set", "session/goal") });
+    expect(r.said).toEqual(["Could not pause the goal (Invalid params: no goal is set). Set one with `/goal <objective>`."]);
+  });
+
+  test("other -32602 from ZCode becomes a usage reply", async () => {
+    const r = await run("/goal Ship it", { goal: err(-32602, "objective too long", "session/goal") });
+    expect(r.said[0]).toContain("ZCode rejected `/goal`: objective too long");
     expect(r.said[0]).toContain("Usage: `/goal");
   });
 });
