@@ -35,14 +35,34 @@
  *   JSON, wrong types, unknown events/methods, stray and duplicate responses)
  *   with the normal answers and events; every turn still completes.
  *
- * Scenarios: a prompt tag `#scenario:NAME key=value…` picks what the turn does:
- * default, text, bash, read, edit, write, grep, glob, webfetch, task, todo,
- * tools, batch, permission, plan, question, question-multi, fail-transient
- * (fails=N), fail-fatal, slow (n=), ignore-stop (n=, ignore=ms), seq-gap, stall,
- * garbage, unknown-request, crash, evict, huge-line (bytes=), flood (n=, size=,
- * ts=1: deltas start `<index>@<µs epoch>:`, rate=: deltas per second),
- * flood-tools (n=, tail=), max-tokens, refusal, max-turns, usage, hang-request
- * (next=1: the following send hangs instead of this one).
+ * Scenarios: a prompt tag `#scenario:NAME key=value…` picks what the turn does
+ * (the tag is removed from the text the turn echoes and from the title; an
+ * unknown NAME fails the turn, naming the known ones):
+ * - default: reasoning deltas, then `Echo: <prompt>`; text: reasoning and text
+ *   with multi-byte UTF-8; usage: a session.updated with fixed usage mid-turn.
+ * - bash, read, edit, write, grep, glob, webfetch, task, todo: one tool with
+ *   realistic input, cumulative progress tails (bash), structured result
+ *   (ZCODE-SHAPES.md); `scheduled` omits the input; todo updates the session's
+ *   todos ~50 ms after the tool result. tools: all of them; batch: two tools
+ *   finished by a `batch` whose item for the already finished one has no output.
+ * - permission: Bash `rm -rf build` asks interaction/requestPermission (re-sent
+ *   every ZCODE_SIM_RESEND_MS, same requestId), except in mode yolo; plan:
+ *   ExitPlanMode approval (accept → mode build); question / question-multi:
+ *   AskUserQuestion with top-level `questions` / `input.questions`.
+ * - fail-transient (fails=N, counted per prompt text), fail-fatal, max-tokens,
+ *   refusal, max-turns: the matching turn.failed / resultType.
+ * - slow (n=): paced deltas, stops promptly; ignore-stop (n=, ignore=ms):
+ *   streams on through a stop for ZCODE_SIM_STOP_IGNORE_MS, then `cancelled`.
+ * - seq-gap: some events stored but not pushed; stall: the second half (with
+ *   turn.completed) is held until the next session/subscribe (afterSeq).
+ * - garbage, unknown-request (text says how the bridge answered), crash (exit
+ *   3 mid-turn), huge-line (bytes=, default 40 MiB), flood (n=, size=, ts=1:
+ *   deltas start `<index>@<µs epoch>:`, rate=: deltas per second), flood-tools
+ *   (n=, tail=: Bash progress with a sliding cumulative tail of that size).
+ * - evict: the first send of that exact text answers -32004 and deactivates
+ *   the session until session/resume; the resent prompt then runs as default.
+ * - hang-request: this session/send is never answered (next=1: the following
+ *   one instead).
  * Every turn: turn.started first, turn.completed/turn.failed last, then
  * session.updated with usage; seq increases per session; events are stored
  * (session/subscribe afterSeq returns them) and pushed only to subscribed
