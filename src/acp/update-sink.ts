@@ -180,3 +180,17 @@ function mergeText(tail: Item, next: SessionUpdate): boolean {
   tail.update = { ...a, content: { ...a.content, text: a.content.text + b.content.text } };
   return true;
 }
+
+/**
+ * Applies the sink's merge rules to a list of one session's updates: what an
+ * editor ends up seeing, whatever the timing. Tests compare runs with it.
+ */
+export function foldUpdates(updates: readonly SessionUpdate[]): SessionUpdate[] {
+  const out: Item[] = [];
+  for (const u of updates) {
+    const tail = out[out.length - 1];
+    if (tail && mergeInto(tail, u)) continue;
+    out.push({ sessionId: "", update: u });
+  }
+  return out.map((i) => i.update);
+}
