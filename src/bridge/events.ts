@@ -94,13 +94,18 @@ export function applyEvent(ctx: EventContext, e: ZCodeEvent): void {
   (HANDLERS[e.type] as Handler<typeof e.type>)(ctx, e as never);
 }
 
+function isCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
 export function sessionUpdatedToUpdates(s: SessionState, p: SessionUpdated): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   const size = p.contextWindow;
   const usage = p.usage;
   if (usage && typeof size === "number" && size > 0) {
     const used = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) || (usage.totalTokens ?? 0);
-    out.push({ sessionUpdate: "usage_update", used, size });
+    // ACP wants unsigned integers; a nonsensical count is dropped, not forwarded.
+    if (isCount(used) && isCount(size)) out.push({ sessionUpdate: "usage_update", used, size });
   }
   if (typeof p.title === "string" && p.title && p.title !== s.title) {
     s.title = p.title;

@@ -252,5 +252,7 @@ function toUsage(u: TurnCompleted["usage"]): Usage | undefined {
   const inputTokens = u.inputTokens ?? 0;
   const outputTokens = u.outputTokens ?? 0;
   const totalTokens = u.totalTokens ?? inputTokens + outputTokens;
-  return { inputTokens, outputTokens, totalTokens };
+  // ACP wants unsigned integers: nonsensical counts leave usage out.
+  const ok = [inputTokens, outputTokens, totalTokens].every((n) => Number.isSafeInteger(n) && n >= 0);
+  return ok ? { inputTokens, outputTokens, totalTokens } : undefined;
 }
