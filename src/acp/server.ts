@@ -311,6 +311,11 @@ class AcpAgent {
     const todos = read?.todos ?? undefined;
     const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
     if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
+    const size = read?.projection?.contextWindow;
+    if (typeof size === "number" && size > 0) {
+      updates.push({ sessionUpdate: "usage_update", used: read?.projection?.contextUsed ?? 0, size });
+    }
+    if (s.title) updates.push({ sessionUpdate: "session_info_update", title: s.title });
     for (const u of updates) this.core.emit(s, u);
     // The whole conversation is on the wire before the answer.
     await this.sink.flush(s.id);
@@ -389,6 +394,8 @@ class AcpAgent {
     }
     return s.exclusive(async () => {
       if (signal.aborted) return { stopReason: "cancelled" as const };
+      // Closed while this prompt waited for the one before it.
+      if (s.closed) throw acp.RequestError.sessionNotFound(s.id);
       if (match) {
         await this.runCommand(s, match.command, match.args);
         return { stopReason: "end_turn" as const };

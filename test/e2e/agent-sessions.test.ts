@@ -175,6 +175,8 @@ describe("sessions", () => {
         expect(kinds).toContain("agent_message_chunk");
         expect(kinds).toContain("tool_call");
         expect(kinds).toContain("plan");
+        expect(kinds).toContain("usage_update");
+        expect(kinds).toContain("session_info_update");
         expect(JSON.stringify(replayed)).toContain("first question");
         await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "commands after load");
 
