@@ -178,6 +178,7 @@ export class ZCodeConnection {
       await Promise.race([Promise.all([stdoutDone, stderrDone]), Bun.sleep(DRAIN_MS)]);
       child.exited = true;
       spawned.disarm();
+      endQuietly(child);
       stderr.flushSuppressed();
       const exit: ChildExit = {
         generation,
@@ -226,7 +227,12 @@ export class ZCodeConnection {
     if (!child || child.exited) throw new ZCodeError(`The ZCode CLI is not running (${method})`, { code: LOCAL_ERR.exited, method });
     const id = ++this.nextId;
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
-    const line = encodeRequest(id, method, params);
+    let line: string;
+    try {
+      line = encodeRequest(id, method, params);
+    } catch (e) {
+      throw new ZCodeError(`Could not encode ${method}: ${(e as Error).message}`, { code: LOCAL_ERR.internal, method });
+    }
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.pending.delete(id)) reject(new ZCodeTimeoutError(method, timeoutMs));
@@ -250,7 +256,14 @@ export class ZCodeConnection {
       log.debug(`dropped notification ${method}: ZCode is not running`);
       return;
     }
-    this.write(child, encodeNotification(method, params));
+    let line: string;
+    try {
+      line = encodeNotification(method, params);
+    } catch (e) {
+      log.error(`could not encode notification ${method}: ${(e as Error).message}`);
+      return;
+    }
+    this.write(child, line);
   }
 
   onEvent(sessionId: string, cb: EventListener): () => void {
@@ -281,12 +294,8 @@ export class ZCodeConnection {
     if (this.starting) await this.starting.catch(() => {});
     const child = this.child;
     if (!child || child.exited) return;
-    try {
-      // A well-behaved CLI exits on stdin EOF; the signal is for the rest.
-      child.spawned.proc.stdin.end();
-    } catch {
-      // already closed
-    }
+    // A well-behaved CLI exits on stdin EOF; the signal is for the rest.
+    endQuietly(child);
     child.spawned.signalGroup("SIGTERM");
     const killer = setTimeout(() => child.spawned.signalGroup("SIGKILL"), this.killGraceMs);
     await child.gone;
@@ -435,5 +444,15 @@ export class ZCodeConnection {
         log.error(`an event listener for ${e.sessionId} failed: ${(err as Error).stack ?? err}`);
       }
     }
+  }
+}
+
+/** Closes the child's stdin; a dead child's pipe may refuse, which is fine. */
+function endQuietly(child: Child): void {
+  try {
+    const r = child.spawned.proc.stdin.end();
+    if (r instanceof Promise) r.catch(() => {});
+  } catch {
+    // already closed
   }
 }
