@@ -108,6 +108,19 @@ describe("tool calls end to end", () => {
     });
   });
 
+  test("terminal extension with a bounded, sliding tail: every line exactly once, in order", async () => {
+    await withBridge({ clientCapabilities: { _meta: { terminal_output: true } } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:flood-tools n=400 tail=512")).stopReason).toBe("end_turn");
+      const data = h
+        .updates(sessionId)
+        .map((u) => ((u as { _meta?: any })._meta?.terminal_output?.data as string | undefined) ?? "")
+        .join("");
+      const expected = Array.from({ length: 400 }, (_, i) => `line ${i} of build output\n`).join("");
+      expect(data).toBe(expected);
+    });
+  });
+
   test("a batch finishes only the unfinished tool and keeps the earlier result", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
