@@ -223,6 +223,22 @@ describe("sessions", () => {
     });
   });
 
+  test("more than a page of sessions: a cursor leads to the rest, nothing twice", async () => {
+    await withBridge({}, async (h) => {
+      const made = new Set<string>();
+      for (let i = 0; i < 55; i++) made.add((await h.newSession()).sessionId);
+      const first = await h.agent.request(m.session.list, { cwd: h.stateDir });
+      expect(first.sessions.length).toBe(50);
+      expect(first.nextCursor).toBeTruthy();
+      const second = await h.agent.request(m.session.list, { cwd: h.stateDir, cursor: first.nextCursor! });
+      expect(second.sessions.length).toBe(5);
+      expect(second.nextCursor ?? undefined).toBeUndefined();
+      const all = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
+      expect(new Set(all)).toEqual(made);
+      expect((await expectError(h.agent.request(m.session.list, { cwd: h.stateDir, cursor: "garbage!" }), -32602)).message).toContain("cursor");
+    });
+  });
+
   test("session/fork returns a new session that works", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
