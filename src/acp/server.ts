@@ -3,7 +3,7 @@ import { isAbsolute } from "node:path";
 import { historyToUpdates, planEntries } from "../bridge/history.ts";
 import { promptToText } from "../bridge/prompt-content.ts";
 import { BridgeCore, DEFAULT_TIMINGS } from "../bridge/core.ts";
-import { toRequestError } from "../bridge/errors.ts";
+import { isNotActive, toRequestError } from "../bridge/errors.ts";
 import { CONFIG_IDS, optionsFromSettings, optionUpdates, sessionSetup, validateChoice } from "../bridge/options.ts";
 import type { SessionState } from "../bridge/sessions.ts";
 import { InteractionRouter } from "../bridge/interactions.ts";
@@ -428,7 +428,15 @@ class AcpAgent {
       setThoughtLevel: (level) => this.setThoughtLevel(s, level),
       cliVersion: () => this.api.capabilities()?.version ?? "unknown",
     };
-    await command.run(ctx);
+    try {
+      await command.run(ctx);
+    } catch (err) {
+      // Evicted since the last call: resume and run it once more, silently.
+      if (!isNotActive(err)) throw err;
+      s.markInactive(false);
+      await this.core.ensureActive(s);
+      await command.run(ctx);
+    }
     await this.sink.flush(s.id);
   }
 
