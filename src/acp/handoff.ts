@@ -12,15 +12,23 @@ export interface Handoff {
   input: ReadableStream<Uint8Array>;
   /** Id of the initialize request the CLI has answered, if it answered one. */
   answeredId?: JsonRpcId;
+  /**
+   * Called once the agent has produced (and this module dropped) its own
+   * answer to that initialize: the SDK refuses other requests until then, so
+   * the input holds back what followed the initialize line until this call.
+   */
+  onAgentInitialized?: () => void;
 }
 
-export function dropAnsweredResponse(stream: acp.Stream, id: JsonRpcId): acp.Stream {
+export function dropAnsweredResponse(stream: acp.Stream, id: JsonRpcId, onDropped?: () => void): acp.Stream {
   const writer = stream.writable.getWriter();
   let pending = true;
   const writable = new WritableStream<acp.AnyMessage>({
     write(msg) {
       if (pending && "id" in msg && msg.id === id && !("method" in msg)) {
         pending = false;
+        // Let the SDK finish marking the connection initialized first.
+        if (onDropped) setImmediate(onDropped);
         return;
       }
       return writer.write(msg);

@@ -12,11 +12,12 @@ import { forkSession } from "../commands/fork.ts";
 import { availableCommands, matchCommand, type CommandContext } from "../commands/registry.ts";
 import type { BridgeConfig } from "../config.ts";
 import { log } from "../log.ts";
-import { VERSION } from "../version.ts";
 import { DEFAULT_TIMEOUTS, ZCodeApi } from "../zcode/api.ts";
 import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
+import { dropAnsweredResponse, type Handoff } from "./handoff.ts";
+import { initializeResult } from "./initialize.ts";
 import { createStdinSource, createStdoutSink } from "./stdio.ts";
 import { UpdateSink } from "./update-sink.ts";
 
@@ -28,9 +29,9 @@ const LIST_PAGE = 50;
  * Runs the ACP agent on stdio until the editor goes away (stdin closed,
  * stdout gone) or a signal arrives; then stops the ZCode child and resolves.
  */
-export async function runServer(config: BridgeConfig): Promise<void> {
+export async function runServer(config: BridgeConfig, handoff?: Handoff): Promise<void> {
   const agent = new AcpAgent(config);
-  await agent.serve();
+  await agent.serve(handoff);
 }
 
 class AcpAgent {
@@ -104,14 +105,16 @@ class AcpAgent {
     );
   }
 
-  async serve(): Promise<void> {
+  async serve(handoff?: Handoff): Promise<void> {
     const app = this.build();
     // --trace: both wires, redacted (src/trace.ts).
     const trace = openConfiguredTrace(this.config.trace);
     if (trace) this.conn.onWire = zcodeWireTap(trace);
     const stdout = createStdoutSink({ onGone: () => void this.shutdown("stdout closed"), onLine: trace?.tap("bridge->editor") });
-    const stdin = createStdinSource({ pendingRequests: () => this.drain(), onLine: trace?.tap("editor->bridge") });
-    const connection = app.connect(acp.ndJsonStream(stdout, stdin));
+    const stdin = createStdinSource({ pendingRequests: () => this.drain(), onLine: trace?.tap("editor->bridge"), input: handoff?.input });
+    const stream = acp.ndJsonStream(stdout, stdin);
+    // The CLI may have answered initialize already (src/cli/serve.ts).
+    const connection = app.connect(handoff?.answeredId !== undefined ? dropAnsweredResponse(stream, handoff.answeredId, handoff.onAgentInitialized) : stream);
     this.client = connection.client;
     const onSignal = (sig: NodeJS.Signals) => () => void this.shutdown(sig);
     const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {
@@ -199,26 +202,8 @@ class AcpAgent {
 
   private initialize(p: acp.InitializeRequest): acp.InitializeResponse {
     this.clientCaps = p.clientCapabilities ?? {};
-    // No child is started here: initialize must answer with no ZCode installed.
-    return {
-      protocolVersion: 1,
-      agentInfo: { name: "zcode-acp-server", title: "ZCode", version: VERSION },
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
-      },
-      authMethods: [
-        {
-          id: "zcode-app",
-          name: "ZCode app login",
-          description:
-            "zcode-acp-server uses the login of the ZCode app (stored in ~/.zcode by the app). " +
-            "Sign in once in ZCode; no API key is needed in the editor.",
-          type: "agent",
-        } as acp.AuthMethod,
-      ],
-    };
+    // The same value the CLI sends before the SDK loads (src/cli/serve.ts).
+    return initializeResult();
   }
 
   // ------------------------------------------------------------------ sessions

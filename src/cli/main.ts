@@ -66,11 +66,10 @@ function applyLogging(config: BridgeConfig): void {
 }
 
 async function serve(config: BridgeConfig): Promise<number> {
-  // Loaded only here: the ACP SDK builds its schemas at import (~60 ms), which
-  // --version, --help and doctor must not pay for.
-  const { runServer } = await import("../acp/server.ts");
-  await runServer(config);
-  return 0;
+  // Loaded only here: --version, --help and doctor never load the agent, and
+  // serve.ts loads it only after answering initialize.
+  const { serve: run } = await import("./serve.ts");
+  return run(config);
 }
 
 async function doctor(config: BridgeConfig): Promise<number> {

@@ -1,0 +1,113 @@
+import type { Handoff } from "../acp/handoff.ts";
+import { initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
+import type { BridgeConfig } from "../config.ts";
+
+// Serve mode. An editor's first message is `initialize`, and it waits for the
+// answer before anything else: that answer is a constant, so it is sent
+// before the ACP SDK is even loaded (the SDK builds its schemas at import:
+// ~30 ms and ~15 MB). The SDK and the agent load when the editor sends its
+// next message; they get everything read so far (the initialize included) and
+// the rest of stdin, and drop their own duplicate initialize answer.
+
+/** A first line longer than this is not a plain initialize: hand it over. */
+const MAX_FIRST_LINE = 1 << 20;
+
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+export async function serve(config: BridgeConfig): Promise<number> {
+  // With a trace, the agent must see (and record) the initialize exchange itself.
+  if (config.trace) return runAgent(config, undefined);
+
+  const reader = Bun.stdin.stream().getReader() as Reader;
+  const buffered: Uint8Array[] = [];
+  let bytes = 0;
+  let newlineAt = -1;
+  let eof = false;
+  while (newlineAt === -1 && bytes <= MAX_FIRST_LINE) {
+    const r = await readSafe(reader);
+    if (r.done) {
+      eof = true;
+      break;
+    }
+    const at = r.value.indexOf(10);
+    if (at !== -1) newlineAt = bytes + at;
+    buffered.push(r.value);
+    bytes += r.value.length;
+  }
+
+  let answered: JsonRpcId | undefined;
+  if (newlineAt !== -1) {
+    answered = plainInitializeId(firstLine(buffered, newlineAt));
+    if (answered !== undefined) {
+      await Bun.write(Bun.stdout, `${JSON.stringify({ jsonrpc: "2.0", id: answered, result: initializeResult() })}\n`);
+      // Idle until the editor says something more; loading the agent now
+      // would only cost memory while nobody needs it.
+      if (bytes === newlineAt + 1 && !eof) {
+        const r = await readSafe(reader);
+        if (r.done) eof = true;
+        else buffered.push(r.value);
+      }
+      // Only the answered initialize, then EOF: nothing else to do.
+      if (eof && buffered.reduce((n, b) => n + b.length, 0) === newlineAt + 1) return 0;
+    }
+  }
+
+  // The agent gets the initialize line first and the rest only once it has
+  // processed it (see Handoff.onAgentInitialized).
+  const all = concat(buffered);
+  const head = answered === undefined ? all : all.subarray(0, newlineAt + 1);
+  let tail: Uint8Array | undefined = answered === undefined ? undefined : all.subarray(newlineAt + 1);
+  let release!: () => void;
+  const agentInitialized = new Promise<void>((resolve) => (release = resolve));
+  const input = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (head.length > 0) controller.enqueue(head);
+    },
+    async pull(controller) {
+      if (tail !== undefined) {
+        await agentInitialized;
+        const t = tail;
+        tail = undefined;
+        if (t.length > 0) {
+          controller.enqueue(t);
+          return;
+        }
+      }
+      if (eof) {
+        controller.close();
+        return;
+      }
+      const r = await readSafe(reader);
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    cancel: (reason) => reader.cancel(reason).catch(() => {}),
+  });
+  return runAgent(config, { input, answeredId: answered, onAgentInitialized: release });
+}
+
+async function runAgent(config: BridgeConfig, handoff: Handoff | undefined): Promise<number> {
+  const { runServer } = await import("../acp/server.ts");
+  await runServer(config, handoff);
+  return 0;
+}
+
+async function readSafe(reader: Reader): Promise<Awaited<ReturnType<Reader["read"]>>> {
+  try {
+    return await reader.read();
+  } catch {
+    return { done: true, value: undefined };
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks));
+}
+
+function firstLine(chunks: Uint8Array[], newlineAt: number): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(concat(chunks).subarray(0, newlineAt)));
+  } catch {
+    return undefined;
+  }
+}
