@@ -165,6 +165,26 @@ describe("stream APIs", () => {
     expect(got).toEqual(["one", "two", "three"]);
   });
 
+  test("lines() can be left early; the stream is cancelled", async () => {
+    let cancelled = false;
+    const s = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(enc.encode("a\nb\n"));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const got: string[] = [];
+    for await (const l of lines(s)) {
+      got.push(l);
+      if (got.length === 3) break;
+    }
+    expect(got).toEqual(["a", "b", "a"]);
+    await Bun.sleep(1);
+    expect(cancelled).toBe(true);
+  });
+
   test("readLines over a real pipe", async () => {
     const p = Bun.spawn(["printf", "a\\nb\\r\\n\\nc"], { stdout: "pipe" });
     const got: string[] = [];
