@@ -3,7 +3,7 @@ import { log } from "../log.ts";
 import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/schemas.ts";
 import type { BridgeCore } from "./core.ts";
 import { isBusy, toRequestError } from "./errors.ts";
-import { applyEvent, type TurnHooks } from "./events.ts";
+import { applyEvent, type EventContext, type TurnHooks } from "./events.ts";
 import type { EventConsumer, SessionState } from "./sessions.ts";
 
 const logger = log.withTag("turn");
@@ -39,10 +39,12 @@ export class Turn implements EventConsumer {
   /** A todo tool ran without telling the new list: read it at the end. */
   private todosFromRead = false;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastEventAt = 0;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
   private readonly done: Promise<PromptResponse>;
   private readonly hooks: TurnHooks;
+  private readonly ctx: EventContext;
 
   constructor(
     private readonly core: BridgeCore,
@@ -61,6 +63,7 @@ export class Turn implements EventConsumer {
         this.todosFromRead = !planSent;
       },
     };
+    this.ctx = { session: s, emit: (u) => core.emit(s, u), turn: this.hooks };
   }
 
   get isCancelled(): boolean {
@@ -94,7 +97,7 @@ export class Turn implements EventConsumer {
     this.touch();
     const ours = this.sendIssued && (this.started || e.type === "turn.started" || !this.staleExpected);
     if (!ours) return this.core.applyIdle(this.s, e);
-    applyEvent({ session: this.s, emit: (u) => this.core.emit(this.s, u), turn: this.hooks }, e);
+    applyEvent(this.ctx, e);
   }
 
   /** session/cancel, `$/cancel_request` on the prompt, or session/close. */
@@ -199,16 +202,26 @@ export class Turn implements EventConsumer {
     void this.fail(new RequestError(-32603, `ZCode: ${message}${code}`, { zcodeError: p.error }));
   }
 
+  /**
+   * Notes activity. One timer per stall period, not per event: a flood of
+   * events costs a Date.now() each, and the timer re-arms for what is left.
+   */
   private touch(): void {
     if (this.phase !== "running") return;
-    this.clearStall();
-    this.stallTimer = setTimeout(() => this.onStall(), this.core.timings.stallMs);
+    this.lastEventAt = Date.now();
+    if (!this.stallTimer) this.armStall(this.core.timings.stallMs);
   }
 
-  private onStall(): void {
-    if (this.phase !== "running") return;
-    logger.debug("no event for", this.core.timings.stallMs, "ms; resubscribing", this.s.id);
-    void this.core.recover(this.s).finally(() => this.touch());
+  private armStall(ms: number): void {
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      if (this.phase !== "running") return;
+      const quiet = Date.now() - this.lastEventAt;
+      const stallMs = this.core.timings.stallMs;
+      if (quiet < stallMs) return this.armStall(stallMs - quiet);
+      logger.debug("no event for", quiet, "ms; resubscribing", this.s.id);
+      void this.core.recover(this.s).finally(() => this.touch());
+    }, ms);
   }
 
   private clearStall(): void {
