@@ -122,8 +122,8 @@ function question(questions: Question[], placement: "top" | "input") {
       return;
     }
     const answers = (r.content && typeof r.content === "object" ? r.content : {}) as Record<string, unknown>;
-    const shown = (v: unknown) => (Array.isArray(v) ? v.join(", ") : typeof v === "string" ? v : JSON.stringify(v ?? null));
-    const text = questions.map((q) => `"${q.question}"="${shown(answers[q.question])}"`).join(", ");
+    // JSON per value so a reader (and a test) can tell an array answer from a string.
+    const text = questions.map((q) => `"${q.question}"="${JSON.stringify(answers[q.question] ?? null)}"`).join(", ");
     await t.result(part, `User has answered your questions: ${text}`, { questions, answers });
     await t.pace();
     await t.say(`Thanks: ${text}.`);
