@@ -203,6 +203,15 @@ export class LineSplitter {
   }
 }
 
+export interface ReadLinesOptions extends LineSplitterOptions {
+  /**
+   * Asked before every read: a promise holds reading until it resolves
+   * (backpressure from whoever consumes the lines: unread data stays in the
+   * pipe and slows the writer down instead of growing our memory).
+   */
+  beforeRead?: () => Promise<void> | undefined;
+}
+
 /**
  * Reads `stream` to its end, handing each line to `onLine` synchronously.
  * Resolves at EOF, rejects if the stream errors. The client uses this one.
@@ -210,12 +219,17 @@ export class LineSplitter {
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
   onLine: LineHandler,
-  opts: LineSplitterOptions = {},
+  opts: ReadLinesOptions = {},
 ): Promise<void> {
   const splitter = new LineSplitter(onLine, opts);
   const reader = stream.getReader();
+  const beforeRead = opts.beforeRead;
   try {
     for (;;) {
+      if (beforeRead) {
+        const wait = beforeRead();
+        if (wait) await wait;
+      }
       const r = await reader.read();
       if (r.done) break;
       splitter.push(r.value);

@@ -159,6 +159,34 @@ describe("stream APIs", () => {
     expect(got).toEqual(["one", "two", "three"]);
   });
 
+  test("readLines holds reading while beforeRead() returns a pending promise", async () => {
+    let pulls = 0;
+    const s = new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          pulls++;
+          if (pulls > 3) c.close();
+          else c.enqueue(enc.encode(`${pulls}\n`));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    let release!: () => void;
+    let gate: Promise<void> | undefined;
+    const got: string[] = [];
+    const done = readLines(s, (l) => {
+      got.push(l);
+      if (l === "1") gate = new Promise<void>((r) => (release = r));
+    }, { beforeRead: () => gate });
+    await Bun.sleep(20);
+    expect(got).toEqual(["1"]);
+    expect(pulls).toBe(1);
+    gate = undefined;
+    release();
+    await done;
+    expect(got).toEqual(["1", "2", "3"]);
+  });
+
   test("lines() (async iterator) delivers every line", async () => {
     const got: string[] = [];
     for await (const l of lines(streamOf(chunks))) got.push(l);
