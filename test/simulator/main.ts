@@ -93,7 +93,8 @@ async function serve(cfg: SimConfig): Promise<void> {
     if (exiting) return new Promise<void>(() => {});
     exiting = true;
     store.flush();
-    await out.drain();
+    // A reader that stopped reading must not keep the process alive.
+    await Promise.race([out.drain(), Bun.sleep(2000)]);
     process.exit(code);
   };
   out.onGone = () => void sim.exit(0);
