@@ -52,6 +52,40 @@ describe("invocation", () => {
   });
 });
 
+test("exits within a few seconds of stdin EOF even when nobody reads its stdout", async () => {
+  const p = Bun.spawn([SIM_BIN, "app-server", "--stdio"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { ...process.env, ZCODE_SIM_STATE_DIR: tempDir() },
+  });
+  const w = (o: unknown) => {
+    p.stdin.write(`${JSON.stringify(o)}\n`);
+    p.stdin.flush();
+  };
+  // Read only until the session exists, then stop reading while a flood fills the pipe.
+  w({ id: 1, method: "session/create", params: { workspace: { workspacePath: "/w", workspaceKey: "/w" } } });
+  const reader = p.stdout.getReader();
+  let text = "";
+  let sid = "";
+  while (!sid) {
+    const { value } = await reader.read();
+    text += new TextDecoder().decode(value);
+    for (const line of text.split("\n").slice(0, -1)) {
+      const f = JSON.parse(line);
+      if (f.method === "session/requestRuntimePreferences") w({ id: f.id, result: {} });
+      if (f.id === 1) sid = f.result.session.sessionId;
+    }
+  }
+  w({ id: 2, method: "session/subscribe", params: { sessionId: sid } });
+  w({ id: 3, method: "session/send", params: { sessionId: sid, content: "#scenario:flood n=1000000 size=200" } });
+  await Bun.sleep(200);
+  const t0 = Date.now();
+  p.stdin.end();
+  expect(await p.exited).toBe(0);
+  expect(Date.now() - t0).toBeLessThan(4000);
+});
+
 describe("framing", () => {
   test("a request carrying jsonrpc is answered -32600; a notification is only logged", async () => {
     const c = sim();
