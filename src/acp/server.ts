@@ -110,6 +110,8 @@ class AcpAgent {
     // --trace: both wires, redacted (src/trace.ts).
     const trace = openConfiguredTrace(this.config.trace);
     if (trace) this.conn.onWire = zcodeWireTap(trace);
+    // A slow editor slows ZCode down (pipe backpressure) instead of growing our memory.
+    this.conn.readGate = () => this.sink.backpressure();
     const stdout = createStdoutSink({ onGone: () => void this.shutdown("stdout closed"), onLine: trace?.tap("bridge->editor") });
     const stdin = createStdinSource({ pendingRequests: () => this.drain(), onLine: trace?.tap("editor->bridge"), input: handoff?.input });
     const stream = acp.ndJsonStream(stdout, stdin);

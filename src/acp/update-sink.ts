@@ -6,7 +6,21 @@ const logger = log.withTag("sink");
 /** Sends one `session/update` notification; resolves when the transport took it. */
 export type NotifyFn = (notification: SessionNotification) => Promise<void>;
 
-type Item = { sessionId: string; update: SessionUpdate };
+type Item = { sessionId: string; update: SessionUpdate; size: number };
+
+/**
+ * A merged text chunk (or terminal output) stops growing here: an editor
+ * parses each notification in one go, and one huge string is slower to
+ * serialise than several moderate ones.
+ */
+export const MAX_MERGED_CHARS = 64 * 1024;
+/**
+ * Backlog (in characters of queued updates) above which the ZCode child's
+ * stdout is no longer read, so a slow editor slows ZCode down through the
+ * pipe instead of growing our memory; reading resumes below the low mark.
+ */
+export const BACKLOG_HIGH_CHARS = 4 * 1024 * 1024;
+export const BACKLOG_LOW_CHARS = 1024 * 1024;
 
 /**
  * The single path every `session/update` of a connection takes.
@@ -25,6 +39,9 @@ export class UpdateSink {
   /** Queued-but-unsent updates per session, and who waits for them to reach zero. */
   private readonly pendingBySession = new Map<string, number>();
   private readonly waiters = new Map<string, Array<() => void>>();
+  /** Characters queued (approximate size of what is not yet on the wire). */
+  private queuedChars = 0;
+  private relieved: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(private readonly notify: NotifyFn) {}
 
@@ -33,13 +50,40 @@ export class UpdateSink {
     return this.queue.length - this.head;
   }
 
+  /**
+   * Undefined while the backlog is small; otherwise a promise that resolves
+   * once it has drained below the low mark (or the sink closed). The ZCode
+   * connection awaits it before reading more of the child's output.
+   */
+  backpressure(): Promise<void> | undefined {
+    if (this.closed || this.queuedChars < BACKLOG_HIGH_CHARS) return undefined;
+    if (!this.relieved) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.relieved = { promise, resolve };
+    }
+    return this.relieved.promise;
+  }
+
+  private relieve(): void {
+    if (this.relieved && (this.closed || this.queuedChars < BACKLOG_LOW_CHARS)) {
+      this.relieved.resolve();
+      this.relieved = undefined;
+    }
+  }
+
   push(sessionId: string, update: SessionUpdate): void {
     if (this.closed) return;
     if (isEmptyChunk(update)) return;
     // queue[head] is the notification in flight; only items behind it may merge.
     const tail = this.queue.length - 1 > this.head ? this.queue[this.queue.length - 1] : undefined;
-    if (tail && tail.sessionId === sessionId && mergeInto(tail, update)) return;
-    this.queue.push({ sessionId, update });
+    const size = sizeOf(update);
+    this.queuedChars += size;
+    if (tail && tail.sessionId === sessionId && mergeInto(tail, update)) {
+      tail.size += size;
+      return;
+    }
+    this.queue.push({ sessionId, update, size });
     this.pendingBySession.set(sessionId, (this.pendingBySession.get(sessionId) ?? 0) + 1);
     if (!this.sending) void this.pump();
   }
@@ -63,6 +107,8 @@ export class UpdateSink {
     this.closed = true;
     this.queue.length = 0;
     this.head = 0;
+    this.queuedChars = 0;
+    this.relieve();
     this.pendingBySession.clear();
     for (const list of this.waiters.values()) for (const w of list) w();
     this.waiters.clear();
@@ -84,6 +130,8 @@ export class UpdateSink {
         // update that is already on the wire.
         this.queue[this.head] = undefined as unknown as Item;
         this.head++;
+        this.queuedChars -= item.size;
+        this.relieve();
         if (this.head > 1024 && this.head * 2 > this.queue.length) {
           this.queue.splice(0, this.head);
           this.head = 0;
@@ -161,6 +209,7 @@ function mergeToolUpdate(tail: Item, next: SessionUpdate): boolean {
   if (ta === null || tb === null) return false;
   if (ta && tb && ta.terminal_id !== tb.terminal_id) return false;
   const merged: ToolUpdate = { ...a, ...next };
+  if (ta && tb && ta.data.length + tb.data.length > MAX_MERGED_CHARS) return false;
   const out = ta && tb ? { terminal_id: ta.terminal_id, data: ta.data + tb.data } : (tb ?? ta);
   if (out) merged._meta = { terminal_output: out };
   else delete merged._meta;
@@ -177,6 +226,7 @@ function mergeText(tail: Item, next: SessionUpdate): boolean {
   if (a._meta || b._meta || a.content._meta || b.content._meta || a.content.annotations || b.content.annotations) {
     return false;
   }
+  if (a.content.text.length + b.content.text.length > MAX_MERGED_CHARS) return false;
   tail.update = { ...a, content: { ...a.content, text: a.content.text + b.content.text } };
   return true;
 }
@@ -190,7 +240,18 @@ export function foldUpdates(updates: readonly SessionUpdate[]): SessionUpdate[] 
   for (const u of updates) {
     const tail = out[out.length - 1];
     if (tail && mergeInto(tail, u)) continue;
-    out.push({ sessionId: "", update: u });
+    out.push({ sessionId: "", update: u, size: 0 });
   }
   return out.map((i) => i.update);
+}
+
+/** Rough size of an update on the wire, for the backlog; text dominates. */
+function sizeOf(u: SessionUpdate): number {
+  const c = asTextChunk(u);
+  if (c) return c.content.text.length;
+  if (u.sessionUpdate === "tool_call_update") {
+    const t = terminalOutputOf(u);
+    if (t) return t.data.length + 256;
+  }
+  return 512;
 }
