@@ -38,6 +38,6 @@ test("icon.svg is 16x16 and monochrome (currentColor)", () => {
   expect(svg).toContain('width="16"');
   expect(svg).toContain('height="16"');
   for (const m of svg.matchAll(/(?:fill|stroke)="([^"]*)"/g)) {
-    expect(["currentColor", "none", "inherit"]).toContain(m[1]);
+    expect(["currentColor", "none", "inherit"]).toContain(m[1] ?? "");
   }
 });

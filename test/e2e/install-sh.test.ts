@@ -54,6 +54,9 @@ function fakeMachine(name: string, s: string, m: string, extra: Record<string, s
   return dir;
 }
 
+// The strictest POSIX shell at hand for the tests that are not per-shell.
+const SH = Bun.which("dash") ? "dash" : "bash";
+
 const GLIBC_LDD = `#!/bin/sh\necho "ldd (GNU libc) 2.36"\n`;
 const MUSL_LDD = `#!/bin/sh\necho "musl libc (aarch64)" >&2\nexit 1\n`;
 
@@ -213,7 +216,7 @@ describe("platform detection (fake uname)", () => {
   for (const c of cases) {
     test(`${c.name} gets ${c.want}`, async () => {
       const machine = fakeMachine(c.name.replace(/\W+/g, "-"), c.s, c.m, c.extra);
-      const r = await install("dash", [], {
+      const r = await install(SH, [], {
         PATH: `${machine}:${process.env.PATH}`,
         ZCODE_ACP_CPUINFO: c.cpu === "no-avx2" ? cpuWithoutAvx2 : cpuWithAvx2,
       });
@@ -226,11 +229,11 @@ describe("platform detection (fake uname)", () => {
 
   test("unsupported OS and architecture are refused clearly", async () => {
     const bsd = fakeMachine("freebsd", "FreeBSD", "x86_64");
-    const r1 = await install("dash", [], { PATH: `${bsd}:${process.env.PATH}` });
+    const r1 = await install(SH, [], { PATH: `${bsd}:${process.env.PATH}` });
     expect(r1.code).not.toBe(0);
     expect(r1.stderr).toContain("unsupported operating system 'FreeBSD'");
     const mips = fakeMachine("mips", "Linux", "mips64");
-    const r2 = await install("dash", [], { PATH: `${mips}:${process.env.PATH}` });
+    const r2 = await install(SH, [], { PATH: `${mips}:${process.env.PATH}` });
     expect(r2.code).not.toBe(0);
     expect(r2.stderr).toContain("unsupported CPU architecture 'mips64'");
   });
@@ -240,7 +243,7 @@ describe("verification", () => {
   const x64 = () => fakeMachine("verify-x64", "Linux", "x86_64", { ldd: GLIBC_LDD });
 
   test("a tampered archive is refused and nothing is installed", async () => {
-    const r = await install("dash", ["6.6.6"], { PATH: `${x64()}:${process.env.PATH}` });
+    const r = await install(SH, ["6.6.6"], { PATH: `${x64()}:${process.env.PATH}` });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("checksum mismatch for zcode-acp-server-linux-x64.tar.gz");
     expect(existsSync(join(r.dir, "zcode-acp-server"))).toBe(false);
@@ -255,14 +258,14 @@ describe("verification", () => {
   });
 
   test("a version that does not exist says so", async () => {
-    const r = await install("dash", ["8.8.8"], { PATH: `${x64()}:${process.env.PATH}` });
+    const r = await install(SH, ["8.8.8"], { PATH: `${x64()}:${process.env.PATH}` });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("does version 8.8.8 exist for linux-x64");
   });
 
   test("a malformed version is refused before any download", async () => {
     const before = srv.requests.length;
-    const r = await install("dash", ["1.2; rm -rf /"], { PATH: `${x64()}:${process.env.PATH}` });
+    const r = await install(SH, ["1.2; rm -rf /"], { PATH: `${x64()}:${process.env.PATH}` });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("is not a version");
     expect(srv.requests.length).toBe(before);
@@ -276,7 +279,7 @@ describe("verification", () => {
       const real = Bun.which(tool);
       if (real) Bun.spawnSync(["ln", "-sf", real, join(bin, tool)]);
     }
-    const r = await install("dash", [], { PATH: bin });
+    const r = await install(SH, [], { PATH: bin });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("neither curl nor wget is installed");
   });
