@@ -90,7 +90,8 @@ describe("modes and options", () => {
   });
 
   test("/steer runs beside a running turn and answers at once", async () => {
-    await withBridge({ record: true }, async (h) => {
+    // Steer exists from 0.15 up to (not including) 0.16.
+    await withBridge({ record: true, simVersion: "0.15.3" }, async (h) => {
       const { sessionId } = await h.newSession();
       const turn = h.prompt(sessionId, "#scenario:slow n=60");
       await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
