@@ -169,7 +169,8 @@ export class ZCodeConnection {
     this.child = child;
     log.debug(`started ZCode ${version} (pid ${info.pid}, generation ${generation}): ${launch.command.join(" ")}`);
 
-    const stdoutDone = readLines(gated(spawned.proc.stdout, () => this.readGate?.()), (line) => this.onLine(child, line), {
+    const stdoutDone = readLines(spawned.proc.stdout, (line) => this.onLine(child, line), {
+      beforeRead: () => this.readGate?.(),
       maxLineBytes: this.config.maxLineBytes,
       onOverlong: (bytes) =>
         log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${this.config.maxLineBytes}-byte limit)`),
@@ -461,27 +462,4 @@ function endQuietly(child: Child): void {
   } catch {
     // already closed
   }
-}
-
-/**
- * `src` read only while `gate()` returns nothing (or once its promise
- * resolves). highWaterMark 0: nothing is read ahead of demand.
- */
-function gated(src: ReadableStream<Uint8Array>, gate: () => Promise<void> | undefined): ReadableStream<Uint8Array> {
-  const reader = src.getReader();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const wait = gate();
-        if (wait) await wait;
-        const r = await reader.read();
-        if (r.done) controller.close();
-        else controller.enqueue(r.value);
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
