@@ -83,6 +83,40 @@ async function initialize(cmd: string[]): Promise<{ ms: number; rssKb: number }>
   return { ms, rssKb };
 }
 
+/**
+ * The price of loading the agent lazily: after initialize, the time to answer
+ * the first session/new (SDK load + hand-over + starting the simulator as
+ * ZCode). Reported, not a target.
+ */
+async function firstSession(cmd: string[], sim: string, stateDir: string): Promise<number> {
+  const env = { PATH: process.env.PATH ?? "", HOME: stateDir, ZCODE_BIN: sim, ZCODE_SIM_STATE_DIR: stateDir };
+  const p = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
+  const reader = p.stdout.getReader();
+  let text = "";
+  const waitLines = async (n: number) => {
+    while (text.split("\n").length - 1 < n) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("stdout closed");
+      text += new TextDecoder().decode(value);
+    }
+  };
+  p.stdin.write(INIT);
+  await p.stdin.flush();
+  await waitLines(1);
+  const t0 = performance.now();
+  p.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: stateDir, mcpServers: [] } })}\n`);
+  await p.stdin.flush();
+  for (;;) {
+    await waitLines(text.split("\n").length);
+    if (text.split("\n").some((l) => l.startsWith('{"jsonrpc":"2.0","id":2'))) break;
+  }
+  const ms = performance.now() - t0;
+  reader.releaseLock();
+  p.stdin.end();
+  await p.exited;
+  return ms;
+}
+
 async function build(dir: string): Promise<{ floor: string[]; bridge: string[]; node: string[] | undefined }> {
   const empty = join(dir, "empty.ts");
   writeFileSync(empty, "export {};\n");
@@ -139,6 +173,12 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
       }
     }
 
+    const sim = join(ROOT, "dist/zcode-sim");
+    const sessionMs: number[] = [];
+    if (existsSync(sim)) {
+      for (let r = 0; r < Math.min(runs, 5); r++) sessionMs.push(await firstSession(cmds.bridge, sim, dir));
+    }
+
     const f = median(floorStart);
     const bi = median(bridgeInit);
     const ni = median(nodeInit);
@@ -152,6 +192,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
     if (cmds.node) console.log(`  node build spawn->initialize response        ${ms(ni)}  (bridge/node = ${(bi / ni).toFixed(2)})`);
     console.log(`  bridge idle RSS after initialize             ${rssMb.toFixed(1)} MB`);
     if (cmds.node) console.log(`  node build idle RSS after initialize         ${(median(nodeRss) / 1024).toFixed(1)} MB`);
+    if (sessionMs.length) console.log(`  bridge first session/new after initialize    ${ms(median(sessionMs))}  (agent loads here; ZCode = simulator)`);
 
     const releaseDir = join(ROOT, "dist/release");
     if (existsSync(releaseDir)) {
