@@ -151,7 +151,13 @@ export class BridgeCore {
       s.subscribedActivation = s.activation;
       if (!known) {
         s.seqKnown = true;
-        this.dispatchAll(s, s.order.reset(Math.max(s.order.last, r.eventSeq ?? 0)));
+        if (r.eventSeq === undefined) {
+          // No current seq given: the first event seen sets the baseline
+          // (never "everything after 0", which would replay old turns).
+          s.seqFromFirstEvent = true;
+        } else {
+          this.dispatchAll(s, s.order.reset(Math.max(s.order.last, r.eventSeq)));
+        }
       } else {
         this.feed(s, r.events);
       }
@@ -248,6 +254,10 @@ export class BridgeCore {
 
   private intake(s: SessionState, item: Sequenced): void {
     if (s.closed) return;
+    if (s.seqFromFirstEvent) {
+      s.seqFromFirstEvent = false;
+      s.order.reset(item.seq - 1);
+    }
     this.dispatchAll(s, s.order.accept(item));
     if (s.order.hasGap) void this.recover(s);
   }

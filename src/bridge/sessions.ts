@@ -30,6 +30,8 @@ export class SessionState {
   subscribedActivation = -1;
   /** Whether `order.last` is meaningful for the current child (false: subscribe without afterSeq first). */
   seqKnown = false;
+  /** The subscription did not say the current seq: take it from the first event. */
+  seqFromFirstEvent = false;
   readonly order = new SeqOrder<Sequenced>();
   options: SessionOptions = {};
   title: string | undefined;
