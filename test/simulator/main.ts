@@ -88,6 +88,7 @@ async function serve(cfg: SimConfig): Promise<void> {
   const out = new Out();
   const store = new Store(cfg.stateDir);
   const sim = new Sim(cfg, personality(cfg.version), store, out);
+  out.beforeWrite = () => store.flushEvents();
   let exiting = false;
   sim.exit = async (code) => {
     if (exiting) return new Promise<void>(() => {});

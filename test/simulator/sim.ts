@@ -54,10 +54,13 @@ export class Sim {
     if (opts.turnId && this.pers.turnIdOnEnvelope) env.turnId = opts.turnId;
     s.events.push(env);
     this.store.trimEvents(s);
+    // Serialized once for both the durable log and the wire.
+    const json = JSON.stringify(env);
+    this.store.appendEvent(s.id, json);
     const r = this.rt(s.id);
     if (r.subscribed && !r.holdLive && opts.live !== false) {
       this.fuzz.between(s);
-      this.out.frame({ method: "session/event", params: env });
+      this.out.raw(`{"method":"session/event","params":${json}}`);
     }
     return env;
   }

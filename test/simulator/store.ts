@@ -1,6 +1,9 @@
 // Sessions persisted as one JSON file each in ZCODE_SIM_STATE_DIR, so another
-// simulator process (a restarted CLI) can list and resume them.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+// simulator process (a restarted CLI) can list and resume them. Events are
+// also appended to `<id>.events.jsonl` before they reach stdout, so a CLI
+// killed mid-turn never reuses a seq the bridge has already seen (the real CLI
+// keeps its events in a database); a snapshot write empties that log.
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { log } from "./wire.ts";
 import type { SessionRecord, Workspace } from "./types.ts";
@@ -27,6 +30,8 @@ export class Store {
   private readonly cache = new Map<string, SessionRecord>();
   private readonly dirty = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Event lines not yet appended to their session's log. */
+  private readonly pendingEvents = new Map<string, string[]>();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -34,6 +39,29 @@ export class Store {
 
   private file(id: string): string {
     return join(this.dir, `${id.replace(/[^A-Za-z0-9_.-]/g, "_")}.json`);
+  }
+
+  private eventsFile(id: string): string {
+    return join(this.dir, `${id.replace(/[^A-Za-z0-9_.-]/g, "_")}.events.jsonl`);
+  }
+
+  /** Queues an event (already serialized) for the session's log. */
+  appendEvent(id: string, json: string): void {
+    let q = this.pendingEvents.get(id);
+    if (!q) this.pendingEvents.set(id, (q = []));
+    q.push(json, "\n");
+  }
+
+  /** Writes queued events; called before every stdout write. */
+  flushEvents(): void {
+    for (const [id, q] of this.pendingEvents) {
+      try {
+        appendFileSync(this.eventsFile(id), q.join(""));
+      } catch (e) {
+        log(`cannot append events of ${id}: ${(e as Error).message}`);
+      }
+    }
+    this.pendingEvents.clear();
   }
 
   create(workspace: Workspace, mode: string): SessionRecord {
@@ -74,6 +102,7 @@ export class Store {
     if (hit) return hit;
     const s = this.load(this.file(id));
     if (!s || s.id !== id) return undefined;
+    this.replayEventLog(s);
     // Taken over by this process: whatever turn another process ran is not running here.
     s.status = "idle";
     s.currentTurnId = null;
@@ -93,6 +122,28 @@ export class Store {
       return s;
     } catch {
       return undefined;
+    }
+  }
+
+  /** Adds the events logged after the snapshot was written (a process killed mid-turn). */
+  private replayEventLog(s: SessionRecord): void {
+    let text = "";
+    try {
+      text = readFileSync(this.eventsFile(s.id), "utf8");
+    } catch {
+      return;
+    }
+    for (const line of text.split("\n")) {
+      if (!line) continue;
+      try {
+        const e = JSON.parse(line) as SessionRecord["events"][number];
+        if (typeof e.seq === "number" && e.seq > s.seq) {
+          s.events.push(e);
+          s.seq = e.seq;
+        }
+      } catch {
+        // A line cut short by the kill.
+      }
     }
   }
 
@@ -128,12 +179,14 @@ export class Store {
   }
 
   saveNow(s: SessionRecord): void {
+    this.flushEvents();
     const path = this.file(s.id);
     const tmp = `${path}.${process.pid}.tmp`;
     const events = s.events.length > MAX_EVENTS_DISK ? s.events.slice(-MAX_EVENTS_DISK) : s.events;
     try {
       writeFileSync(tmp, JSON.stringify({ ...s, events, ownerPid: process.pid }));
       renameSync(tmp, path);
+      writeFileSync(this.eventsFile(s.id), "");
     } catch (e) {
       log(`cannot save session ${s.id}: ${(e as Error).message}`);
     }

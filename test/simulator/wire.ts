@@ -55,6 +55,8 @@ export class Out {
   private draining: Promise<void> | undefined;
   private gone = false;
   onGone: () => void = () => {};
+  /** Runs before each write (the store makes events durable before the bridge sees them). */
+  beforeWrite: () => void = () => {};
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stdout) {
     stream.on("error", () => this.markGone());
@@ -108,6 +110,7 @@ export class Out {
   flush(): void {
     this.scheduled = false;
     if (this.size === 0 || this.gone) return;
+    this.beforeWrite();
     const data = this.buf.join("");
     this.buf = [];
     this.size = 0;

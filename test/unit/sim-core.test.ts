@@ -181,6 +181,24 @@ describe("sessions", () => {
   });
 });
 
+test("after a SIGKILL mid-turn, the next process never reuses a seq the client saw", async () => {
+  const dir = tempDir();
+  const c1 = sim({}, dir);
+  const id = await c1.subscribed("/w/k");
+  await c1.call("session/send", { sessionId: id, content: "#scenario:slow n=1000" });
+  await c1.waitFor(() => c1.events(id).length >= 8);
+  c1.proc.kill("SIGKILL");
+  await c1.exited();
+  const seen = Math.max(...c1.events(id).map((e) => e.seq));
+  const c2 = sim({}, dir);
+  await c2.call("session/resume", { sessionId: id, workspace: { workspacePath: "/w/k", workspaceKey: "/w/k" } });
+  const sub = await c2.call("session/subscribe", { sessionId: id, afterSeq: 0 });
+  expect(sub.eventSeq).toBeGreaterThanOrEqual(seen);
+  expect(sub.events.map((e: Frame) => e.seq)).toEqual(Array.from({ length: sub.eventSeq }, (_, i) => i + 1));
+  const ev = await c2.turn(id, "after the kill");
+  expect(ev[0]!.seq).toBe(sub.eventSeq + 1);
+});
+
 describe("turns", () => {
   test("default: started first, reasoning then Echo text, completed, then session.updated; seq increasing", async () => {
     const c = sim();
