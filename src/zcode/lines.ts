@@ -23,6 +23,8 @@ export interface LineSplitterOptions {
 export type LineHandler = (line: string) => void;
 
 const NL = 10;
+/** Longest line copied into the reusable join buffer. */
+const SCRATCH_MAX = 4 * 1024 * 1024;
 const CR = 13;
 
 /**
@@ -38,6 +40,7 @@ export class LineSplitter {
   private tailBytes = 0;
   /** > 0 while dropping an over-long line: bytes seen of it so far. */
   private skipping = 0;
+  private scratch = new Uint8Array(0);
 
   constructor(
     private readonly onLine: LineHandler,
@@ -179,7 +182,7 @@ export class LineSplitter {
 
   /** The one copy of a line that spans chunks. */
   private emitJoined(last: Uint8Array, nl: number, total: number): void {
-    const buf = new Uint8Array(total);
+    const buf = this.joinBuffer(total);
     let off = 0;
     for (const part of this.tail) {
       buf.set(part, off);
@@ -189,6 +192,22 @@ export class LineSplitter {
     this.tail = [];
     this.tailBytes = 0;
     if (total > 0) this.emit(buf, 0, total);
+  }
+
+  /**
+   * Where a line spanning chunks is copied to. Lines up to SCRATCH_MAX reuse
+   * one buffer (the decoded string does not point into it), which spares an
+   * allocation, its zeroing and GC work per long line; longer ones get their
+   * own buffer so we never keep tens of MiB alive.
+   */
+  private joinBuffer(total: number): Uint8Array {
+    if (total > SCRATCH_MAX) return new Uint8Array(total);
+    if (this.scratch.length < total) {
+      let size = Math.max(this.scratch.length, 64 * 1024);
+      while (size < total) size *= 2;
+      this.scratch = new Uint8Array(Math.min(size, SCRATCH_MAX));
+    }
+    return this.scratch;
   }
 
   private joinTail(total: number): Uint8Array {
