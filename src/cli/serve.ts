@@ -18,6 +18,15 @@ export async function serve(config: BridgeConfig): Promise<number> {
   // With a trace, the agent must see (and record) the initialize exchange itself.
   if (config.trace) return runAgent(config, undefined);
 
+  // Before the agent runs there is no child to stop: a signal just ends us,
+  // with the same exit code 0 the agent uses after its own shutdown.
+  const exitOnSignal = () => process.exit(0);
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+  for (const sig of signals) process.on(sig, exitOnSignal);
+  const releaseSignals = () => {
+    for (const sig of signals) process.off(sig, exitOnSignal);
+  };
+
   const reader = Bun.stdin.stream().getReader() as Reader;
   const buffered: Uint8Array[] = [];
   let bytes = 0;
@@ -39,7 +48,11 @@ export async function serve(config: BridgeConfig): Promise<number> {
   if (newlineAt !== -1) {
     answered = plainInitializeId(firstLine(buffered, newlineAt));
     if (answered !== undefined) {
-      await Bun.write(Bun.stdout, `${JSON.stringify({ jsonrpc: "2.0", id: answered, result: initializeResult() })}\n`);
+      try {
+        await Bun.write(Bun.stdout, `${JSON.stringify({ jsonrpc: "2.0", id: answered, result: initializeResult() })}\n`);
+      } catch {
+        return 0; // stdout gone (EPIPE): the editor left, nothing to serve
+      }
       // Idle until the editor says something more; loading the agent now
       // would only cost memory while nobody needs it.
       if (bytes === newlineAt + 1 && !eof) {
@@ -57,8 +70,8 @@ export async function serve(config: BridgeConfig): Promise<number> {
   const all = concat(buffered);
   const head = answered === undefined ? all : all.subarray(0, newlineAt + 1);
   let tail: Uint8Array | undefined = answered === undefined ? undefined : all.subarray(newlineAt + 1);
-  let release!: () => void;
-  const agentInitialized = new Promise<void>((resolve) => (release = resolve));
+  let agentReady!: () => void;
+  const agentInitialized = new Promise<void>((resolve) => (agentReady = resolve));
   const input = new ReadableStream<Uint8Array>({
     start(controller) {
       if (head.length > 0) controller.enqueue(head);
@@ -83,11 +96,13 @@ export async function serve(config: BridgeConfig): Promise<number> {
     },
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   });
-  return runAgent(config, { input, answeredId: answered, onAgentInitialized: release });
+  return runAgent(config, { input, answeredId: answered, onAgentInitialized: agentReady }, releaseSignals);
 }
 
-async function runAgent(config: BridgeConfig, handoff: Handoff | undefined): Promise<number> {
+async function runAgent(config: BridgeConfig, handoff: Handoff | undefined, releaseSignals?: () => void): Promise<number> {
   const { runServer } = await import("../acp/server.ts");
+  // The agent installs its own handlers (it has a child to stop).
+  releaseSignals?.();
   await runServer(config, handoff);
   return 0;
 }

@@ -82,3 +82,13 @@ test("a first line that is not JSON gets the SDK's parse error; the bridge survi
   expect(responses(r.messages, 1)[0]?.result?.protocolVersion).toBe(1);
   expect(r.code).toBe(0);
 });
+
+test("SIGTERM while idle after initialize (agent not loaded yet): exit 0", async () => {
+  const p = Bun.spawn([BRIDGE_BIN], { env: env(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  p.stdin.write(INITIALIZE_LINE);
+  await p.stdin.flush();
+  const reader = p.stdout.getReader();
+  await reader.read();
+  p.kill("SIGTERM");
+  expect(await p.exited).toBe(0);
+});
