@@ -101,10 +101,15 @@ function rssSampler(pid: () => number | undefined, everyMs = 100): { stop(): num
 
 // ------------------------------------------------------------------ the bridge
 
-export async function bridgeFlood(label: string, prompt: string, opts: { n: number; size: number; withLatency: boolean; rss?: boolean }): Promise<FloodStats & { rssSamples: number[] }> {
+export async function bridgeFlood(
+  label: string,
+  prompt: string,
+  opts: { n: number; size: number; withLatency: boolean; rss?: boolean; trace?: boolean },
+): Promise<FloodStats & { rssSamples: number[] }> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-bench-"));
   const counter = new FloodCounter(opts.withLatency);
   const client = RawAcpClient.spawn({
+    cmd: opts.trace ? [BRIDGE_BIN, "--trace", join(stateDir, "bench.trace")] : undefined,
     env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" },
     cwd: stateDir,
     keep: false,
@@ -430,6 +435,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
   const BIG_SIZE = 4096;
   const BIG_BYTES = quick ? 200e6 : 1e9;
   const SESSIONS = quick ? 20 : 100;
+  const ROUNDS = quick ? 2 : 3;
   console.error(`throughput: bridge ${BRIDGE_BIN}, simulator ${SIM_BIN}`);
   // Latency figures mean little on a machine busy with other work: say how busy it was.
   const load = () => loadavg()[0]!.toFixed(1);
@@ -437,14 +443,27 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
 
   const flood = `#scenario:flood n=${N} size=${SIZE} ts=1`;
   const paced = `#scenario:flood n=${PACED_N} size=${SIZE} ts=1 rate=${PACED_RATE}`;
-  // Floor and bridge alternate so drift on a shared machine hits both.
-  const floorSat = await floorFlood("floor, saturated", flood, { n: N, size: SIZE, withLatency: true });
-  console.error(`  floor saturated: ${f0(floorSat.eventsPerSec)} ev/s`);
-  const bridgeSat = await bridgeFlood("bridge, saturated", flood, { n: N, size: SIZE, withLatency: true });
-  console.error(`  bridge saturated: ${f0(bridgeSat.eventsPerSec)} ev/s`);
-  const floorPaced = await floorFlood(`floor, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true });
-  const bridgePaced = await bridgeFlood(`bridge, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true });
-  console.error(`  paced: floor p99 ${f2(floorPaced.p99ms)} ms, bridge p99 ${f2(bridgePaced.p99ms)} ms`);
+  // Floor, bridge and traced bridge take turns, best of ROUNDS each, so a
+  // burst of load from elsewhere on a shared machine hits them alike.
+  const best = <T extends { eventsPerSec: number }>(a: T | undefined, b: T) => (!a || b.eventsPerSec > a.eventsPerSec ? b : a);
+  let floorSat: FloodStats | undefined;
+  let bridgeSat: (FloodStats & { rssSamples: number[] }) | undefined;
+  let traced: (FloodStats & { rssSamples: number[] }) | undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    floorSat = best(floorSat, await floorFlood("floor, saturated", flood, { n: N, size: SIZE, withLatency: true }));
+    bridgeSat = best(bridgeSat, await bridgeFlood("bridge, saturated", flood, { n: N, size: SIZE, withLatency: true }));
+    traced = best(traced, await bridgeFlood("bridge, saturated, with --trace", flood, { n: N, size: SIZE, withLatency: true, trace: true }));
+    console.error(`  round ${round + 1}: floor ${f0(floorSat.eventsPerSec)}, bridge ${f0(bridgeSat.eventsPerSec)}, traced ${f0(traced.eventsPerSec)} ev/s (best so far)`);
+  }
+  let floorPaced: FloodStats | undefined;
+  let bridgePaced: (FloodStats & { rssSamples: number[] }) | undefined;
+  const lowerP99 = <T extends { p99ms: number }>(a: T | undefined, b: T) => (!a || b.p99ms < a.p99ms ? b : a);
+  for (let round = 0; round < ROUNDS; round++) {
+    floorPaced = lowerP99(floorPaced, await floorFlood(`floor, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }));
+    bridgePaced = lowerP99(bridgePaced, await bridgeFlood(`bridge, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }));
+    console.error(`  paced round ${round + 1}: floor p99 ${f2(floorPaced.p99ms)} ms, bridge p99 ${f2(bridgePaced.p99ms)} ms (best so far)`);
+  }
+  if (!floorSat || !bridgeSat || !traced || !floorPaced || !bridgePaced) throw new Error("no rounds ran");
   const bigN = Math.round(BIG_BYTES / BIG_SIZE);
   const big = await bridgeFlood(`bridge, ${(BIG_BYTES / 1e9).toFixed(1)} GB stream`, `#scenario:flood n=${bigN} size=${BIG_SIZE}`, {
     n: bigN,
@@ -464,7 +483,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
   console.log(`load average at end: ${load()}`);
   console.log("| run | events | messages | events/s | wire MB/s | p50 ms | p99 ms | bridge max RSS MB | intact |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|");
-  for (const r of [floorSat, bridgeSat, floorPaced, bridgePaced, big]) {
+  for (const r of [floorSat, bridgeSat, traced, floorPaced, bridgePaced, big]) {
     console.log(
       `| ${r.label} | ${r.events} | ${r.messages} | ${f0(r.eventsPerSec)} | ${f0(r.wireMBps)} | ${f2(r.p50ms)} | ${f2(r.p99ms)} | ${f0(r.maxRssMB)} | ${r.intact ? "yes" : "NO"} |`,
     );
@@ -525,6 +544,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
   ];
   console.log("");
   for (const c of checks) console.log(`${c.pass ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`);
+  console.log(
+    `info  --trace on a saturated flood: ${f0(traced.eventsPerSec)} events/s, ${((traced.eventsPerSec / bridgeSat.eventsPerSec) * 100).toFixed(0)}% of the untraced bridge (the trace writes every frame of both wires)`,
+  );
   return { checks };
 }
 
