@@ -115,11 +115,19 @@ export class BridgeCore {
   async ensureActive(s: SessionState): Promise<void> {
     const info = await this.api.conn.start();
     if (s.generation === info.generation) return;
-    const r = await this.api.resume({ sessionId: s.id, workspace: { workspacePath: s.cwd, workspaceKey: s.cwd } });
-    s.generation = info.generation;
-    s.activation++;
-    if (r.settings) this.applySettings(s, r.settings);
-    logger.debug("resumed", s.id, "in child generation", info.generation);
+    // Concurrent callers share one resume.
+    s.resuming ??= (async () => {
+      try {
+        const r = await this.api.resume({ sessionId: s.id, workspace: { workspacePath: s.cwd, workspaceKey: s.cwd } });
+        s.generation = info.generation;
+        s.activation++;
+        if (r.settings) this.applySettings(s, r.settings);
+        logger.debug("resumed", s.id, "in child generation", info.generation);
+      } finally {
+        s.resuming = undefined;
+      }
+    })();
+    await s.resuming;
   }
 
   /** Runs a session call; an eviction (-32004) resumes and retries once, silently. */

@@ -28,6 +28,8 @@ export class SessionState {
   /** Bumped on every create/resume; a subscription belongs to one activation. */
   activation = 0;
   subscribedActivation = -1;
+  /** A resume in progress (shared by concurrent callers). */
+  resuming: Promise<void> | undefined;
   /** Whether `order.last` is meaningful for the current child (false: subscribe without afterSeq first). */
   seqKnown = false;
   /** The subscription did not say the current seq: take it from the first event. */
