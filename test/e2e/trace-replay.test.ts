@@ -7,6 +7,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { foldUpdates } from "../../src/acp/update-sink.ts";
 import { redact } from "../../src/redact.ts";
 import { parseTrace, type TraceEntry } from "../../src/trace.ts";
 import { withBridge, type Harness } from "../support/acp-harness.ts";
@@ -19,23 +20,16 @@ const BEARER = "sk_live_bearerValue0003";
 const PROMPTS = [`Bearer ${BEARER} #scenario:text`, "#scenario:tools", "#scenario:permission", "plain words to echo"];
 
 /**
- * Updates with the bridge's own random ids (messageId) taken out and
- * consecutive text chunks of one kind joined: a replay delivers frames in a
- * burst, and the bridge rightly merges deltas that arrive together.
+ * What the editor ends up seeing, whatever the timing: the sink's own merge
+ * rules applied (a replay delivers frames in bursts, and the bridge rightly
+ * merges updates that arrive together), then the bridge's random ids
+ * (messageId) taken out.
  */
 function normalized(h: Harness, sessionId: string): unknown[] {
-  const out: Array<Record<string, any>> = [];
-  for (const u of h.updates(sessionId)) {
-    const { messageId: _m, ...rest } = u as Record<string, any>;
-    const prev = out[out.length - 1];
-    const isChunk = rest.sessionUpdate === "agent_message_chunk" || rest.sessionUpdate === "agent_thought_chunk";
-    if (isChunk && prev && prev.sessionUpdate === rest.sessionUpdate && prev.content.type === "text" && rest.content.type === "text") {
-      prev.content = { ...prev.content, text: prev.content.text + rest.content.text };
-    } else {
-      out.push(structuredClone(rest));
-    }
-  }
-  return out;
+  return foldUpdates(h.updates(sessionId)).map((u) => {
+    const { messageId: _m, ...rest } = u as Record<string, unknown>;
+    return rest;
+  });
 }
 
 async function runSession(h: Harness, cwd: string): Promise<string> {
