@@ -99,6 +99,11 @@ describe("wire trace", () => {
     expect(has("editor->bridge", '"authToken":"[REDACTED]"')).toBe(true);
     expect(has("zcode->bridge", "Bearer [REDACTED]")).toBe(true);
     expect(has("bridge->editor", "Bearer [REDACTED]")).toBe(true);
+    // initialize (which the CLI may answer before the agent loads) is in it once each way.
+    const inits = entries.filter((e) => e.dir === "editor->bridge" && (e.msg as any)?.method === "initialize");
+    expect(inits.length).toBe(1);
+    const initId = (inits[0]!.msg as any).id;
+    expect(entries.filter((e) => e.dir === "bridge->editor" && (e.msg as any)?.id === initId && (e.msg as any)?.result).length).toBe(1);
     // Harmless values are kept as they were.
     expect(has("editor->bridge", '{"name":"LOG_LEVEL","value":"debug"}')).toBe(true);
     // The permission round trip is in the trace in both directions.
