@@ -2,6 +2,7 @@ import { RequestError, type PromptResponse, type StopReason, type Usage } from "
 import { log } from "../log.ts";
 import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/schemas.ts";
 import type { BridgeCore } from "./core.ts";
+import { ZCODE_ERR } from "../zcode/errors.ts";
 import { isBusy, toRequestError } from "./errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "./events.ts";
 import type { EventConsumer, SessionState } from "./sessions.ts";
@@ -36,6 +37,8 @@ export class Turn implements EventConsumer {
   private staleExpected = false;
   private cancelled = false;
   private attempts = 0;
+  /** One busy budget per turn, however often ZCode says 1308. */
+  private busyDeadline: number | undefined;
   /** A todo tool ran without telling the new list: read it at the end. */
   private todosFromRead = false;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
@@ -141,7 +144,7 @@ export class Turn implements EventConsumer {
   }
 
   private async send(): Promise<void> {
-    const deadline = Date.now() + this.core.timings.busyWaitMs;
+    const deadline = (this.busyDeadline ??= Date.now() + this.core.timings.busyWaitMs);
     this.phase = "sending";
     for (;;) {
       if (this.cancelled) return;
@@ -179,6 +182,7 @@ export class Turn implements EventConsumer {
     const cause = String(p.error?.cause?.code ?? "").toLowerCase();
     const message = p.error?.message || "the turn failed";
     const t = this.core.timings;
+    if (Number(p.error?.code) === ZCODE_ERR.busy && this.retryWhenIdle()) return;
     if (TRANSIENT.has(cause) && this.attempts < t.retryTries) {
       this.attempts++;
       const delay = t.retryBaseMs * 2 ** (this.attempts - 1);
@@ -206,6 +210,23 @@ export class Turn implements EventConsumer {
    * Notes activity. One timer per stall period, not per event: a flood of
    * events costs a Date.now() each, and the timer re-arms for what is left.
    */
+  /**
+   * The turn itself failed with 1308 (another turn was still running): wait
+   * for idle and send again, within the same budget as a 1308 on send.
+   */
+  private retryWhenIdle(): boolean {
+    const left = (this.busyDeadline ?? 0) - Date.now();
+    if (left <= 0) return false;
+    this.clearStall();
+    this.phase = "sending";
+    void (async () => {
+      await this.core.waitIdle(this.s, left);
+      if (this.phase === "ended" || this.cancelled) return;
+      await this.send();
+    })().catch((err) => this.fail(err));
+    return true;
+  }
+
   private touch(): void {
     if (this.phase !== "running") return;
     this.lastEventAt = Date.now();
