@@ -1,6 +1,8 @@
 // `npm test`: typecheck, build the bridge and the simulator, run every test,
 // and end with the line CI reads: `N passed, N failed`.
 // Extra arguments go to `bun test` (e.g. `npm test -- test/unit`).
+export {};
+
 const extra = process.argv.slice(2);
 
 async function run(cmd: string[], capture = false): Promise<{ code: number; out: string }> {
@@ -20,7 +22,10 @@ async function run(cmd: string[], capture = false): Promise<{ code: number; out:
       sink.write(t);
     }
   };
-  await Promise.all([pump(p.stdout, process.stdout), pump(p.stderr, process.stderr)]);
+  await Promise.all([
+    pump(p.stdout as ReadableStream<Uint8Array>, process.stdout),
+    pump(p.stderr as ReadableStream<Uint8Array>, process.stderr),
+  ]);
   return { code: await p.exited, out };
 }
 

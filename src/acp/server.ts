@@ -14,7 +14,7 @@ import type { BridgeConfig } from "../config.ts";
 import { log } from "../log.ts";
 import { DEFAULT_TIMEOUTS, ZCodeApi } from "../zcode/api.ts";
 import { ZCodeConnection } from "../zcode/connection.ts";
-import { ZCodeExitedError } from "../zcode/errors.ts";
+import { ZCodeError, ZCodeExitedError } from "../zcode/errors.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import { dropAnsweredResponse, type Handoff } from "./handoff.ts";
 import { initializeResult } from "./initialize.ts";
@@ -165,7 +165,9 @@ class AcpAgent {
         } catch (err) {
           const sessionId = (ctx.params as { sessionId?: unknown } | undefined)?.sessionId;
           const mapped = toRequestError(err, { sessionId: typeof sessionId === "string" ? sessionId : undefined });
-          if (!(err instanceof acp.RequestError)) logger.debug(`${ctx.method} failed:`, err);
+          // Our own bugs deserve a stack in the log; ZCode's and the editor's errors are expected.
+          if (!(err instanceof acp.RequestError) && !(err instanceof ZCodeError)) logger.warn(`${ctx.method} failed:`, err);
+          else logger.debug(`${ctx.method} failed:`, err);
           throw mapped;
         }
       })();
