@@ -165,7 +165,7 @@ try {
   for (const text of [
     "Explain what this project does. #scenario:text",
     "Clean the build directory. #scenario:permission",
-    "Fix the greeting in src/app.ts. #scenario:edit",
+    "Make the greeting in src/greet.ts more excited. #scenario:edit",
   ]) {
     lastKind = "";
     say(`\n\n${color.bold}You:${color.off} ${text}`);
