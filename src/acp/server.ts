@@ -63,6 +63,11 @@ class AcpAgent {
       mode: config.mode,
       terminalOutput: () => this.clientCaps._meta?.["terminal_output"] === true,
       cancelInteractions: (sessionId) => this.router.cancelSession(sessionId),
+      // A new child may be another CLI version: keep the slash menu true to it.
+      onResumed: (s) => {
+        this.watchCapabilities();
+        this.sendCommands(s, true);
+      },
     });
     this.router = this.createRouter();
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
@@ -235,11 +240,12 @@ class AcpAgent {
     }, 0);
   }
 
-  private sendCommands(s: SessionState): void {
-    this.core.emit(s, {
-      sessionUpdate: "available_commands_update",
-      availableCommands: availableCommands(this.api.capabilities()),
-    });
+  private sendCommands(s: SessionState, onlyIfChanged = false): void {
+    const list = availableCommands(this.api.capabilities());
+    const key = list.map((c) => c.name).join(" ");
+    if (onlyIfChanged && key === s.commandsKey) return;
+    s.commandsKey = key;
+    this.core.emit(s, { sessionUpdate: "available_commands_update", availableCommands: list });
   }
 
   private readonly watchedCaps = new WeakSet<object>();

@@ -46,6 +46,8 @@ export interface CoreOptions {
   terminalOutput(): boolean;
   /** Withdraws a session's pending interactions (set once the InteractionRouter exists). */
   cancelInteractions?(sessionId: string): void;
+  /** The session was resumed in a (possibly new) child behind the editor's back. */
+  onResumed?(s: SessionState): void;
 }
 
 /**
@@ -123,6 +125,7 @@ export class BridgeCore {
         s.activation++;
         if (r.settings) this.applySettings(s, r.settings);
         logger.debug("resumed", s.id, "in child generation", info.generation);
+        this.opts.onResumed?.(s);
       } finally {
         s.resuming = undefined;
       }

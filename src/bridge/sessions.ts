@@ -28,6 +28,8 @@ export class SessionState {
   /** Bumped on every create/resume; a subscription belongs to one activation. */
   activation = 0;
   subscribedActivation = -1;
+  /** Names of the slash commands last advertised to the editor. */
+  commandsKey: string | undefined;
   /** A resume in progress (shared by concurrent callers). */
   resuming: Promise<void> | undefined;
   /** Whether `order.last` is meaningful for the current child (false: subscribe without afterSeq first). */
