@@ -235,6 +235,10 @@ describe("failures", () => {
       const r = await h.prompt(sessionId, "after the crash");
       expect(r.stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Echo: after the crash");
+      // The new child learned the session through session/resume, once.
+      const methods = h.simMethods();
+      expect(methods.filter((x) => x === "session/resume").length).toBe(1);
+      expect(methods.lastIndexOf("session/resume")).toBeLessThan(methods.lastIndexOf("session/send"));
     });
   });
 });
