@@ -185,7 +185,10 @@ export class BridgeCore {
     if (this.recovering.has(s.id) || s.closed || !s.seqKnown) return;
     this.recovering.add(s.id);
     try {
-      const r = await this.api.subscribe({ sessionId: s.id, includeSnapshot: false, afterSeq: s.order.last });
+      const r = await this.withActive(s, () =>
+        this.api.subscribe({ sessionId: s.id, includeSnapshot: false, afterSeq: s.order.last }),
+      );
+      s.subscribedActivation = s.activation;
       this.feed(s, r.events);
       if (s.order.hasGap) {
         logger.warn("session", s.id, "events after seq", s.order.last, "are gone; skipping the hole");
