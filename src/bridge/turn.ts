@@ -88,7 +88,6 @@ export class Turn implements EventConsumer {
         await this.prepare();
         if (!this.cancelled) await this.send();
       } catch (err) {
-        if (this.cancelled && !this.sendIssued) return;
         await this.fail(err);
       }
     })();
@@ -274,6 +273,8 @@ export class Turn implements EventConsumer {
   }
 
   private async fail(err: unknown): Promise<void> {
+    // After a cancel the editor expects `cancelled`, whatever broke meanwhile.
+    if (this.cancelled) return this.finish("cancelled");
     if (!this.end()) return;
     this.closeOpenTools("The turn failed");
     await this.core.sink.flush(this.s.id);
