@@ -363,10 +363,17 @@ export function parseEvent(params: unknown): EventParse {
   if (!raw.success) return { ok: false, unknownType: false, issue: summarizeIssues(raw.issues) };
   if (!KNOWN_EVENT_TYPES.has(raw.output.type))
     return { ok: false, unknownType: true, type: raw.output.type, sessionId: raw.output.sessionId };
-  const r = v.safeParse(ZCodeEventSchema, params);
+  // The type is known to be valid here, so validate against that one option
+  // directly: v.variant would first try the other options' literals, and
+  // each miss builds an issue (2.0 -> 0.8 µs per text delta, the hot path).
+  const r = v.safeParse(EVENT_SCHEMA_BY_TYPE.get(raw.output.type)!, params);
   if (!r.success) return { ok: false, unknownType: false, issue: summarizeIssues(r.issues) };
-  return { ok: true, event: r.output };
+  return { ok: true, event: r.output as ZCodeEvent };
 }
+
+const EVENT_SCHEMA_BY_TYPE: ReadonlyMap<string, (typeof ZCodeEventSchema.options)[number]> = new Map(
+  ZCodeEventSchema.options.map((o) => [o.entries.type.literal, o]),
+);
 
 // ---------------------------------------------------------------- requests from the CLI
 
