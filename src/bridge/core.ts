@@ -238,6 +238,16 @@ export class BridgeCore {
     if (opts.todosFromRead && r.todos) emitPlan(this.ctx(s), r.todos);
   }
 
+  /**
+   * Mid-turn: ZCode may have switched the mode (plan approved). Reads the
+   * settings and reports a change while `stillWanted()` holds.
+   */
+  async refreshSettings(s: SessionState, stillWanted: () => boolean): Promise<void> {
+    const read = this.withActive(s, () => this.api.read(s.id));
+    const r = await Promise.race([read, Bun.sleep(this.timings.endReadMs).then(() => undefined)]).catch(() => undefined);
+    if (r?.settings && stillWanted()) this.applySettings(s, r.settings);
+  }
+
   /** New settings from ZCode: remember them and tell the editor what changed. */
   applySettings(s: SessionState, settings: Settings): void {
     const next = optionsFromSettings(settings);

@@ -13,6 +13,8 @@ export interface TurnHooks {
    * plan went out; otherwise the turn reads the todos at its end.
    */
   todosChanged(planSent: boolean): void;
+  /** A tool that can switch the session's mode (plan approval) finished. */
+  modeMayChange(): void;
 }
 
 export interface EventContext {
@@ -25,6 +27,7 @@ export interface EventContext {
 type Handler<T extends ZCodeEventType> = (ctx: EventContext, e: Extract<ZCodeEvent, { type: T }>) => void;
 
 const TODO_TOOLS = /todo/i;
+const MODE_TOOLS = /^(ExitPlanMode|EnterPlanMode|SetMode)$/i;
 
 /** ZCode event type → what the editor is told. */
 const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
@@ -64,6 +67,7 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     const p = e.payload;
     ctx.session.messageIds = {};
     for (const u of ctx.session.tracker.onToolUpdated(p)) ctx.emit(u);
+    if ((p.kind === "result" || p.kind === "error") && MODE_TOOLS.test(p.toolName ?? "")) ctx.turn?.modeMayChange();
     // Todos reach session/read slightly after the result; the result's own
     // newTodos is the freshest list when ZCode includes it.
     if (p.kind === "result" && TODO_TOOLS.test(p.toolName ?? "")) {

@@ -41,6 +41,8 @@ export class Turn implements EventConsumer {
   private busyDeadline: number | undefined;
   /** A todo tool ran without telling the new list: read it at the end. */
   private todosFromRead = false;
+  /** Mid-turn settings reads; a normal end waits for them so nothing trails the answer. */
+  private readonly pendingReads: Promise<void>[] = [];
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private lastEventAt = 0;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -64,6 +66,9 @@ export class Turn implements EventConsumer {
       failed: (p) => this.onFailed(p),
       todosChanged: (planSent) => {
         this.todosFromRead = !planSent;
+      },
+      modeMayChange: () => {
+        this.pendingReads.push(this.core.refreshSettings(this.s, () => this.phase !== "ended"));
       },
     };
     this.ctx = { session: s, emit: (u) => core.emit(s, u), turn: this.hooks };
@@ -266,6 +271,7 @@ export class Turn implements EventConsumer {
     if (!this.end()) return;
     this.closeOpenTools(stop === "cancelled" ? "Cancelled" : "The turn ended before this tool finished");
     if (stop !== "cancelled") {
+      await Promise.allSettled(this.pendingReads);
       await this.core.refreshAfterTurn(this.s, { todosFromRead: this.todosFromRead });
     }
     await this.core.sink.flush(this.s.id);
