@@ -108,6 +108,8 @@ export class BridgeCore {
   }
 
   forget(id: string): void {
+    // A turn cut off from its events would otherwise wait forever.
+    this.registry.get(id)?.turn?.cancel();
     this.unsubscribers.get(id)?.();
     this.unsubscribers.delete(id);
     this.registry.delete(id);

@@ -16,6 +16,8 @@ export interface Sequenced {
 /** What a running turn wants to see of its session's events. */
 export interface EventConsumer {
   apply(e: ZCodeEvent): void;
+  /** The session is going away under the turn: end it as cancelled. */
+  cancel(): void;
 }
 
 /**

@@ -102,6 +102,18 @@ describe("cancel", () => {
     });
   });
 
+  test("the session re-opened elsewhere under a running turn: that turn ends cancelled instead of hanging", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const p = h.prompt(sessionId, "#scenario:slow n=400");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
+      const t0 = Date.now();
+      await h.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: `${h.stateDir}/elsewhere` });
+      expect((await p).stopReason).toBe("cancelled");
+      expect(Date.now() - t0).toBeLessThan(1500);
+    });
+  });
+
   test("during a permission prompt: the client's request is withdrawn and the turn ends cancelled", async () => {
     let release: (() => void) | undefined;
     await withBridge(
