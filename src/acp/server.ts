@@ -351,7 +351,13 @@ class AcpAgent {
 
   private async closeSession(p: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
     const s = this.requireSession(p.sessionId);
-    if (s.turn instanceof Turn) s.turn.cancel();
+    if (s.turn instanceof Turn) {
+      // Let the turn see ZCode's own `cancelled` (bounded by the cancel grace)
+      // before its events stop being routed.
+      const turn = s.turn;
+      turn.cancel();
+      await turn.settled;
+    }
     this.core.opts.cancelInteractions?.(s.id);
     await this.sink.flush(s.id);
     this.core.forget(s.id);

@@ -74,6 +74,14 @@ export class Turn implements EventConsumer {
     this.ctx = { session: s, emit: (u) => core.emit(s, u), turn: this.hooks };
   }
 
+  /** Resolves when the turn has answered, however it ended. */
+  get settled(): Promise<void> {
+    return this.done.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   get isCancelled(): boolean {
     return this.cancelled;
   }
