@@ -184,6 +184,26 @@ describe("ordering and recovery", () => {
   });
 });
 
+describe("many sessions", () => {
+  test("concurrent turns on several sessions stay apart; cancelling one leaves the others whole", async () => {
+    await withBridge({}, async (h) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await h.newSession()).sessionId);
+      const victim = ids[0]!;
+      const prompts = ids.map((id, i) => h.prompt(id, i === 0 ? "#scenario:slow n=400" : `#scenario:slow n=40 session ${i}`));
+      await h.waitFor(() => h.text(victim).includes("chunk 3 "), "streaming");
+      await h.cancel(victim);
+      const results = await Promise.all(prompts);
+      expect(results[0]!.stopReason).toBe("cancelled");
+      for (let i = 1; i < ids.length; i++) {
+        expect(results[i]!.stopReason).toBe("end_turn");
+        const text = h.text(ids[i]!);
+        for (let k = 0; k < 40; k++) expect(text).toContain(`chunk ${k} `);
+      }
+    });
+  });
+});
+
 describe("failures", () => {
   test("transient turn.failed is retried with a visible notice", async () => {
     await withBridge({}, async (h) => {
