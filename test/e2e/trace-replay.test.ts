@@ -145,7 +145,7 @@ describe("committed trace fixture (regression)", () => {
     expect(prompts.length).toBeGreaterThan(0);
     const newSession = entries.find((e) => e.dir === "editor->bridge" && (e.msg as any)?.method === "session/new")!.msg as any;
     await withBridge({ env: { ZCODE_SIM_REPLAY: fixture, ZCODE_SIM_REPLAY_WAIT_MS: "2000" } }, async (h) => {
-      const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: newSession.params.cwd, mcpServers: [] });
+      const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: String(newSession.params.cwd), mcpServers: [] });
       for (const p of prompts) expect((await h.prompt(sessionId, p)).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toBe(deltas);
       const calls = h.updatesOfKind(sessionId, "tool_call");
