@@ -55,10 +55,13 @@ export function optionsFromSettings(settings: Settings | undefined): SessionOpti
   const model = s.model?.current;
   const modelId = typeof model === "string" ? model : model?.modelId;
   if (typeof modelId === "string") {
-    const avail = Array.isArray(s.model?.available)
-      ? s.model.available.map((m: any) => ({ value: m?.modelId, label: m?.label ?? m?.modelId }))
-      : [];
-    out.model = { current: modelId, choices: choices(modelId, avail, []) };
+    // ZCode's protocol has no method to switch models (the app chooses), so
+    // the editor is shown the current model as the only choice rather than a
+    // menu whose every other entry would fail.
+    const label = Array.isArray(s.model?.available)
+      ? s.model.available.find((m: any) => m?.modelId === modelId)?.label
+      : undefined;
+    out.model = { current: modelId, choices: choices(modelId, [{ value: modelId, label }], []) };
   }
   const level = s.thoughtLevel?.current;
   if (typeof level === "string") {
