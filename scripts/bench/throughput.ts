@@ -278,7 +278,7 @@ export async function floorFlood(label: string, prompt: string, opts: { n: numbe
 
 // ------------------------------------------------------------ tool progress
 
-async function bridgeFloodTools(n: number): Promise<{ events: number; messages: number; seconds: number; eventsPerSec: number; stopReason: string; maxRssMB: number }> {
+export async function bridgeFloodTools(n: number): Promise<{ events: number; messages: number; seconds: number; eventsPerSec: number; stopReason: string; maxRssMB: number }> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-bench-tools-"));
   let messages = 0;
   let first = 0;
@@ -304,6 +304,39 @@ async function bridgeFloodTools(n: number): Promise<{ events: number; messages: 
     const rss = sampler.stop();
     const seconds = (last - first) / 1000;
     return { events: n, messages, seconds, eventsPerSec: n / seconds, stopReason: r.stopReason, maxRssMB: Math.max(0, ...rss) };
+  } finally {
+    await client.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** The floor for the tool-progress flood: the relay passes every tool.updated frame through. */
+export async function floorFloodTools(n: number): Promise<{ events: number; seconds: number; eventsPerSec: number }> {
+  const stateDir = mkdtempSync(join(tmpdir(), "zcode-bench-floor-tools-"));
+  let events = 0;
+  let first = 0;
+  let last = 0;
+  let doneResolve: () => void = () => {};
+  const done = new Promise<void>((r) => (doneResolve = r));
+  const client = RawAcpClient.spawn({
+    cmd: [process.execPath, import.meta.path, "--relay", `#scenario:flood-tools n=${n}`],
+    env: { ZCODE_SIM_STATE_DIR: stateDir },
+    cwd: stateDir,
+    keep: false,
+    onMessage: (m) => {
+      const u = m.params?.update;
+      if (u?.type === "tool.updated" && u.payload?.kind === "progress") {
+        const t = performance.now();
+        if (!first) first = t;
+        last = t;
+        events++;
+      } else if (m.id === 0) doneResolve();
+    },
+  });
+  try {
+    await done;
+    const seconds = (last - first) / 1000;
+    return { events, seconds, eventsPerSec: events / seconds };
   } finally {
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -487,7 +520,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
     rss: true,
   });
   console.error(`  big stream: ${f0(big.wireMBps)} MB/s`);
-  const tools = await bridgeFloodTools(quick ? 10_000 : 50_000);
+  const TOOL_N = quick ? 10_000 : 50_000;
+  const floorTools = await floorFloodTools(TOOL_N);
+  const tools = await bridgeFloodTools(TOOL_N);
   console.error(`  flood-tools: ${f0(tools.eventsPerSec)} ev/s`);
   const slow = await slowReader(quick ? 20_000 : 50_000, 256, 1500);
   console.error(`  slow reader: ${slow.messages} messages for ${slow.events} events`);
@@ -503,6 +538,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
       `| ${r.label} | ${r.events} | ${r.messages} | ${f0(r.eventsPerSec)} | ${f0(r.wireMBps)} | ${f2(r.p50ms)} | ${f2(r.p99ms)} | ${f0(r.maxRssMB)} | ${r.intact ? "yes" : "NO"} |`,
     );
   }
+  console.log(`| floor, flood-tools (Bash progress tails) | ${floorTools.events} | ${floorTools.events} | ${f0(floorTools.eventsPerSec)} | | | | | |`);
   console.log(`| bridge, flood-tools (Bash progress tails) | ${tools.events} | ${tools.messages} | ${f0(tools.eventsPerSec)} | | | | ${f0(tools.maxRssMB)} | ${tools.stopReason} |`);
   console.log(`| bridge, slow reader (paused 1.5 s) | ${slow.events} | ${slow.messages} | | | | | ${f0(slow.maxRssMB)} | ${slow.textIntact ? "yes" : "NO"} |`);
   console.log(`| bridge, ${SESSIONS} concurrent sessions | ${SESSIONS}x${quick ? 200 : 1000} | | | | | | ${f0(many.maxRssMB)} | ${many.allIntact ? "yes" : "NO"} |`);
@@ -543,7 +579,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
     {
       name: "flood-tools completes",
       pass: tools.stopReason === "end_turn" && tools.messages > 0,
-      detail: `${tools.messages} tool_call_update messages for ${tools.events} progress events, ${f0(tools.eventsPerSec)} events/s`,
+      detail: `${tools.messages} tool_call_update messages for ${tools.events} progress events, ${f0(tools.eventsPerSec)} events/s (floor ${f0(floorTools.eventsPerSec)}, ${((tools.eventsPerSec / floorTools.eventsPerSec) * 100).toFixed(0)}%)`,
     },
     {
       name: "slow editor: deltas merged (fewer messages than events), text intact, RSS bounded",

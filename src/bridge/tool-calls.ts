@@ -84,6 +84,28 @@ export function suffixPrefixOverlap(prev: string, next: string): number {
 }
 
 /**
+ * Fast path for a window that slid: the longest suffix of `prev` that is a
+ * prefix of `next`, found with native indexOf/startsWith from the first
+ * MIN_OVERLAP characters of `next` (the earliest match in `prev` that
+ * continues to its end is the longest overlap). 0 when there is no overlap
+ * of at least MIN_OVERLAP (tailDelta treats a shorter one as a gap anyway);
+ * undefined when repetitive text makes the candidates many, and then the
+ * linear KMP decides.
+ */
+function slidOverlap(prev: string, next: string): number | undefined {
+  if (next.length < MIN_OVERLAP || prev.length < MIN_OVERLAP) return undefined;
+  const head = next.slice(0, MIN_OVERLAP);
+  // An overlap of k <= next.length characters starts at prev.length - k.
+  let at = prev.indexOf(head, Math.max(0, prev.length - next.length));
+  for (let tries = 0; tries < 8; tries++) {
+    if (at < 0) return 0; // no overlap of MIN_OVERLAP or more: a gap either way
+    if (next.startsWith(prev.slice(at))) return prev.length - at;
+    at = prev.indexOf(head, at + 1);
+  }
+  return undefined;
+}
+
+/**
  * What is new in `next`, a cumulative output tail, given the tail seen before.
  *
  * A tail is the END of the output so far, possibly bounded: while it grows,
@@ -101,7 +123,7 @@ export function suffixPrefixOverlap(prev: string, next: string): number {
 export function tailDelta(prev: string, next: string): { data: string; gap: boolean } {
   if (next === prev) return { data: "", gap: false };
   if (prev === "" || next.startsWith(prev)) return { data: next.slice(prev.length), gap: false };
-  const k = suffixPrefixOverlap(prev, next);
+  const k = slidOverlap(prev, next) ?? suffixPrefixOverlap(prev, next);
   if (k >= MIN_OVERLAP) return { data: next.slice(k), gap: false };
   return { data: next, gap: true };
 }

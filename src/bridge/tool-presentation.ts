@@ -87,7 +87,9 @@ export function displayPath(p: string, cwd: string): string {
 /** A fenced block whose fence cannot be closed by backticks inside the text. */
 export function fenced(text: string, lang = ""): string {
   let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  // Most output has no backtick at all: a native scan settles it (this runs
+  // on every progress event of a command's output).
+  if (text.includes("`")) for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = "`".repeat(Math.max(3, longest + 1));
   const body = text.endsWith("\n") ? text : `${text}\n`;
   return `${fence}${lang}\n${body}${fence}`;
