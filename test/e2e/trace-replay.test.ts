@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { foldUpdates } from "../../src/acp/update-sink.ts";
 import { redact } from "../../src/redact.ts";
 import { parseTrace, type TraceEntry } from "../../src/trace.ts";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { Harness, withBridge } from "../support/acp-harness.ts";
 
 const SECRET_ENV = "ghp_envSecretValue0001";
 const SECRET_META = "meta-token-value-0002";
@@ -153,5 +153,23 @@ describe("committed trace fixture (regression)", () => {
       expect(calls[0]!.kind).toBe("execute");
       expect(h.received.permissionRequests.length).toBe(1);
     });
+  });
+});
+
+describe("trace on shutdown", () => {
+  test("SIGTERM right after a turn: the trace still ends with that turn's frames", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "trace-term-"));
+    const path = join(dir, "t.jsonl");
+    const h = await Harness.start({ args: ["--trace", path] });
+    const { sessionId } = await h.newSession();
+    const r = await h.prompt(sessionId, "last words");
+    expect(r.stopReason).toBe("end_turn");
+    h.kill("SIGTERM");
+    expect(await h.proc.exited).toBe(0);
+    await h.close({ expectExit: "any" });
+    const entries = parseTrace(readFileSync(path, "utf8"));
+    const last = entries.filter((e) => e.dir === "bridge->editor").at(-1)!.msg as { result?: { stopReason?: string } };
+    expect(last.result?.stopReason).toBe("end_turn");
+    expect(entries.some((e) => e.dir === "zcode->bridge" && JSON.stringify(e.msg).includes("Echo: "))).toBe(true);
   });
 });
