@@ -1,34 +1,51 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { JsonRpcId } from "./initialize.ts";
 
-// The CLI answers `initialize` itself before loading the SDK (src/cli/serve.ts),
+// The CLI reads the first line of stdin itself (src/cli/serve.ts). When it is
+// a plain `initialize`, the CLI usually answers it before loading the SDK,
 // then hands the agent everything it read — the initialize line included, so
 // the SDK's connection state and the agent's client capabilities are set as
 // usual — followed by the rest of stdin. The agent's own answer to that
-// replayed initialize has already been sent, so it is dropped here.
+// replayed initialize has already been sent, so it is dropped here. With a
+// trace, the CLI does not answer (the trace must record the agent's answer):
+// the agent's answer goes out as usual.
+//
+// Either way, what followed the initialize line is held back until the agent
+// has answered it: the SDK refuses every other request until then, and an
+// editor (or `printf`) may send `session/new` in the same write.
 
 export interface Handoff {
   /** What the CLI already read from stdin, then the rest of it. */
   input: ReadableStream<Uint8Array>;
   /** Id of the initialize request the CLI has answered, if it answered one. */
   answeredId?: JsonRpcId;
+  /** Id of the initialize request the CLI read but left to the agent to answer. */
+  initializeId?: JsonRpcId;
   /**
-   * Called once the agent has produced (and this module dropped) its own
-   * answer to that initialize: the SDK refuses other requests until then, so
-   * the input holds back what followed the initialize line until this call.
+   * Called once the agent has produced its answer to that initialize (dropped
+   * when the CLI answered it already): the input holds back what followed
+   * the initialize line until this call.
    */
   onAgentInitialized?: () => void;
 }
 
-export function dropAnsweredResponse(stream: acp.Stream, id: JsonRpcId, onDropped?: () => void): acp.Stream {
+/** The agent's stream, wrapped as the handoff needs (see above). */
+export function handoffStream(stream: acp.Stream, handoff: Handoff): acp.Stream {
+  const drop = handoff.answeredId !== undefined;
+  const id = drop ? handoff.answeredId : handoff.initializeId;
+  if (id === undefined) return stream;
   const writer = stream.writable.getWriter();
   let pending = true;
+  // Let the SDK finish marking the connection initialized first.
+  const initialized = () => {
+    if (handoff.onAgentInitialized) setImmediate(handoff.onAgentInitialized);
+  };
   const writable = new WritableStream<acp.AnyMessage>({
-    write(msg) {
+    async write(msg) {
       if (pending && "id" in msg && msg.id === id && !("method" in msg)) {
         pending = false;
-        // Let the SDK finish marking the connection initialized first.
-        if (onDropped) setImmediate(onDropped);
+        if (!drop) await writer.write(msg);
+        initialized();
         return;
       }
       return writer.write(msg);

@@ -16,7 +16,7 @@ import { DEFAULT_TIMEOUTS, ZCodeApi } from "../zcode/api.ts";
 import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeError, ZCodeExitedError } from "../zcode/errors.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
-import { dropAnsweredResponse, type Handoff } from "./handoff.ts";
+import { handoffStream, type Handoff } from "./handoff.ts";
 import { initializeResult } from "./initialize.ts";
 import { createStdinSource, createStdoutSink } from "./stdio.ts";
 import { UpdateSink } from "./update-sink.ts";
@@ -121,7 +121,7 @@ class AcpAgent {
     const stdin = createStdinSource({ pendingRequests: () => this.drain(), onLine: trace?.tap("editor->bridge"), input: handoff?.input });
     const stream = acp.ndJsonStream(stdout, stdin);
     // The CLI may have answered initialize already (src/cli/serve.ts).
-    const connection = app.connect(handoff?.answeredId !== undefined ? dropAnsweredResponse(stream, handoff.answeredId, handoff.onAgentInitialized) : stream);
+    const connection = app.connect(handoff ? handoffStream(stream, handoff) : stream);
     this.client = connection.client;
     const onSignal = (sig: NodeJS.Signals) => () => void this.shutdown(sig);
     const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {

@@ -15,8 +15,9 @@ const MAX_FIRST_LINE = 1 << 20;
 type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
 export async function serve(config: BridgeConfig): Promise<number> {
-  // With a trace, the agent must see (and record) the initialize exchange itself.
-  if (config.trace) return runAgent(config, undefined);
+  // With a trace, the agent must answer (and record) initialize itself; the
+  // first line is still read here so that what follows it waits for that answer.
+  const answerHere = !config.trace;
 
   // Before the agent runs there is no child to stop: a signal just ends us,
   // with the same exit code 0 the agent uses after its own shutdown.
@@ -45,8 +46,10 @@ export async function serve(config: BridgeConfig): Promise<number> {
   }
 
   let answered: JsonRpcId | undefined;
+  let initializeId: JsonRpcId | undefined;
   if (newlineAt !== -1) {
-    answered = plainInitializeId(firstLine(buffered, newlineAt));
+    initializeId = plainInitializeId(firstLine(buffered, newlineAt));
+    if (answerHere) answered = initializeId;
     if (answered !== undefined) {
       try {
         await Bun.write(Bun.stdout, `${JSON.stringify({ jsonrpc: "2.0", id: answered, result: initializeResult() })}\n`);
@@ -68,8 +71,8 @@ export async function serve(config: BridgeConfig): Promise<number> {
   // The agent gets the initialize line first and the rest only once it has
   // processed it (see Handoff.onAgentInitialized).
   const all = concat(buffered);
-  const head = answered === undefined ? all : all.subarray(0, newlineAt + 1);
-  let tail: Uint8Array | undefined = answered === undefined ? undefined : all.subarray(newlineAt + 1);
+  const head = initializeId === undefined ? all : all.subarray(0, newlineAt + 1);
+  let tail: Uint8Array | undefined = initializeId === undefined ? undefined : all.subarray(newlineAt + 1);
   let agentReady!: () => void;
   const agentInitialized = new Promise<void>((resolve) => (agentReady = resolve));
   const input = new ReadableStream<Uint8Array>({
@@ -96,13 +99,16 @@ export async function serve(config: BridgeConfig): Promise<number> {
     },
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   });
-  return runAgent(config, { input, answeredId: answered, onAgentInitialized: agentReady }, releaseSignals);
+  const handoff: Handoff = answered !== undefined
+    ? { input, answeredId: answered, onAgentInitialized: agentReady }
+    : { input, initializeId, onAgentInitialized: agentReady };
+  return runAgent(config, handoff, releaseSignals);
 }
 
-async function runAgent(config: BridgeConfig, handoff: Handoff | undefined, releaseSignals?: () => void): Promise<number> {
+async function runAgent(config: BridgeConfig, handoff: Handoff, releaseSignals: () => void): Promise<number> {
   const { runServer } = await import("../acp/server.ts");
   // The agent installs its own handlers (it has a child to stop).
-  releaseSignals?.();
+  releaseSignals();
   await runServer(config, handoff);
   return 0;
 }

@@ -18,8 +18,12 @@ const line = (msg: unknown) => `${JSON.stringify(msg)}\n`;
 const newSession = (id: number) => line({ jsonrpc: "2.0", id, method: "session/new", params: { cwd: tmp, mcpServers: [] } });
 
 /** Feed `writes` (each awaited after `gapMs`), close stdin, return every stdout message. */
-async function exchange(writes: string[], gapMs = 0): Promise<{ messages: Array<Record<string, any>>; code: number; stderr: string }> {
-  const p = Bun.spawn([BRIDGE_BIN], { env: env(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+async function exchange(
+  writes: string[],
+  gapMs = 0,
+  args: string[] = [],
+): Promise<{ messages: Array<Record<string, any>>; code: number; stderr: string }> {
+  const p = Bun.spawn([BRIDGE_BIN, ...args], { env: env(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   const killer = setTimeout(() => p.kill("SIGKILL"), 20_000);
   const out = new Response(p.stdout).text();
   for (const w of writes) {
@@ -50,6 +54,17 @@ test("initialize and session/new in one write: each answered exactly once, in or
   expect(responses(r.messages, 2)[0]?.result?.sessionId).toBeString();
   expect(r.messages.findIndex((m) => m.id === 1)).toBeLessThan(r.messages.findIndex((m) => m.id === 2));
   expect(r.code).toBe(0);
+});
+
+test("with --trace too (the agent answers initialize itself): session/new in the same write is answered", async () => {
+  const trace = join(tmp, "same-write.jsonl");
+  const r = await exchange([INITIALIZE_LINE + newSession(2)], 0, ["--trace", trace]);
+  expect(responses(r.messages, 1)).toHaveLength(1);
+  expect(responses(r.messages, 2)[0]?.result?.sessionId).toBeString();
+  expect(r.messages.findIndex((m) => m.id === 1)).toBeLessThan(r.messages.findIndex((m) => m.id === 2));
+  expect(r.code).toBe(0);
+  const dirs = (await Bun.file(trace).text()).split("\n").filter(Boolean).map((l) => JSON.parse(l).dir);
+  expect(dirs).toContain("bridge->editor");
 });
 
 test("initialize split across writes, then session/new later: one answer each", async () => {
