@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { redactLine } from "../redact.ts";
 
 // The frame codec of the ZCode wire: JSON-RPC-like frames, one per line, with
 // NO `jsonrpc` field (the CLI's validator rejects frames that carry one).
@@ -29,8 +30,14 @@ export type DecodeResult = { ok: true; frame: Frame } | { ok: false; reason: str
 /** Longest excerpt of a bad line that goes into a log message. */
 export const LOG_EXCERPT_CHARS = 200;
 
+/**
+ * The start of a line for a log message, redacted first: cut JSON is no
+ * longer JSON, and the log's own redaction would then miss a secret such as
+ * the value of `{"name":"GITHUB_TOKEN","value":…}`.
+ */
 export function excerpt(line: string, max = LOG_EXCERPT_CHARS): string {
-  return line.length <= max ? line : `${line.slice(0, max)}… (${line.length} chars)`;
+  const clean = redactLine(line);
+  return clean.length <= max ? clean : `${clean.slice(0, max)}… (${line.length} chars)`;
 }
 
 /**

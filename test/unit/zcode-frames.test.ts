@@ -120,6 +120,18 @@ describe("encoders", () => {
     expect(r).toEqual({ ok: true, frame: { kind: "request", id: 9, method: "session/read", params: { sessionId: "s" } } });
   });
 
+  test("excerpt redacts before it cuts (cut JSON would escape the log's redaction)", () => {
+    const line = JSON.stringify({
+      method: "session/event",
+      params: { env: [{ name: "GITHUB_TOKEN", value: "ghp_leakleak123" }], apiKey: "sk-1234567", pad: "x".repeat(300) },
+    });
+    const e = excerpt(line);
+    expect(e).not.toContain("ghp_leakleak123");
+    expect(e).not.toContain("sk-1234567");
+    expect(e).toContain("[REDACTED]");
+    expect(e).toContain(`(${line.length} chars)`);
+  });
+
   test("excerpt truncates long lines for logs", () => {
     expect(excerpt("abc")).toBe("abc");
     const e = excerpt("x".repeat(1000));
