@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { BridgeConfig } from "../config.ts";
 import { VERSION } from "../version.ts";
 import { CliCapabilities } from "../zcode/capabilities.ts";
-import { detectVersion, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
+import { detectVersion, nodeProblemOf, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { selfCommand } from "./self.ts";
 
@@ -17,6 +17,8 @@ const SOURCE_TEXT: Record<ZCodeLaunch["source"], string> = {
   path: "found on PATH",
   "app-bundle": "bundled in the ZCode desktop app",
 };
+
+const NODE_FIX = "Install Node.js 22 or newer, or set ZCODE_NODE=/path/to/node (or --zcode-node).";
 
 interface Check {
   ok: boolean;
@@ -39,33 +41,31 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
     });
     checks.push({ ok: true, label: "ZCode CLI", detail: `${launch.entry} (${SOURCE_TEXT[launch.source]})` });
   } catch (e) {
-    checks.push({
-      ok: false,
-      label: "ZCode CLI",
-      detail: messageOf(e),
-      fix:
-        "Install the ZCode CLI (or the ZCode desktop app), or point the bridge at it:\n" +
-        "  set ZCODE_BIN=/path/to/zcode in the editor's agent env, or pass --zcode-bin /path/to/zcode",
-    });
+    const nodeProblem = nodeProblemOf(e);
+    if (nodeProblem) {
+      checks.push({ ok: true, label: "ZCode CLI", detail: `${nodeProblem.entry} (${SOURCE_TEXT[nodeProblem.source]})` });
+      checks.push({ ok: false, label: "Node for the JS entry", detail: messageOf(e), fix: NODE_FIX });
+    } else {
+      checks.push({
+        ok: false,
+        label: "ZCode CLI",
+        detail: messageOf(e),
+        fix:
+          "Install the ZCode CLI (or the ZCode desktop app), or point the bridge at it:\n" +
+          "  set ZCODE_BIN=/path/to/zcode in the editor's agent env, or pass --zcode-bin /path/to/zcode",
+      });
+    }
   }
 
   if (launch) {
-    if (launch.node) {
-      checks.push({
-        ok: true,
-        label: "Node for the JS entry",
-        detail: `${launch.node}${launch.nodeVersion ? ` (${launch.nodeVersion})` : ""}`,
-      });
-    } else if (/\.(c|m)?js$/.test(launch.entry)) {
-      checks.push({
-        ok: false,
-        label: "Node for the JS entry",
-        detail: `${launch.entry} needs Node.js >= 22 and none was found`,
-        fix: "Install Node.js 22 or newer, or set ZCODE_NODE=/path/to/node (or --zcode-node).",
-      });
-    } else {
-      checks.push({ ok: true, label: "Node for the JS entry", detail: "not needed (native binary)" });
-    }
+    // resolveZCode only returns a JS entry together with a working Node.
+    checks.push({
+      ok: true,
+      label: "Node for the JS entry",
+      detail: launch.node
+        ? `${launch.node}${launch.nodeVersion ? ` (${launch.nodeVersion})` : ""}`
+        : "not needed (native binary)",
+    });
 
     try {
       const version = await detectVersion(launch, config.env);

@@ -166,7 +166,13 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
     // keep the path as given
   }
   if (JS_ENTRY.test(real) || hasNodeShebang(real)) {
-    const node = resolveNode(ctx, real);
+    let node: NodeFound;
+    try {
+      node = resolveNode(ctx, real);
+    } catch (e) {
+      if (e instanceof Error) nodeProblems.set(e, { entry: real, source });
+      throw e;
+    }
     return { command: [node.path, real], entry: real, source, node: node.path, nodeVersion: node.version };
   }
   if (!isExecutable(entry, ctx.platform))
@@ -272,6 +278,17 @@ export function nodeVersionOf(node: string, env: Env): string | undefined {
 
 function majorOf(version: string): number {
   return Number(version.split(".")[0]);
+}
+
+const nodeProblems = new WeakMap<Error, { entry: string; source: ZCodeLaunch["source"] }>();
+
+/**
+ * When resolveZCode failed because the CLI was found but no usable Node.js
+ * runs it: the entry and how it was found (doctor reports the CLI as found
+ * and the Node as the problem, with the Node fix).
+ */
+export function nodeProblemOf(e: unknown): { entry: string; source: ZCodeLaunch["source"] } | undefined {
+  return e instanceof Error ? nodeProblems.get(e) : undefined;
 }
 
 /** The Node that runs a JS entry: explicit setting, then common install paths, then PATH. */

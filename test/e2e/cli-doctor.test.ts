@@ -1,7 +1,7 @@
 // `zcode-acp-server doctor` against the simulator as ZCode and against a
 // missing one.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, run, SIM_BIN } from "./cli-support.ts";
@@ -63,4 +63,42 @@ test("missing ZCode and no sign-in: each failure with its fix; exit 1", async ()
   expect(r.stdout).toContain("FAIL  ZCode sign-in");
   expect(r.stdout).toContain("sign in");
   expect(r.code).toBe(1);
+});
+
+describe("a .cjs entry (run with an explicitly resolved Node)", () => {
+  let dir: string;
+  let entry: string;
+  /** A stand-in `node` reporting `version`; run with `<entry> --version` it prints the ZCode version. */
+  const fakeNode = (name: string, version: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo v${version}; exit 0; fi\n[ "$2" = "--version" ] && echo 0.15.3\n`);
+    chmodSync(p, 0o755);
+    return p;
+  };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "zcode-acp-doctor-cjs-"));
+    entry = join(dir, "zcode.cjs");
+    writeFileSync(entry, "// a ZCode entry stand-in\n");
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("names the Node that runs it and its version; exit 0", async () => {
+    const node = fakeNode("node22", "22.11.0");
+    const r = await run([BRIDGE_BIN, "doctor"], { env: { PATH: "/usr/bin:/bin", HOME: home, ZCODE_BIN: entry, ZCODE_NODE: node } });
+    expect(r.stdout).toContain(`ok    ZCode CLI: ${entry}`);
+    expect(r.stdout).toContain(`ok    Node for the JS entry: ${node} (22.11.0)`);
+    expect(r.stdout).toContain("0.15.3 (supported)");
+    expect(r.code).toBe(0);
+  });
+
+  test("too old a Node: the CLI counts as found, the Node check fails with the Node fix; exit 1", async () => {
+    const node = fakeNode("node20", "20.1.0");
+    const r = await run([BRIDGE_BIN, "doctor"], { env: { PATH: "/usr/bin:/bin", HOME: home, ZCODE_BIN: entry, ZCODE_NODE: node } });
+    expect(r.stdout).toContain(`ok    ZCode CLI: ${entry}`);
+    expect(r.stdout).toContain("FAIL  Node for the JS entry:");
+    expect(r.stdout).toContain("20.1.0");
+    expect(r.stdout).toMatch(/fix: .*ZCODE_NODE/);
+    expect(r.stdout).not.toContain("Install the ZCode CLI");
+    expect(r.code).toBe(1);
+  });
 });
