@@ -96,12 +96,12 @@ describe("the editor goes away", () => {
     expect(Date.now() - t0).toBeLessThan(3000);
   });
 
-  test("SIGTERM mid-turn: the child is gone within 2 s and the bridge exits 0", async () => {
+  test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("%s mid-turn: the child is gone within 2 s and the bridge exits 0", async (signal) => {
     const h = await Harness.start();
     await streaming(h);
     const child = await zcodeChild(h.proc.pid);
     const t0 = Date.now();
-    h.kill("SIGTERM");
+    h.kill(signal);
     const code = await h.proc.exited;
     await gone(child, 2000 - (Date.now() - t0));
     expect(code).toBe(0);
