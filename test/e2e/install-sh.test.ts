@@ -3,13 +3,14 @@
 // driven through `initialize` after installing it. Runs under bash and dash
 // (and busybox sh when present).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assetName, RELEASE_TARGETS, targetId } from "../../src/cli/release-targets.ts";
 import {
   BRIDGE_BIN,
   fakeBinary,
+  INITIALIZE_LINE,
   initializeRoundTrip,
   ROOT,
   run,
@@ -196,6 +197,36 @@ for (const shell of ["bash", "dash", "busybox"]) {
     });
   });
 }
+
+test("re-installing while an editor runs the old binary: the running one keeps serving, the new one is in place", async () => {
+  if (!existsSync(BRIDGE_BIN)) throw new Error(`${BRIDGE_BIN} missing: run bun run build`);
+  const machine = fakeMachine("x64-running", "Linux", "x86_64", { ldd: GLIBC_LDD });
+  const env = { PATH: `${machine}:${process.env.PATH}` };
+  const first = await install(SH, ["1.0.0"], env);
+  expect(first.code).toBe(0);
+  const bin = join(first.dir, "zcode-acp-server");
+  // The "editor": the old binary serving ACP, started before the upgrade and
+  // spoken to only after it (writing over a running executable fails with ETXTBSY).
+  const running = Bun.spawn([bin], { env: { PATH: process.env.PATH, HOME: tmp }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const killer = setTimeout(() => running.kill("SIGKILL"), 20_000);
+  try {
+    const again = await run([Bun.which(SH) ?? SH, INSTALL_SH, "9.9.9"], {
+      env: { ...env, HOME: tmp, ZCODE_ACP_DOWNLOAD_BASE: srv.base, ZCODE_ACP_INSTALL_DIR: first.dir, ZCODE_ACP_CPUINFO: cpuWithAvx2 },
+    });
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect((await run([bin, "--version"])).stdout.trim()).toBe("9.9.9+linux-x64");
+    expect(readdirSync(first.dir)).toEqual(["zcode-acp-server"]); // no staging file left
+    running.stdin.write(INITIALIZE_LINE);
+    running.stdin.end();
+    const out = await new Response(running.stdout).text();
+    expect(JSON.parse(out.split("\n")[0]!).result.protocolVersion).toBe(1);
+    expect(await running.exited).toBe(0);
+  } finally {
+    clearTimeout(killer);
+    running.kill("SIGKILL");
+  }
+});
 
 describe("platform detection (fake uname)", () => {
   const cases: Array<{ name: string; s: string; m: string; extra?: Record<string, string>; cpu?: "no-avx2"; want: string }> = [
