@@ -9,21 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RawAcpClient, type JsonRpcMessage } from "../../scripts/bench/raw-acp-client.ts";
+import { rng } from "../simulator/fuzz.ts";
 
 const SEEDS = [1, 7, 20261202];
 const FRAMES = 2000;
-
-/** mulberry32: small, fast, seedable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const METHODS = [
   "initialize",

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { LineSplitter, lines, readLines } from "../../src/zcode/lines.ts";
+// Deterministic PRNG (mulberry32), so a failure can be replayed from its seed.
+import { rng } from "../simulator/fuzz.ts";
 
 // Property tests: the splitter must agree with an obviously-correct reference
 // on any chunking of any input.
@@ -28,17 +30,6 @@ function reference(bytes: Uint8Array, max: number): { lines: string[]; overlong:
   return { lines: out, overlong };
 }
 
-/** Deterministic PRNG so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ["a", "é", "日本", "✓", "😀", "\n", "\r\n", "\n\n", "{\"k\":1}", "\r", " ", "xxxxxxxxxxxxxxxx"];
 
