@@ -22,8 +22,9 @@ async function exchange(
   writes: string[],
   gapMs = 0,
   args: string[] = [],
+  processEnv: Record<string, string | undefined> = env(),
 ): Promise<{ messages: Array<Record<string, any>>; code: number; stderr: string }> {
-  const p = Bun.spawn([BRIDGE_BIN, ...args], { env: env(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([BRIDGE_BIN, ...args], { env: processEnv, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   const killer = setTimeout(() => p.kill("SIGKILL"), 20_000);
   const out = new Response(p.stdout).text();
   for (const w of writes) {
@@ -65,6 +66,17 @@ test("with --trace too (the agent answers initialize itself): session/new in the
   expect(r.code).toBe(0);
   const dirs = (await Bun.file(trace).text()).split("\n").filter(Boolean).map((l) => JSON.parse(l).dir);
   expect(dirs).toContain("bridge->editor");
+});
+
+test("no ZCode anywhere and an empty HOME: initialize answers first, session/new gets the not-found fix, exit 0", async () => {
+  const r = await exchange([INITIALIZE_LINE + newSession(2)], 0, [], { HOME: "" });
+  expect(r.messages[0]?.id).toBe(1);
+  expect(r.messages[0]?.result?.protocolVersion).toBe(1);
+  const err = responses(r.messages, 2)[0]?.error;
+  expect(err?.message).toContain("ZCode CLI was not found");
+  expect(err?.message).toContain("ZCODE_BIN");
+  expect(err?.message).toContain("zcode-acp-server doctor");
+  expect(r.code).toBe(0);
 });
 
 test("initialize split across writes, then session/new later: one answer each", async () => {
