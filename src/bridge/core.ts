@@ -203,10 +203,15 @@ export class BridgeCore {
     }
   }
 
-  /** Polls session/read until ZCode reports the session idle or the budget is spent. */
-  async waitIdle(s: SessionState, budgetMs: number): Promise<boolean> {
+  /**
+   * Polls session/read until ZCode reports the session idle, the budget is
+   * spent, or the waiter gave up (`abandoned`: its turn ended meanwhile, and
+   * polling on would start a new child for nobody).
+   */
+  async waitIdle(s: SessionState, budgetMs: number, abandoned: () => boolean = () => false): Promise<boolean> {
     const end = Date.now() + budgetMs;
     for (;;) {
+      if (abandoned()) return false;
       try {
         const r = await this.withActive(s, () => this.api.read(s.id));
         if (r.projection?.status !== "running") return true;

@@ -90,6 +90,11 @@ export class Turn implements EventConsumer {
     return this.phase !== "ended";
   }
 
+  /** Cancelled or answered: nothing more may reach ZCode for this turn. */
+  private get over(): boolean {
+    return this.cancelled || this.phase === "ended";
+  }
+
   /**
    * Starts the turn and resolves with its answer. The answer does not wait
    * for a hung request: cancel or the child's death settle it regardless.
@@ -99,7 +104,7 @@ export class Turn implements EventConsumer {
     void (async () => {
       try {
         await this.prepare();
-        if (!this.cancelled) await this.send();
+        if (!this.over) await this.send();
       } catch (err) {
         await this.fail(err);
       }
@@ -147,25 +152,28 @@ export class Turn implements EventConsumer {
   private async prepare(): Promise<void> {
     const t = this.core.timings;
     if (this.s.needsIdleWait) {
-      await this.core.waitIdle(this.s, t.busyWaitMs);
+      await this.core.waitIdle(this.s, t.busyWaitMs, () => this.over);
+      if (this.over) return;
       this.s.needsIdleWait = false;
     }
-    if (this.cancelled) return;
     // Subscribe before sending, or a short turn's completion can be missed.
     await this.core.subscribe(this.s);
   }
 
   private async send(): Promise<void> {
     const deadline = (this.busyDeadline ??= Date.now() + this.core.timings.busyWaitMs);
-    this.phase = "sending";
     for (;;) {
-      if (this.cancelled) return;
+      // The child may have died (or the editor cancelled) while we waited.
+      if (this.over) return;
+      this.phase = "sending";
       this.staleExpected = this.s.dropStale;
       this.started = false;
-      this.sendIssued = true;
       try {
         await this.core.withActive(this.s, async () => {
           await this.core.ensureSubscribed(this.s);
+          // A cancel while subscribing ended the turn already: never send it.
+          if (this.over) return;
+          this.sendIssued = true;
           await this.core.api.send({ sessionId: this.s.id, content: this.text });
         });
         if (this.phase === "sending") this.phase = "running";
@@ -177,7 +185,7 @@ export class Turn implements EventConsumer {
         const left = deadline - Date.now();
         if (left <= 0) throw err;
         logger.debug("session busy (1308); waiting for idle");
-        await this.core.waitIdle(this.s, left);
+        await this.core.waitIdle(this.s, left, () => this.over);
       }
     }
   }
@@ -198,8 +206,7 @@ export class Turn implements EventConsumer {
     if (TRANSIENT.has(cause) && this.attempts < t.retryTries) {
       this.attempts++;
       const delay = t.retryBaseMs * 2 ** (this.attempts - 1);
-      this.clearStall();
-      this.phase = "sending";
+      this.waitToResend();
       this.core.emit(this.s, {
         sessionUpdate: "agent_message_chunk",
         messageId: crypto.randomUUID(),
@@ -209,7 +216,6 @@ export class Turn implements EventConsumer {
         },
       });
       setTimeout(() => {
-        if (this.phase === "ended" || this.cancelled) return;
         this.send().catch((err) => this.fail(err));
       }, delay);
       return;
@@ -219,26 +225,31 @@ export class Turn implements EventConsumer {
   }
 
   /**
-   * Notes activity. One timer per stall period, not per event: a flood of
-   * events costs a Date.now() each, and the timer re-arms for what is left.
-   */
-  /**
    * The turn itself failed with 1308 (another turn was still running): wait
    * for idle and send again, within the same budget as a 1308 on send.
    */
   private retryWhenIdle(): boolean {
     const left = (this.busyDeadline ?? 0) - Date.now();
     if (left <= 0) return false;
-    this.clearStall();
-    this.phase = "sending";
+    this.waitToResend();
     void (async () => {
-      await this.core.waitIdle(this.s, left);
-      if (this.phase === "ended" || this.cancelled) return;
+      await this.core.waitIdle(this.s, left, () => this.over);
       await this.send();
     })().catch((err) => this.fail(err));
     return true;
   }
 
+  /** ZCode's turn ended without ours: nothing runs there until we send again (a cancel now ends at once). */
+  private waitToResend(): void {
+    this.clearStall();
+    this.phase = "sending";
+    this.sendIssued = false;
+  }
+
+  /**
+   * Notes activity. One timer per stall period, not per event: a flood of
+   * events costs a Date.now() each, and the timer re-arms for what is left.
+   */
   private touch(): void {
     if (this.phase !== "running") return;
     this.lastEventAt = Date.now();

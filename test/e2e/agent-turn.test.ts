@@ -243,6 +243,28 @@ describe("failures", () => {
     });
   });
 
+  test("the CLI dies while a prompt waits for idle: that prompt fails and is never sent later", async () => {
+    await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "3000", ZCODE_ACP_BUSY_WAIT_MS: "5000" }, record: true }, async (h) => {
+      const a = (await h.newSession()).sessionId;
+      const b = (await h.newSession()).sessionId;
+      const first = h.prompt(a, "#scenario:ignore-stop n=200");
+      await h.waitFor(() => h.text(a).includes("chunk 1 "), "streaming");
+      await h.cancel(a);
+      expect((await first).stopReason).toBe("cancelled");
+      // ZCode still runs the cancelled turn: this prompt polls session/read for idle.
+      const waiting = rejects(h.prompt(a, "never sent"));
+      await Bun.sleep(150);
+      // Another session's turn takes the shared child down.
+      await rejects(h.prompt(b, "#scenario:crash"));
+      expect((await waiting).message).toMatch(/died|exited/);
+      // The idle wait must not go on in a new child and send the failed prompt.
+      await Bun.sleep(500);
+      const sends = h.simFrames().filter((f) => f.method === "session/send").map((f) => f.params.content);
+      expect(sends).not.toContain("never sent");
+      expect((await h.prompt(a, "after the crash")).stopReason).toBe("end_turn");
+    });
+  });
+
   test("the CLI dies mid-turn: the prompt fails fast saying so; the next prompt restarts it and works", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
