@@ -36,6 +36,8 @@ describe("over-long lines", () => {
       expect(r.stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Echo: after the big line");
       expect(h.stderr).toMatch(/4194304|4\.0 MiB|4 MiB/);
+      // Reported once with its size, not once per chunk it arrived in.
+      expect(h.stderr.match(/skipped a line of \d+ bytes/g)).toEqual(["skipped a line of 4194304 bytes"]);
       // The bridge is still fine for the next prompt.
       expect((await h.prompt(sessionId, "next")).stopReason).toBe("end_turn");
     });
