@@ -25,7 +25,7 @@ import {
 import { readLines } from "./lines.ts";
 import { LogLimiter } from "./log-limit.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
-import { detectVersion, resolveZCode, type ZCodeLaunch } from "./resolve.ts";
+import { clearVersionCache, detectVersion, resolveZCode, type ZCodeLaunch } from "./resolve.ts";
 import { parseEvent, RUNTIME_PREFERENCES, summarizeIssues, type ZCodeEvent } from "./schemas.ts";
 import { StderrCollector } from "./stderr.ts";
 
@@ -148,6 +148,8 @@ export class ZCodeConnection {
       this.launch ??
       resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
     this.launch = launch;
+    // Once per child: the CLI may have been updated (or replaced) in place since the last one.
+    clearVersionCache();
     const version = await detectVersion(launch, this.config.env);
     this.detectedVersion = version;
     const capabilities = new CliCapabilities(version);

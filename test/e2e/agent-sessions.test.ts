@@ -2,10 +2,10 @@
 // initialize, new, load (replay before the answer), resume, list, close, fork.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BRIDGE_BIN, withBridge } from "../support/acp-harness.ts";
+import { BRIDGE_BIN, SIM_BIN, withBridge } from "../support/acp-harness.ts";
 
 const m = acp.methods.agent;
 
@@ -123,6 +123,35 @@ describe("sessions", () => {
       expect(e.message).toContain("0.14.7");
       expect(e.message).toContain("0.14.8");
     });
+  });
+
+  test("the CLI is replaced by one too old (0.14.7): prompt, load and resume fail naming both versions; a good CLI again works", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zcode-swap-"));
+    const versionFile = join(dir, "version");
+    const bin = join(dir, "zcode");
+    writeFileSync(versionFile, "0.15.3");
+    // Each start of the child reads the version it should claim.
+    writeFileSync(bin, `#!/bin/sh\nexec '${SIM_BIN}' --sim-version "$(cat '${versionFile}')" "$@"\n`, { mode: 0o755 });
+    try {
+      await withBridge({ env: { ZCODE_BIN: bin } }, async (h) => {
+        const { sessionId } = await h.newSession();
+        await expectError(h.prompt(sessionId, "#scenario:crash"), -32603);
+        writeFileSync(versionFile, "0.14.7");
+        for (const call of [
+          h.prompt(sessionId, "hello"),
+          h.agent.request(m.session.load, { sessionId, cwd: h.stateDir, mcpServers: [] }),
+          h.agent.request(m.session.resume, { sessionId, cwd: h.stateDir }),
+        ]) {
+          const e = await expectError(call, -32603);
+          expect(e.message).toContain("0.14.7");
+          expect(e.message).toContain("0.14.8");
+        }
+        writeFileSync(versionFile, "0.15.3");
+        expect((await h.prompt(sessionId, "hello again")).stopReason).toBe("end_turn");
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("ZCODE_BIN pointing nowhere: a readable error naming ZCODE_BIN and doctor", async () => {
