@@ -105,9 +105,19 @@ describe("sessions", () => {
     });
   });
 
-  test("relative cwd is -32602; unknown session is -32002", async () => {
+  test("relative cwd is -32602; unknown session is -32002; content not advertised is -32602", async () => {
     await withBridge({}, async (h) => {
       await expectError(h.agent.request(m.session.new, { cwd: "relative/dir", mcpServers: [] }), -32602);
+      const { sessionId } = await h.newSession();
+      await expectError(h.agent.request(m.session.load, { sessionId, cwd: "rel", mcpServers: [] }), -32602);
+      await expectError(h.agent.request(m.session.resume, { sessionId, cwd: "rel" }), -32602);
+      await expectError(h.agent.request(m.session.fork, { sessionId, cwd: "rel", mcpServers: [] }), -32602);
+      await expectError(h.agent.request(m.session.list, { cwd: "rel" }), -32602);
+      const image = await expectError(h.prompt(sessionId, [{ type: "image", data: "AAAA", mimeType: "image/png" }]), -32602);
+      expect(image.message + JSON.stringify(image.data ?? "")).toMatch(/image/i);
+      await expectError(h.prompt(sessionId, [{ type: "audio", data: "AAAA", mimeType: "audio/wav" }]), -32602);
+      // The refused prompts did not break the session.
+      expect((await h.prompt(sessionId, "still fine")).stopReason).toBe("end_turn");
       await expectError(h.prompt("sess_nope", "hi"), -32002);
       await expectError(
         h.agent.request(m.session.load, { sessionId: "sess_nope", cwd: h.stateDir, mcpServers: [] }),
