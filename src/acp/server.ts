@@ -100,11 +100,7 @@ class AcpAgent {
           return agent.clientCaps;
         },
         trackerFor: (sessionId) => registry.get(sessionId)?.tracker,
-        isCancelled: (sessionId) => {
-          const s = registry.get(sessionId);
-          if (!s) return false;
-          return s.turn instanceof Turn ? s.turn.isCancelled : s.dropStale;
-        },
+        isCancelled: (sessionId) => registry.get(sessionId)?.refusesInteractions ?? false,
       },
       { cwdOf: (sessionId) => registry.get(sessionId)?.cwd },
     );

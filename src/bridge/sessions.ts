@@ -18,6 +18,7 @@ export interface EventConsumer {
   apply(e: ZCodeEvent): void;
   /** The session is going away under the turn: end it as cancelled. */
   cancel(): void;
+  readonly isCancelled: boolean;
 }
 
 /**
@@ -60,6 +61,15 @@ export class SessionState {
     public cwd: string,
     public tracker: ToolCallTracker,
   ) {}
+
+  /**
+   * What ZCode asks now belongs to a cancelled turn: the current one was
+   * cancelled, or ZCode may still be running the one cancelled before it
+   * (dropStale) while our next turn waits to start.
+   */
+  get refusesInteractions(): boolean {
+    return this.dropStale || this.turn?.isCancelled === true;
+  }
 
   /** True while a prompt or command holds the session's queue. */
   get busy(): boolean {

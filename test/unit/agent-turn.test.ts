@@ -61,3 +61,46 @@ describe("Turn", () => {
     expect(calls).not.toContain("session/stop");
   });
 });
+
+describe("interactions of a cancelled turn", () => {
+  test("refused from the cancel until the next turn has really started, also while that turn waits", async () => {
+    let deliver!: (e: unknown) => void;
+    const api = {
+      conn: {
+        onExit: () => () => {},
+        onEvent: (_id: string, cb: (e: unknown) => void) => {
+          deliver = cb;
+          return () => {};
+        },
+        start: async () => ({ generation: 1 }),
+      },
+      subscribe: async () => ({ eventSeq: 0, events: [] }),
+      send: async () => ({}),
+      stop: () => {},
+      read: async () => ({ projection: { status: "idle" } }),
+    } as unknown as ZCodeApi;
+    const core = new BridgeCore(api, new UpdateSink(async () => {}), {
+      timings: { ...DEFAULT_TIMINGS, cancelGraceMs: 20 },
+      terminalOutput: () => false,
+    });
+    const s = core.register("sess_1", "/tmp", undefined, 1);
+    const first = new Turn(core, s, "first");
+    const firstAnswer = first.run();
+    deliver({ sessionId: s.id, seq: 1, type: "turn.started", payload: {} });
+    expect(s.refusesInteractions).toBe(false);
+    first.cancel();
+    expect(s.refusesInteractions).toBe(true);
+    expect(await firstAnswer).toEqual({ stopReason: "cancelled" });
+    // ZCode ignored the stop: the next turn waits, and what ZCode asks meanwhile is the old turn's.
+    const second = new Turn(core, s, "second");
+    const secondAnswer = second.run();
+    expect(s.refusesInteractions).toBe(true);
+    deliver({ sessionId: s.id, seq: 2, type: "turn.completed", payload: { resultType: "cancelled" } });
+    await Bun.sleep(10);
+    expect(s.refusesInteractions).toBe(true);
+    deliver({ sessionId: s.id, seq: 3, type: "turn.started", payload: {} });
+    expect(s.refusesInteractions).toBe(false);
+    deliver({ sessionId: s.id, seq: 4, type: "turn.completed", payload: { resultType: "success" } });
+    expect((await secondAnswer).stopReason).toBe("end_turn");
+  });
+});
