@@ -152,14 +152,16 @@ describe("AskUserQuestion", () => {
     );
   });
 
-  test("a client without forms never gets an elicitation across every interactive scenario", async () => {
+  test("a client without forms, fs or terminal never gets an elicitation, fs/* or terminal/* call across every interactive scenario", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
-      for (const s of ["permission", "plan", "question", "question-multi"]) {
+      for (const s of ["permission", "plan", "question", "question-multi", "tools"]) {
         expect((await h.prompt(sessionId, `#scenario:${s}`)).stopReason).toBe("end_turn");
       }
       noElicitation(h);
       expect(h.received.permissionRequests.length).toBeGreaterThanOrEqual(5);
+      const requests = h.received.messages.filter((m) => typeof m.method === "string" && m.id !== undefined).map((m) => m.method);
+      expect(new Set(requests)).toEqual(new Set(["session/request_permission"]));
     });
   });
 });
