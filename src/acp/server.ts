@@ -336,7 +336,7 @@ class AcpAgent {
           sessionId: x.sessionId,
           cwd: x.workspace?.workspacePath ?? cwd ?? "",
           ...(x.title ? { title: x.title } : {}),
-          ...(typeof x.updatedAt === "number" ? { updatedAt: new Date(x.updatedAt).toISOString() } : {}),
+          ...rfc3339(x.updatedAt),
         }),
       );
     const start = p.cursor ? decodeCursor(p.cursor) : 0;
@@ -500,6 +500,13 @@ function withChoice(choices: { value: string; name: string }[] | undefined, valu
   const list = choices ? [...choices] : [];
   if (!list.some((c) => c.value === value)) list.push({ value, name: value });
   return list;
+}
+
+/** `{updatedAt}` as RFC 3339 when ZCode's epoch milliseconds make a date (one odd record must not fail the list). */
+function rfc3339(ms: number | undefined): { updatedAt?: string } {
+  if (ms === undefined) return {};
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? {} : { updatedAt: d.toISOString() };
 }
 
 function encodeCursor(offset: number): string {

@@ -2,7 +2,7 @@
 // initialize, new, load (replay before the answer), resume, list, close, fork.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, SIM_BIN, withBridge } from "../support/acp-harness.ts";
@@ -260,6 +260,28 @@ describe("sessions", () => {
       expect(list.sessions.map((s) => s.sessionId)).toEqual([...ids].reverse());
       expect(list.nextCursor ?? undefined).toBeUndefined();
     });
+  });
+
+  test("a session whose updatedAt makes no date is still listed (without it); the list does not fail", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
+    try {
+      let odd = "";
+      let fine = "";
+      await withBridge({ stateDir }, async (h) => {
+        odd = (await h.newSession()).sessionId;
+        fine = (await h.newSession()).sessionId;
+      });
+      const file = join(stateDir, `${odd}.json`);
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), updatedAt: 1e20 }));
+      await withBridge({ stateDir }, async (h) => {
+        const list = await h.agent.request(m.session.list, { cwd: stateDir });
+        const byId = new Map(list.sessions.map((s) => [s.sessionId, s]));
+        expect(byId.get(odd)?.updatedAt ?? undefined).toBeUndefined();
+        expect(new Date(byId.get(fine)!.updatedAt!).toISOString()).toBe(byId.get(fine)!.updatedAt!);
+      });
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   test("more than a page of sessions: a cursor leads to the rest, nothing twice", async () => {
