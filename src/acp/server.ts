@@ -441,18 +441,18 @@ class AcpAgent {
 
   private async setMode(s: SessionState, mode: string): Promise<void> {
     const r = await this.core.withActive(s, () => this.api.setMode({ sessionId: s.id, mode }));
-    const current = r.mode?.current ?? mode;
-    const before = s.options;
-    const after = { ...before, mode: { current, choices: withChoice(before.mode?.choices, current) } };
-    s.options = after;
-    for (const u of optionUpdates(before, after)) this.core.emit(s, u);
+    this.applyChoice(s, "mode", r.mode?.current ?? mode);
   }
 
   private async setThoughtLevel(s: SessionState, level: string): Promise<void> {
     const r = await this.core.withActive(s, () => this.api.setThoughtLevel({ sessionId: s.id, thoughtLevel: level }));
-    const current = r.thoughtLevel?.current ?? level;
+    this.applyChoice(s, "thought", r.thoughtLevel?.current ?? level);
+  }
+
+  /** ZCode took a new value: remember it and tell the editor what changed. */
+  private applyChoice(s: SessionState, key: "mode" | "thought", current: string): void {
     const before = s.options;
-    const after = { ...before, thought: { current, choices: withChoice(before.thought?.choices, current) } };
+    const after = { ...before, [key]: { current, choices: withChoice(before[key]?.choices, current) } };
     s.options = after;
     for (const u of optionUpdates(before, after)) this.core.emit(s, u);
   }
