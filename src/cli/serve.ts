@@ -1,6 +1,7 @@
 import type { Handoff } from "../acp/handoff.ts";
 import { initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
 import type { BridgeConfig } from "../config.ts";
+import { logStrayRejections } from "./stray-rejections.ts";
 
 // Serve mode. An editor's first message is `initialize`, and it waits for the
 // answer before anything else: that answer is a constant, so it is sent
@@ -15,6 +16,7 @@ const MAX_FIRST_LINE = 1 << 20;
 type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
 export async function serve(config: BridgeConfig): Promise<number> {
+  logStrayRejections();
   // With a trace, the agent must answer (and record) initialize itself; the
   // first line is still read here so that what follows it waits for that answer.
   const answerHere = !config.trace;
