@@ -288,6 +288,15 @@ describe("verification", () => {
     expect(readdir(r.dir)).toEqual([]);
   });
 
+  test("ZCODE_ACP_VERSION picks the version; an argument wins over it", async () => {
+    const fromEnv = await install(SH, [], { PATH: `${x64()}:${process.env.PATH}`, ZCODE_ACP_VERSION: "8.8.8" });
+    expect(fromEnv.code).not.toBe(0);
+    expect(fromEnv.stderr).toContain("does version 8.8.8 exist");
+    const argWins = await install(SH, ["9.9.9"], { PATH: `${x64()}:${process.env.PATH}`, ZCODE_ACP_VERSION: "8.8.8" });
+    expect(argWins.code).toBe(0);
+    expect((await run([join(argWins.dir, "zcode-acp-server"), "--version"])).stdout.trim()).toBe("9.9.9+linux-x64");
+  });
+
   test("a version that does not exist says so", async () => {
     const r = await install(SH, ["8.8.8"], { PATH: `${x64()}:${process.env.PATH}` });
     expect(r.code).not.toBe(0);
