@@ -311,14 +311,34 @@ describe("verification", () => {
     expect(srv.requests.length).toBe(before);
   });
 
-  test("no curl and no wget: a clear error", async () => {
-    // A PATH with only the tools install.sh needs besides a downloader.
-    const bin = join(tmp, "no-downloader");
+  /** A PATH with only the tools install.sh needs, plus `extra` (downloader, hash tool). */
+  const minimalPath = (name: string, extra: string[]) => {
+    const bin = join(tmp, name);
     mkdirSync(bin, { recursive: true });
-    for (const tool of ["uname", "ldd", "grep", "mktemp", "rm", "tar", "awk", "cut", "sha256sum", "mkdir", "cp", "chmod", "mv"]) {
+    for (const tool of ["uname", "ldd", "grep", "mktemp", "rm", "tar", "gzip", "awk", "cut", "mkdir", "cp", "chmod", "mv", ...extra]) {
       const real = Bun.which(tool);
       if (real) Bun.spawnSync(["ln", "-sf", real, join(bin, tool)]);
     }
+    return bin;
+  };
+
+  for (const [downloader, hasher] of [["wget", "shasum"], ["curl", "openssl"]] as const) {
+    test(`${downloader} alone and ${hasher} alone (no sha256sum) still install a verified binary`, async () => {
+      if (!Bun.which(downloader) || !Bun.which(hasher)) {
+        console.warn(`SKIP: ${downloader} or ${hasher} is not installed`);
+        return;
+      }
+      const machine = fakeMachine(`x64-${downloader}`, "Linux", "x86_64", { ldd: GLIBC_LDD });
+      const r = await install(SH, ["9.9.9"], { PATH: `${machine}:${minimalPath(`only-${downloader}-${hasher}`, [downloader, hasher])}` });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Verified SHA-256");
+      expect((await run([join(r.dir, "zcode-acp-server"), "--version"])).stdout.trim()).toBe("9.9.9+linux-x64");
+    });
+  }
+
+  test("no curl and no wget: a clear error", async () => {
+    const bin = minimalPath("no-downloader", ["sha256sum"]);
     const r = await install(SH, [], { PATH: bin });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("neither curl nor wget is installed");
