@@ -1,7 +1,7 @@
 // `zcode-acp-server doctor` against the simulator as ZCode and against a
 // missing one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, run, SIM_BIN } from "./cli-support.ts";
@@ -41,6 +41,16 @@ test("all well: names the CLI and how it was found, its version, sign-in; prints
 test("--zcode-bin works like ZCODE_BIN", async () => {
   const r = await run([BRIDGE_BIN, "doctor", "--zcode-bin", SIM_BIN], { env: { PATH: process.env.PATH, HOME: home } });
   expect(r.stdout).toContain(SIM_BIN);
+  expect(r.code).toBe(0);
+});
+
+test("a zcode on PATH: says it was found there", async () => {
+  const bin = join(home, "path-bin");
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(SIM_BIN, join(bin, "zcode"));
+  const r = await run([BRIDGE_BIN, "doctor"], { env: { PATH: `${bin}:/usr/bin:/bin`, HOME: home } });
+  expect(r.stdout).toContain(`ok    ZCode CLI: ${join(bin, "zcode")} (found on PATH)`);
+  expect(r.stdout).toContain("not needed (native binary)");
   expect(r.code).toBe(0);
 });
 
