@@ -198,8 +198,9 @@ class AcpAgent {
       .onRequest(m.session.setConfigOption, this.handle(async (p) => this.setConfigOption(p)))
       .onNotification(m.session.cancel, ({ params }) => {
         const s = this.core.registry.get(params.sessionId);
-        if (s?.turn instanceof Turn) s.turn.cancel();
-        else this.core.opts.cancelInteractions?.(params.sessionId);
+        if (s?.turn instanceof Turn) return s.turn.cancel();
+        s?.cancelCommand?.();
+        this.core.opts.cancelInteractions?.(params.sessionId);
       });
   }
 
@@ -354,6 +355,7 @@ class AcpAgent {
       turn.cancel();
       await turn.settled;
     }
+    s.cancelCommand?.();
     this.core.opts.cancelInteractions?.(s.id);
     await this.sink.flush(s.id);
     this.core.forget(s.id);
@@ -393,10 +395,7 @@ class AcpAgent {
       if (signal.aborted) return { stopReason: "cancelled" as const };
       // Closed while this prompt waited for the one before it.
       if (s.closed) throw acp.RequestError.sessionNotFound(s.id);
-      if (match) {
-        await this.runCommand(s, match.command, match.args);
-        return { stopReason: "end_turn" as const };
-      }
+      if (match) return this.commandPrompt(s, match.command, match.args, signal);
       const turn = new Turn(this.core, s, text);
       const onAbort = () => turn.cancel();
       signal.addEventListener("abort", onAbort, { once: true });
@@ -408,18 +407,69 @@ class AcpAgent {
     });
   }
 
-  private async runCommand(s: SessionState, command: { run(ctx: CommandContext): Promise<void> }, args: string) {
+  /**
+   * A slash command as a prompt: `end_turn` once it is done, `cancelled` at
+   * once on session/cancel, `$/cancel_request` or session/close. ZCode
+   * finishes its request unseen: nothing of the command reaches the editor
+   * after the answer, and a tool call it left open is failed first.
+   */
+  private async commandPrompt(
+    s: SessionState,
+    command: { run(ctx: CommandContext): Promise<void> },
+    args: string,
+    signal: AbortSignal,
+  ): Promise<acp.PromptResponse> {
+    const abort = new AbortController();
+    const cancel = () => abort.abort();
+    s.cancelCommand = cancel;
+    signal.addEventListener("abort", cancel, { once: true });
+    const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
+    const openTools = new Set<string>();
+    try {
+      const run = this.runCommand(s, command, args, { signal: abort.signal, openTools });
+      if (await Promise.race([run.then(() => true), cancelled.then(() => false)])) return { stopReason: "end_turn" };
+      run.catch((err) => logger.debug("cancelled command failed:", err));
+      for (const toolCallId of openTools) {
+        this.core.emit(s, {
+          sessionUpdate: "tool_call_update",
+          toolCallId,
+          status: "failed",
+          content: [{ type: "content", content: { type: "text", text: "Cancelled" } }],
+        });
+      }
+      await this.sink.flush(s.id);
+      return { stopReason: "cancelled" };
+    } finally {
+      signal.removeEventListener("abort", cancel);
+      if (s.cancelCommand === cancel) s.cancelCommand = undefined;
+    }
+  }
+
+  private async runCommand(
+    s: SessionState,
+    command: { run(ctx: CommandContext): Promise<void> },
+    args: string,
+    run?: { signal: AbortSignal; openTools: Set<string> },
+  ) {
     await this.core.ensureActive(s);
     const messageId = crypto.randomUUID();
+    // Once the prompt answered `cancelled`, the command goes on unseen.
+    const emit = (u: acp.SessionUpdate) => {
+      if (!run) return this.core.emit(s, u);
+      if (run.signal.aborted) return;
+      if (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") {
+        if (u.status === "completed" || u.status === "failed") run.openTools.delete(u.toolCallId);
+        else if (u.sessionUpdate === "tool_call") run.openTools.add(u.toolCallId);
+      }
+      this.core.emit(s, u);
+    };
     const ctx: CommandContext = {
       sessionId: s.id,
       cwd: s.cwd,
       args,
       api: this.api,
-      say: async (text) => {
-        this.core.emit(s, { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } });
-      },
-      update: async (u) => this.core.emit(s, u),
+      say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
+      update: async (u) => emit(u),
       turnRunning: () => s.turn instanceof Turn && s.turn.running,
       setMode: (mode) => this.setMode(s, mode),
       setThoughtLevel: (level) => this.setThoughtLevel(s, level),

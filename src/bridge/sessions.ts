@@ -46,6 +46,8 @@ export class SessionState {
   lastPlanKey: string | undefined;
   /** The running prompt turn, if any. */
   turn: EventConsumer | undefined;
+  /** Ends the slash command holding the queue, answering its prompt `cancelled`. */
+  cancelCommand: (() => void) | undefined;
   /** After a cancel whose turn did not end in time: wait for ZCode to be idle before the next send. */
   needsIdleWait = false;
   /** Drop events that are not the next turn's (leftovers of a cancelled turn). */

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { zcodeChild } from "./process-support.ts";
 
 /** Index in h.received.messages of the response to the prompt that just settled. */
 function responseIndex(h: Harness, stopReason: string): number {
@@ -111,6 +112,33 @@ describe("cancel", () => {
       await h.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: `${h.stateDir}/elsewhere` });
       expect((await p).stopReason).toBe("cancelled");
       expect(Date.now() - t0).toBeLessThan(1500);
+    });
+  });
+
+  test("a slash command ZCode does not answer: cancelled within a second, its tool call failed, nothing after", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "something to compact");
+      const child = await zcodeChild(h.proc.pid);
+      process.kill(child, "SIGSTOP");
+      try {
+        const p = h.prompt(sessionId, "/compact");
+        await h.waitFor(() => h.updatesOfKind(sessionId, "tool_call").some((u) => u.title === "Compacting conversation"), "the compact tool call");
+        const t0 = Date.now();
+        await h.cancel(sessionId);
+        expect((await p).stopReason).toBe("cancelled");
+        expect(Date.now() - t0).toBeLessThan(1000);
+      } finally {
+        process.kill(child, "SIGCONT");
+      }
+      const call = h.updatesOfKind(sessionId, "tool_call").find((u) => u.title === "Compacting conversation")!;
+      const last = h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId).at(-1);
+      expect(last?.status).toBe("failed");
+      const idx = responseIndex(h, "cancelled");
+      // ZCode finishes the compaction unseen.
+      await Bun.sleep(300);
+      expect(updatesAfter(h, idx, sessionId).filter((u) => u.sessionUpdate !== "usage_update")).toEqual([]);
+      expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
     });
   });
 

@@ -6,24 +6,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childPids } from "../../scripts/bench/raw-acp-client.ts";
 import { BRIDGE_BIN, Harness, SIM_BIN, isAlive, withBridge } from "../support/acp-harness.ts";
-
-/** The ZCode child (`… app-server --stdio`) of a bridge, waiting for it to exist. */
-async function zcodeChild(bridgePid: number, timeoutMs = 5000): Promise<number> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    for (const pid of childPids(bridgePid)) {
-      try {
-        if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("app-server")) return pid;
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-    if (Date.now() > end) throw new Error(`no ZCode child under bridge ${bridgePid}`);
-    await Bun.sleep(10);
-  }
-}
+import { zcodeChild } from "./process-support.ts";
 
 async function gone(pid: number, withinMs: number): Promise<number> {
   const t0 = Date.now();
