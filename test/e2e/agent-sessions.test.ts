@@ -5,7 +5,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BRIDGE_BIN, SIM_BIN, withBridge } from "../support/acp-harness.ts";
+import { BRIDGE_BIN, SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
 
 const m = acp.methods.agent;
 
@@ -17,6 +17,23 @@ async function expectError(p: Promise<unknown>, code: number): Promise<acp.Reque
     return e as acp.RequestError;
   }
   throw new Error(`expected an error ${code}`);
+}
+
+/** The session's available_commands_update arrives, strictly after the response at `respIdx`. */
+async function commandsFollow(h: Harness, sessionId: string, respIdx: number, what: string): Promise<void> {
+  await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, `commands after ${what}`);
+  const cmdIdx = h.received.messages.findIndex((x) => {
+    const n = x.params as acp.SessionNotification | undefined;
+    return x.method === "session/update" && n?.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update";
+  });
+  expect(respIdx).toBeGreaterThanOrEqual(0);
+  expect(cmdIdx).toBeGreaterThan(respIdx);
+}
+
+/** Index of the first response (after `from`) whose result has `key`. */
+function resultIndex(h: Harness, key: string, from = 0): number {
+  const i = h.received.messages.slice(from).findIndex((x) => x.result !== undefined && key in (x.result as object));
+  return i < 0 ? -1 : from + i;
 }
 
 describe("initialize", () => {
@@ -96,10 +113,8 @@ describe("sessions", () => {
       expect(r.modes?.availableModes.map((x) => x.id)).toContain("plan");
       const cats = r.configOptions?.map((o) => o.category);
       expect(cats).toEqual(["mode", "model", "thought_level"]);
-      await h.waitFor(() => h.updatesOfKind(r.sessionId, "available_commands_update").length > 0, "commands");
       const respIdx = h.received.messages.findIndex((x) => (x.result as { sessionId?: string } | undefined)?.sessionId === r.sessionId);
-      const cmdIdx = h.received.messages.findIndex((x) => x.method === "session/update");
-      expect(cmdIdx).toBeGreaterThan(respIdx);
+      await commandsFollow(h, r.sessionId, respIdx, "new");
       const create = h.simFrames().find((f) => f.method === "session/create");
       expect(create?.params.workspace).toEqual({ workspacePath: h.stateDir, workspaceKey: h.stateDir });
     });
@@ -207,7 +222,7 @@ describe("sessions", () => {
       await withBridge({ stateDir }, async (h) => {
         const loaded = await h.agent.request(m.session.load, { sessionId, cwd: stateDir, mcpServers: [] });
         expect(loaded.modes?.currentModeId).toBeTruthy();
-        const respIdx = h.received.messages.findIndex((x) => x.result !== undefined && "configOptions" in (x.result as object));
+        const respIdx = resultIndex(h, "configOptions");
         const replayed = h.received.messages.slice(0, respIdx).filter((x) => x.method === "session/update");
         const kinds = replayed.map((x) => (x.params as acp.SessionNotification).update.sessionUpdate);
         expect(kinds).toContain("user_message_chunk");
@@ -217,7 +232,7 @@ describe("sessions", () => {
         expect(kinds).toContain("usage_update");
         expect(kinds).toContain("session_info_update");
         expect(JSON.stringify(replayed)).toContain("first question");
-        await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "commands after load");
+        await commandsFollow(h, sessionId, respIdx, "load");
 
         const list = await h.agent.request(m.session.list, { cwd: stateDir });
         expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
@@ -237,8 +252,9 @@ describe("sessions", () => {
       });
       await withBridge({ stateDir }, async (h) => {
         const before = h.received.updates.length;
+        const sent = h.received.messages.length;
         await h.agent.request(m.session.resume, { sessionId, cwd: stateDir });
-        await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "commands after resume");
+        await commandsFollow(h, sessionId, resultIndex(h, "configOptions", sent), "resume");
         const kinds = h.received.updates.slice(before).map((u) => u.update.sessionUpdate);
         expect(kinds.filter((k) => k !== "available_commands_update")).toEqual([]);
         expect((await h.prompt(sessionId, "after resume")).stopReason).toBe("end_turn");
@@ -306,7 +322,8 @@ describe("sessions", () => {
       await h.prompt(sessionId, "before fork");
       const fork = await h.agent.request(m.session.fork, { sessionId, cwd: h.stateDir, mcpServers: [] });
       expect(fork.sessionId).not.toBe(sessionId);
-      await h.waitFor(() => h.updatesOfKind(fork.sessionId, "available_commands_update").length > 0, "commands after fork");
+      const respIdx = h.received.messages.findIndex((x) => (x.result as { sessionId?: string } | undefined)?.sessionId === fork.sessionId);
+      await commandsFollow(h, fork.sessionId, respIdx, "fork");
       expect((await h.prompt(fork.sessionId, "in the fork")).stopReason).toBe("end_turn");
       expect(h.text(fork.sessionId)).toContain("Echo: in the fork");
     });
