@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BridgeConfig } from "../config.ts";
 import { VERSION } from "../version.ts";
 import { CliCapabilities } from "../zcode/capabilities.ts";
-import { detectVersion, nodeProblemOf, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
+import { detectVersion, homeDir, nodeProblemOf, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { selfCommand } from "./self.ts";
 
@@ -29,7 +28,7 @@ interface Check {
 
 export async function runDoctor(config: BridgeConfig, out: (line: string) => void): Promise<number> {
   const checks: Check[] = [];
-  const home = config.env.HOME || config.env.USERPROFILE || homedir();
+  const home = homeDir(config.env);
 
   let launch: ZCodeLaunch | undefined;
   try {
@@ -90,18 +89,8 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
     }
   }
 
-  // Existence only: the file holds credentials and is never read here.
-  const credentials = join(home, ".zcode", "v2", "config.json");
-  checks.push(
-    existsSync(credentials)
-      ? { ok: true, label: "ZCode sign-in", detail: `${credentials} exists` }
-      : {
-          ok: false,
-          label: "ZCode sign-in",
-          detail: `${credentials} not found`,
-          fix: "Open the ZCode app (or run `zcode` in a terminal) once and sign in.",
-        },
-  );
+  checks.push(signInCheck(home));
+
 
   out(`zcode-acp-server ${VERSION} doctor`);
   out("");
@@ -121,6 +110,27 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
   out("JetBrains IDEs: add to ~/.jetbrains/acp.json:");
   out(jetbrainsSnippet(self));
   return failed === 0 ? 0 : 1;
+}
+
+function signInCheck(home: string | undefined): Check {
+  const label = "ZCode sign-in";
+  if (!home) {
+    return {
+      ok: false,
+      label,
+      detail: "cannot tell: HOME is not set (or not an absolute path)",
+      fix: "Set HOME to your home directory in the editor's agent env.",
+    };
+  }
+  // Existence only: the file holds credentials and is never read here.
+  const credentials = join(home, ".zcode", "v2", "config.json");
+  if (existsSync(credentials)) return { ok: true, label, detail: `${credentials} exists` };
+  return {
+    ok: false,
+    label,
+    detail: `${credentials} not found`,
+    fix: "Open the ZCode app (or run `zcode` in a terminal) once and sign in.",
+  };
 }
 
 function messageOf(e: unknown): string {

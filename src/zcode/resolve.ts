@@ -39,7 +39,7 @@ const JS_ENTRY = /\.(c|m)?js$/i;
 
 export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
   const platform = opts.platform ?? process.platform;
-  const home = opts.homedir ?? opts.env.HOME ?? opts.env.USERPROFILE ?? osHomedir();
+  const home = homeDir(opts.env, opts.homedir);
   const ctx: Ctx = { env: opts.env, platform, home, node: opts.node ?? nonEmpty(opts.env.ZCODE_NODE) };
   const searched: string[] = [];
 
@@ -67,8 +67,25 @@ export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
 interface Ctx {
   env: Env;
   platform: NodeJS.Platform;
-  home: string;
+  /** Absolute, or undefined: then nothing is looked for under it. */
+  home: string | undefined;
   node: string | undefined;
+}
+
+/**
+ * The user's home directory: `override`, HOME, USERPROFILE or the OS's answer,
+ * whichever is the first absolute path. An empty or relative HOME (editors
+ * launched with `HOME=`) must not turn home-relative paths into paths under
+ * the working directory (the user's project), where a planted
+ * `.volta/bin/node` would be run to ask its version.
+ */
+export function homeDir(env: Env, override?: string): string | undefined {
+  return [override, env.HOME, env.USERPROFILE, osHomedir()].find((h) => !!h && path.isAbsolute(h));
+}
+
+/** `home/parts…`, or nothing when there is no (absolute) home. */
+function inHome(home: string | undefined, ...parts: string[]): string[] {
+  return home ? [path.join(home, ...parts)] : [];
 }
 
 function nonEmpty(s: string | undefined): string | undefined {
@@ -125,11 +142,11 @@ function appBundleCandidates(ctx: Ctx): string[] {
     case "darwin":
       return [
         "/Applications/ZCode.app/Contents/Resources/glm/zcode.cjs",
-        path.join(ctx.home, "Applications/ZCode.app/Contents/Resources/glm/zcode.cjs"),
+        ...inHome(ctx.home, "Applications/ZCode.app/Contents/Resources/glm/zcode.cjs"),
       ];
     case "win32": {
-      const local = ctx.env.LOCALAPPDATA ?? path.join(ctx.home, "AppData", "Local");
-      const out = [path.join(local, "Programs", "ZCode", ...rel)];
+      const local = nonEmpty(ctx.env.LOCALAPPDATA) ?? inHome(ctx.home, "AppData", "Local")[0];
+      const out = local ? [path.join(local, "Programs", "ZCode", ...rel)] : [];
       if (ctx.env.ProgramFiles) out.push(path.join(ctx.env.ProgramFiles, "ZCode", ...rel));
       return out;
     }
@@ -139,8 +156,8 @@ function appBundleCandidates(ctx: Ctx): string[] {
         path.join("/opt/zcode", ...rel),
         path.join("/usr/share/zcode", ...rel),
         path.join("/usr/lib/zcode", ...rel),
-        path.join(ctx.home, ".local/share/zcode", ...rel),
-        path.join(ctx.home, "Applications/ZCode", ...rel),
+        ...inHome(ctx.home, ".local/share/zcode", ...rel),
+        ...inHome(ctx.home, "Applications/ZCode", ...rel),
       ];
   }
 }
@@ -232,12 +249,12 @@ function nodeCandidates(ctx: Ctx): string[] {
     if (ctx.env.ProgramFiles) out.push(path.join(ctx.env.ProgramFiles, "nodejs", exe));
     if (ctx.env.LOCALAPPDATA) out.push(path.join(ctx.env.LOCALAPPDATA, "Volta", "bin", exe));
   } else {
-    out.push("/opt/homebrew/bin/node", "/usr/local/bin/node", path.join(home, ".volta/bin/node"));
-    out.push(...versionDirs(path.join(home, ".nvm/versions/node"), "bin/node"));
+    out.push("/opt/homebrew/bin/node", "/usr/local/bin/node", ...inHome(home, ".volta/bin/node"));
+    for (const nvmRoot of inHome(home, ".nvm/versions/node")) out.push(...versionDirs(nvmRoot, "bin/node"));
     for (const fnmRoot of [
-      path.join(home, ".local/share/fnm/node-versions"),
-      path.join(home, "Library/Application Support/fnm/node-versions"),
-      path.join(home, ".fnm/node-versions"),
+      ...inHome(home, ".local/share/fnm/node-versions"),
+      ...inHome(home, "Library/Application Support/fnm/node-versions"),
+      ...inHome(home, ".fnm/node-versions"),
     ])
       out.push(...versionDirs(fnmRoot, "installation/bin/node"));
     out.push("/usr/bin/node");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ZCodeNotFoundError, ZCodeUnsupportedError } from "../../src/zcode/errors.ts";
@@ -189,6 +189,31 @@ describe("app bundle", () => {
     expect(msg).toContain("zcode on PATH");
     expect(msg).toContain("/opt/ZCode/resources/glm/zcode.cjs");
     expect(msg).toContain("ZCODE_BIN");
+  });
+});
+
+describe("an empty HOME", () => {
+  test("never makes the home-relative candidates relative to the working directory (the user's project)", () => {
+    // A project that plants a ZCode entry and a `node` where `$HOME/...` would
+    // point if HOME="" were taken literally.
+    const project = dir();
+    const marker = join(project, "node-was-run");
+    script(join(project, ".volta/bin/node"), `touch '${marker}'; echo v22.9.0`);
+    mkdirSync(join(project, ".local/share/zcode/resources/glm"), { recursive: true });
+    writeFileSync(join(project, ".local/share/zcode/resources/glm/zcode.cjs"), "// planted\n");
+    const cwd = process.cwd();
+    process.chdir(project);
+    let result: unknown;
+    try {
+      result = resolveZCode({ env: { HOME: "", USERPROFILE: "", PATH: "" }, platform: "linux" });
+    } catch (e) {
+      result = e;
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(result).toBeInstanceOf(ZCodeNotFoundError);
+    expect((result as Error).message).not.toContain("\n  - .local/share");
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
