@@ -130,6 +130,28 @@ describe("AskUserQuestion", () => {
     });
   });
 
+  test("cancel during an open form: the elicitation is withdrawn ($/cancel_request), ZCode gets a decline, the turn ends cancelled", async () => {
+    await withBridge({ clientCapabilities: FORM, onElicitation: () => new Promise(() => {}), record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const done = h.prompt(sessionId, "#scenario:question");
+      await h.waitFor(() => h.received.elicitations.length > 0, "the form");
+      const t0 = Date.now();
+      await h.cancel(sessionId);
+      expect((await done).stopReason).toBe("cancelled");
+      expect(Date.now() - t0).toBeLessThan(1000);
+      const formId = h.received.messages.find((m) => m.method === "elicitation/create")!.id;
+      await h.waitFor(
+        () => h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === formId),
+        "$/cancel_request for the form",
+      );
+      await h.waitFor(
+        () => h.simFrames().some((f) => f.method === undefined && (f.result as { action?: string } | undefined)?.action === "decline"),
+        "the decline answer to ZCode",
+      );
+      expect(h.received.elicitations).toHaveLength(1);
+    });
+  });
+
   test("without elicitation.form: one permission request per question with its options; never an elicitation", async () => {
     await withBridge(
       {
