@@ -371,10 +371,10 @@ class AcpAgent {
 
   private async forkSession(p: acp.ForkSessionRequest): Promise<acp.ForkSessionResponse> {
     AcpAgent.checkCwd(p.cwd);
-    const src = this.core.registry.get(p.sessionId);
-    const fork = src
-      ? await this.core.withActive(src, () => forkSession(this.api, p.sessionId))
-      : await forkSession(this.api, p.sessionId);
+    // ZCode forks only an active session: one this bridge has not opened
+    // (the editor restarted us) is resumed first, in the one cwd ACP gives.
+    const src = this.core.registry.get(p.sessionId) ?? (await this.activate(p.sessionId, p.cwd));
+    const fork = await this.core.withActive(src, () => forkSession(this.api, p.sessionId));
     const s = await this.activate(fork.sessionId, p.cwd);
     await this.readSettings(s);
     this.announceCommands(s.id);

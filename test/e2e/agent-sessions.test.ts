@@ -139,6 +139,8 @@ describe("sessions", () => {
         -32002,
       );
       await expectError(h.agent.request(m.session.resume, { sessionId: "sess_nope", cwd: h.stateDir }), -32002);
+      await expectError(h.agent.request(m.session.fork, { sessionId: "sess_nope", cwd: h.stateDir, mcpServers: [] }), -32002);
+      await expectError(h.agent.request(m.session.setMode, { sessionId: "sess_nope", modeId: "plan" }), -32002);
     });
   });
 
@@ -314,6 +316,24 @@ describe("sessions", () => {
       expect(new Set(all)).toEqual(made);
       expect((await expectError(h.agent.request(m.session.list, { cwd: h.stateDir, cursor: "garbage!" }), -32602)).message).toContain("cursor");
     });
+  });
+
+  test("session/fork of a session this bridge has not opened (after a restart): resumed first, then forked", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
+    try {
+      let sessionId = "";
+      await withBridge({ stateDir }, async (h) => {
+        sessionId = (await h.newSession()).sessionId;
+        await h.prompt(sessionId, "before the restart");
+      });
+      await withBridge({ stateDir }, async (h) => {
+        const fork = await h.agent.request(m.session.fork, { sessionId, cwd: stateDir, mcpServers: [] });
+        expect(fork.sessionId).not.toBe(sessionId);
+        expect((await h.prompt(fork.sessionId, "in the fork")).stopReason).toBe("end_turn");
+      });
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   test("session/fork returns a new session that works", async () => {
