@@ -117,6 +117,10 @@ describe("sessions", () => {
       await commandsFollow(h, r.sessionId, respIdx, "new");
       const create = h.simFrames().find((f) => f.method === "session/create");
       expect(create?.params.workspace).toEqual({ workspacePath: h.stateDir, workspaceKey: h.stateDir });
+      // The client's MCP servers reach ZCode as given.
+      const mcpServers = [{ name: "files", command: "/usr/bin/mcp-files", args: ["--root", h.stateDir], env: [] }];
+      await h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers });
+      expect(h.simFrames().filter((f) => f.method === "session/create").at(-1)?.params.mcpServers).toEqual(mcpServers);
     });
   });
 
