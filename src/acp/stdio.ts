@@ -30,6 +30,7 @@ export interface ByteSink {
 }
 
 const enc = new TextEncoder();
+const NEWLINE = new Uint8Array([10]);
 
 export function isBrokenPipe(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | undefined;
@@ -162,6 +163,8 @@ export function createStdinSource(opts: StdinSourceOptions): ReadableStream<Uint
   };
   let reader: Reader | undefined;
   const getReader = () => (reader ??= input.getReader() as unknown as Reader);
+  /** Last byte read (10 = newline, or nothing read yet). */
+  let lastByte = 10;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let r: { done: boolean; value?: Uint8Array };
@@ -171,9 +174,17 @@ export function createStdinSource(opts: StdinSourceOptions): ReadableStream<Uint
         r = { done: true };
       }
       if (!r.done && r.value) {
+        if (r.value.length > 0) lastByte = r.value[r.value.length - 1]!;
         tap?.(r.value);
         controller.enqueue(r.value);
         return;
+      }
+      // A last message without its newline (`printf '{…}' | bridge`) is
+      // still a message: the SDK only parses terminated lines.
+      if (lastByte !== 10) {
+        lastByte = 10;
+        tap?.(NEWLINE);
+        controller.enqueue(NEWLINE);
       }
       // Let the SDK parse and dispatch what it has just been given before we
       // ask what is still pending: two turns of the event loop.

@@ -79,6 +79,15 @@ test("no ZCode anywhere and an empty HOME: initialize answers first, session/new
   expect(r.code).toBe(0);
 });
 
+test("the last message without a trailing newline is still answered (printf '{…}' | bridge)", async () => {
+  const r = await exchange([INITIALIZE_LINE + newSession(2).trimEnd()]);
+  expect(responses(r.messages, 1)).toHaveLength(1);
+  expect(responses(r.messages, 2)[0]?.result?.sessionId).toBeString();
+  const only = await exchange([INITIALIZE_LINE.trimEnd()]);
+  expect(only.messages[0]?.result?.protocolVersion).toBe(1);
+  expect(only.code).toBe(0);
+});
+
 test("initialize split across writes, then session/new later: one answer each", async () => {
   const half = Math.floor(INITIALIZE_LINE.length / 2);
   const r = await exchange([INITIALIZE_LINE.slice(0, half), INITIALIZE_LINE.slice(half), newSession(2)], 30);

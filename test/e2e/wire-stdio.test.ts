@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createStdoutSink, type ByteSink } from "../../src/acp/stdio.ts";
+import { createStdinSource, createStdoutSink, type ByteSink } from "../../src/acp/stdio.ts";
 
 // Our own stdout and stdin under real pipes: coalescing, backpressure, EPIPE,
 // and EOF held back until pending requests are answered.
@@ -96,6 +96,25 @@ describe("stdout sink", () => {
 });
 
 describe("stdin source", () => {
+  test("a last message without its newline gets one before EOF (the SDK parses terminated lines only)", async () => {
+    const read = async (chunks: string[]) => {
+      const input = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (const ch of chunks) c.enqueue(new TextEncoder().encode(ch));
+          c.close();
+        },
+      });
+      const lines: string[] = [];
+      let text = "";
+      for await (const chunk of createStdinSource({ pendingRequests: async () => {}, input, onLine: (l) => lines.push(l) }))
+        text += new TextDecoder().decode(chunk);
+      return { text, lines };
+    };
+    expect(await read(['{"id":1}\n{"id":', "2}"])).toEqual({ text: '{"id":1}\n{"id":2}\n', lines: ['{"id":1}', '{"id":2}'] });
+    expect((await read(['{"id":1}\n'])).text).toBe('{"id":1}\n');
+    expect((await read([])).text).toBe("");
+  });
+
   test("EOF is delivered only after pendingRequests() resolves, even when data and EOF come together", async () => {
     const p = Bun.spawn([process.execPath, CHILD, "stdin", "300"], { stdin: "pipe", stdout: "ignore", stderr: "pipe" });
     p.stdin.write('{"jsonrpc":"2.0","id":0,"method":"initialize"}\n');
