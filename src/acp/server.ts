@@ -452,6 +452,8 @@ class AcpAgent {
     run?: { signal: AbortSignal; openTools: Set<string> },
   ) {
     await this.core.ensureActive(s);
+    // Cancelled while the session was being resumed: ZCode never hears of it.
+    if (run?.signal.aborted) return;
     const messageId = crypto.randomUUID();
     // Once the prompt answered `cancelled`, the command goes on unseen.
     const emit = (u: acp.SessionUpdate) => {
@@ -482,6 +484,7 @@ class AcpAgent {
       if (!isNotActive(err)) throw err;
       s.markInactive(false);
       await this.core.ensureActive(s);
+      if (run?.signal.aborted) return;
       await command.run(ctx);
     }
     await this.sink.flush(s.id);

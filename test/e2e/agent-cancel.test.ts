@@ -3,7 +3,10 @@
 // turn reaches the editor after the answer, and the next prompt works.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
 import { zcodeChild } from "./process-support.ts";
 
 /** Index in h.received.messages of the response to the prompt that just settled. */
@@ -140,6 +143,34 @@ describe("cancel", () => {
       expect(updatesAfter(h, idx, sessionId).filter((u) => u.sessionUpdate !== "usage_update")).toEqual([]);
       expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
     });
+  });
+
+  test("a slash command cancelled while ZCode restarts under it never reaches ZCode", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zcode-slow-start-"));
+    const slow = join(dir, "slow");
+    const bin = join(dir, "zcode");
+    // While `slow` exists, each new child takes 800 ms to say its version.
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ] && [ -e '${slow}' ]; then sleep 0.8; fi\nexec '${SIM_BIN}' "$@"\n`, { mode: 0o755 });
+    try {
+      await withBridge({ env: { ZCODE_BIN: bin }, record: true }, async (h) => {
+        const { sessionId } = await h.newSession();
+        await h.prompt(sessionId, "#scenario:crash").catch(() => {});
+        writeFileSync(slow, "");
+        const p = h.prompt(sessionId, "/compact");
+        await Bun.sleep(200);
+        const t0 = Date.now();
+        await h.cancel(sessionId);
+        expect((await p).stopReason).toBe("cancelled");
+        expect(Date.now() - t0).toBeLessThan(500);
+        // The session is resumed in the new child, but the command stays unsent.
+        await h.waitFor(() => h.simMethods().includes("session/resume"), "the resume");
+        await Bun.sleep(200);
+        expect(h.simMethods()).not.toContain("session/compact");
+        expect(h.updatesOfKind(sessionId, "tool_call").filter((u) => u.title === "Compacting conversation")).toEqual([]);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("during a permission prompt: the client's request is withdrawn and the turn ends cancelled", async () => {
