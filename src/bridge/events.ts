@@ -39,23 +39,9 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     const p = e.payload;
     switch (p.kind) {
       case "text_delta":
-        if (!p.delta) return;
-        ctx.session.messageIds.reasoning = undefined;
-        ctx.emit({
-          sessionUpdate: "agent_message_chunk",
-          messageId: (ctx.session.messageIds.text ??= crypto.randomUUID()),
-          content: { type: "text", text: p.delta },
-        });
-        return;
+        return emitDelta(ctx, "text", p.delta);
       case "reasoning_delta":
-        if (!p.delta) return;
-        ctx.session.messageIds.text = undefined;
-        ctx.emit({
-          sessionUpdate: "agent_thought_chunk",
-          messageId: (ctx.session.messageIds.reasoning ??= crypto.randomUUID()),
-          content: { type: "text", text: p.delta },
-        });
-        return;
+        return emitDelta(ctx, "reasoning", p.delta);
       case "tool_call":
         // Text after a tool call is a new message.
         ctx.session.messageIds = {};
@@ -93,6 +79,17 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
   // got its confirmation then.
   "turn.steerQueued": () => {},
 };
+
+const CHUNK_KIND = { text: "agent_message_chunk", reasoning: "agent_thought_chunk" } as const;
+const OTHER = { text: "reasoning", reasoning: "text" } as const;
+
+/** A text or thought delta: one messageId per contiguous run of the same kind; empty deltas are dropped. */
+function emitDelta(ctx: EventContext, kind: keyof typeof CHUNK_KIND, delta: string | undefined): void {
+  if (!delta) return;
+  const ids = ctx.session.messageIds;
+  ids[OTHER[kind]] = undefined;
+  ctx.emit({ sessionUpdate: CHUNK_KIND[kind], messageId: (ids[kind] ??= crypto.randomUUID()), content: { type: "text", text: delta } });
+}
 
 export function applyEvent(ctx: EventContext, e: ZCodeEvent): void {
   (HANDLERS[e.type] as Handler<typeof e.type>)(ctx, e as never);
