@@ -30,10 +30,9 @@ export function parseGoalArgs(args: string): { action: GoalAction; objective?: s
 
 function describe(goal: GoalView): string {
   const status = goal.status ?? "active";
-  const since =
-    typeof goal.setAt === "number" && Number.isFinite(goal.setAt)
-      ? `, set ${new Date(goal.setAt).toISOString().replace("T", " ").slice(0, 16)} UTC`
-      : "";
+  // A setAt that makes no date (out of range) is left out rather than thrown.
+  const at = typeof goal.setAt === "number" ? new Date(goal.setAt) : undefined;
+  const since = at && !Number.isNaN(at.getTime()) ? `, set ${at.toISOString().replace("T", " ").slice(0, 16)} UTC` : "";
   return `**${goal.objective ?? "(no objective)"}** (${status}${since})`;
 }
 

@@ -136,6 +136,11 @@ describe("/goal", () => {
     expect(r.said).toEqual(["Current goal: **Ship login** (active, set 2026-12-02 09:30 UTC)"]);
   });
 
+  test("/goal with a setAt that makes no date: shown without it, not an error", async () => {
+    const r = await run("/goal", { goal: { goal: { objective: "Ship login", status: "active", setAt: 1e20 } } });
+    expect(r.said).toEqual(["Current goal: **Ship login** (active)"]);
+  });
+
   test("/goal with nothing set", async () => {
     const r = await run("/goal", { goal: { goal: null } });
     expect(r.said).toEqual(["No goal is set. Set one with `/goal <objective>`."]);
