@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
+import { usageUpdate } from "../bridge/events.ts";
 import { historyToUpdates, planEntries } from "../bridge/history.ts";
 import { promptToText } from "../bridge/prompt-content.ts";
 import { BridgeCore, DEFAULT_TIMINGS } from "../bridge/core.ts";
@@ -303,10 +304,8 @@ class AcpAgent {
     const todos = read?.todos ?? undefined;
     const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
     if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
-    const size = read?.projection?.contextWindow;
-    if (typeof size === "number" && size > 0) {
-      updates.push({ sessionUpdate: "usage_update", used: read?.projection?.contextUsed ?? 0, size });
-    }
+    const usage = usageUpdate(read?.projection?.contextUsed ?? 0, read?.projection?.contextWindow);
+    if (usage) updates.push(usage);
     if (s.title) updates.push({ sessionUpdate: "session_info_update", title: s.title });
     for (const u of updates) this.core.emit(s, u);
     // The whole conversation is on the wire before the answer.

@@ -99,14 +99,21 @@ function isCount(n: number): boolean {
   return Number.isSafeInteger(n) && n >= 0;
 }
 
+type UsageUpdate = Extract<SessionUpdate, { sessionUpdate: "usage_update" }>;
+
+/** usage_update when both figures are what ACP accepts (unsigned integers, a window > 0); a nonsensical one is dropped, not forwarded. */
+export function usageUpdate(used: number | undefined, size: number | undefined): UsageUpdate | undefined {
+  if (used === undefined || size === undefined || !isCount(used) || !isCount(size) || size === 0) return undefined;
+  return { sessionUpdate: "usage_update", used, size };
+}
+
 export function sessionUpdatedToUpdates(s: SessionState, p: SessionUpdated): SessionUpdate[] {
   const out: SessionUpdate[] = [];
-  const size = p.contextWindow;
   const usage = p.usage;
-  if (usage && typeof size === "number" && size > 0) {
+  if (usage) {
     const used = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) || (usage.totalTokens ?? 0);
-    // ACP wants unsigned integers; a nonsensical count is dropped, not forwarded.
-    if (isCount(used) && isCount(size)) out.push({ sessionUpdate: "usage_update", used, size });
+    const u = usageUpdate(used, p.contextWindow);
+    if (u) out.push(u);
   }
   if (typeof p.title === "string" && p.title && p.title !== s.title) {
     s.title = p.title;

@@ -1,3 +1,4 @@
+import { usageUpdate } from "../bridge/events.ts";
 import type { SlashCommand } from "./registry.ts";
 
 export const compactCommand: SlashCommand = {
@@ -38,14 +39,14 @@ export const compactCommand: SlashCommand = {
     });
 
     const projection = (await ctx.api.read(ctx.sessionId)).projection;
-    const used = projection?.contextUsed;
-    const size = projection?.contextWindow;
-    const known = typeof used === "number" && typeof size === "number";
-    if (known) await ctx.update({ sessionUpdate: "usage_update", used, size });
+    const usage = usageUpdate(projection?.contextUsed, projection?.contextWindow);
+    if (usage) await ctx.update(usage);
 
     const before =
       typeof result.messagesBefore === "number" ? ` (${result.messagesBefore} messages summarized)` : "";
-    const now = known ? ` Context in use: ${used.toLocaleString("en-US")} of ${size.toLocaleString("en-US")} tokens.` : "";
+    const now = usage
+      ? ` Context in use: ${usage.used.toLocaleString("en-US")} of ${usage.size.toLocaleString("en-US")} tokens.`
+      : "";
     await ctx.say(`Conversation compacted${before}.${now}`);
   },
 };

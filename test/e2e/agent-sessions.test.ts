@@ -284,7 +284,7 @@ describe("sessions", () => {
     });
   });
 
-  test("a session whose updatedAt makes no date is still listed (without it); the list does not fail", async () => {
+  test("odd figures in a stored session: listed without a date it cannot have, loaded without a bad usage_update", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
     try {
       let odd = "";
@@ -294,12 +294,16 @@ describe("sessions", () => {
         fine = (await h.newSession()).sessionId;
       });
       const file = join(stateDir, `${odd}.json`);
-      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), updatedAt: 1e20 }));
+      // Also a context figure ACP cannot take (usage must be an unsigned integer).
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), updatedAt: 1e20, contextUsed: -3 }));
       await withBridge({ stateDir }, async (h) => {
         const list = await h.agent.request(m.session.list, { cwd: stateDir });
         const byId = new Map(list.sessions.map((s) => [s.sessionId, s]));
         expect(byId.get(odd)?.updatedAt ?? undefined).toBeUndefined();
         expect(new Date(byId.get(fine)!.updatedAt!).toISOString()).toBe(byId.get(fine)!.updatedAt!);
+        // Loading it replays without a usage_update it cannot have (every message is schema-checked).
+        await h.agent.request(m.session.load, { sessionId: odd, cwd: stateDir, mcpServers: [] });
+        expect(h.updatesOfKind(odd, "usage_update")).toEqual([]);
       });
     } finally {
       rmSync(stateDir, { recursive: true, force: true });

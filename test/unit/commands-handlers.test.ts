@@ -226,6 +226,14 @@ describe("/compact", () => {
     expect(r.said).toEqual(["Conversation compacted."]);
   });
 
+  test("figures ACP cannot take (negative, fractional, zero window): no usage_update", async () => {
+    for (const projection of [{ contextUsed: -5, contextWindow: 1000 }, { contextUsed: 1.5, contextWindow: 1000 }, { contextUsed: 5, contextWindow: 0 }]) {
+      const r = await run("/compact", { compact: { compacted: true }, read: { projection } });
+      expect(r.updates.map((u) => u.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
+      expect(r.said).toEqual(["Conversation compacted."]);
+    }
+  });
+
   test("1308 busy: the tool call fails and the reason is explained", async () => {
     const r = await run("/compact", { compact: err(1308, "prompt is running", "session/compact") });
     expect(r.updates.map((u) => [u.sessionUpdate, (u as { status?: string }).status])).toEqual([
