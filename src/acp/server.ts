@@ -136,9 +136,12 @@ class AcpAgent {
     }
   }
 
-  /** stdin reached EOF: end running turns, let short requests answer (bounded). */
+  /** stdin reached EOF: end running turns and commands, let short requests answer (bounded). */
   private async drain(): Promise<void> {
-    for (const s of this.core.registry.all()) if (s.turn instanceof Turn) s.turn.cancel();
+    for (const s of this.core.registry.all()) {
+      if (s.turn instanceof Turn) s.turn.cancel();
+      s.cancelCommand?.();
+    }
     const all = Promise.allSettled([...this.inFlight]);
     await Promise.race([all, Bun.sleep(1500)]);
   }

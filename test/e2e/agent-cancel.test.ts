@@ -23,6 +23,15 @@ function updatesAfter(h: Harness, index: number, sessionId: string) {
     .map((x) => (x.params as acp.SessionNotification).update);
 }
 
+/** SIGCONT for a child the test stopped (it may be gone already, killed by the bridge's shutdown). */
+function resume(pid: number): void {
+  try {
+    process.kill(pid, "SIGCONT");
+  } catch {
+    // Already gone.
+  }
+}
+
 describe("cancel", () => {
   test("during streaming: cancelled within a second, nothing after the response, next prompt works", async () => {
     await withBridge({}, async (h) => {
@@ -132,7 +141,7 @@ describe("cancel", () => {
         expect((await p).stopReason).toBe("cancelled");
         expect(Date.now() - t0).toBeLessThan(1000);
       } finally {
-        process.kill(child, "SIGCONT");
+        resume(child);
       }
       const call = h.updatesOfKind(sessionId, "tool_call").find((u) => u.title === "Compacting conversation")!;
       const last = h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId).at(-1);
@@ -142,6 +151,24 @@ describe("cancel", () => {
       await Bun.sleep(300);
       expect(updatesAfter(h, idx, sessionId).filter((u) => u.sessionUpdate !== "usage_update")).toEqual([]);
       expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
+    });
+  });
+
+  test("stdin closed during a slash command ZCode does not answer: the prompt still answers cancelled at once", async () => {
+    await withBridge({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      const child = await zcodeChild(h.proc.pid);
+      process.kill(child, "SIGSTOP");
+      try {
+        const p = h.prompt(sessionId, "/compact");
+        await h.waitFor(() => h.updatesOfKind(sessionId, "tool_call").length > 0, "the compact tool call");
+        const t0 = Date.now();
+        h.proc.stdin.end();
+        expect((await p).stopReason).toBe("cancelled");
+        expect(Date.now() - t0).toBeLessThan(1000);
+      } finally {
+        resume(child);
+      }
     });
   });
 
