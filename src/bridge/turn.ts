@@ -301,6 +301,8 @@ export class Turn implements EventConsumer {
     // After a cancel the editor expects `cancelled`, whatever broke meanwhile.
     if (this.cancelled) return this.finish("cancelled");
     if (!this.end()) return;
+    // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
+    this.core.opts.cancelInteractions?.(this.s.id);
     this.closeOpenTools("The turn failed");
     await this.core.sink.flush(this.s.id);
     this.settle.reject(toRequestError(err, { sessionId: this.s.id }));

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { withBridge } from "../support/acp-harness.ts";
 import { byTitle, contentText, toolViews } from "./interaction-support.ts";
+import { zcodeChild } from "./process-support.ts";
 
 const selectKind = (kind: acp.PermissionOptionKind) => (req: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
   const o = req.options.find((x) => x.kind === kind)!;
@@ -71,6 +72,24 @@ describe("permission", () => {
         for (const a of answers) expect(a.result).toEqual({ decision: "allow" });
       },
     );
+  });
+
+  test("the CLI dies during a permission prompt: the prompt fails and the editor's request is withdrawn", async () => {
+    await withBridge({ onPermission: () => new Promise(() => {}) }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const done = h.prompt(sessionId, "#scenario:permission").then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      await h.waitFor(() => h.received.permissionRequests.length > 0, "the permission request");
+      process.kill(await zcodeChild(h.proc.pid), "SIGKILL");
+      expect((await done)?.message).toMatch(/died|exited/);
+      const requestId = h.received.messages.find((m) => m.method === "session/request_permission")!.id;
+      await h.waitFor(
+        () => h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === requestId),
+        "$/cancel_request for the permission request",
+      );
+    });
   });
 
   test("cancel during a permission prompt: withdrawn ($/cancel_request), the turn ends cancelled", async () => {
