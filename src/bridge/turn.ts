@@ -45,6 +45,8 @@ export class Turn implements EventConsumer {
   private readonly pendingReads: Promise<void>[] = [];
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private lastEventAt = 0;
+  /** Stalls in a row after which ZCode said the session is idle. */
+  private idleStalls = 0;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
   private readonly done: Promise<PromptResponse>;
@@ -115,6 +117,7 @@ export class Turn implements EventConsumer {
   apply(e: ZCodeEvent): void {
     if (this.phase === "ended") return this.core.applyIdle(this.s, e);
     this.touch();
+    this.idleStalls = 0;
     const ours = this.sendIssued && (this.started || e.type === "turn.started" || !this.staleExpected);
     if (!ours) return this.core.applyIdle(this.s, e);
     applyEvent(this.ctx, e);
@@ -264,8 +267,29 @@ export class Turn implements EventConsumer {
       const stallMs = this.core.timings.stallMs;
       if (quiet < stallMs) return this.armStall(stallMs - quiet);
       logger.debug("no event for", quiet, "ms; resubscribing", this.s.id);
-      void this.core.recover(this.s).finally(() => this.touch());
+      void this.core
+        .recover(this.s)
+        .then(() => this.checkIdle())
+        .finally(() => this.touch());
     }, ms);
+  }
+
+  /**
+   * Silence even after resubscribing, and ZCode says the session is idle:
+   * the turn's end was lost on the way. Seen at two stalls in a row (with no
+   * event between), the turn ends rather than waiting forever.
+   */
+  private async checkIdle(): Promise<void> {
+    const quietSince = this.lastEventAt;
+    const r = await this.core.withActive(this.s, () => this.core.api.read(this.s.id)).catch(() => undefined);
+    // An event meanwhile (events also reset the count) or the end itself: not lost.
+    if (this.phase !== "running" || this.lastEventAt !== quietSince) return;
+    const status = r?.projection?.status;
+    // Before our turn.started, idle may only mean "not begun yet".
+    this.idleStalls = this.started && status !== undefined && status !== "running" ? this.idleStalls + 1 : 0;
+    if (this.idleStalls < 2) return;
+    logger.warn(`ZCode is idle but the end of the turn never arrived (session ${this.s.id}); ending the turn`);
+    void this.finish("end_turn");
   }
 
   private clearStall(): void {

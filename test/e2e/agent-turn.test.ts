@@ -2,7 +2,10 @@
 // 1308, seq gaps and stalls, transient and fatal failures, eviction, crashes.
 import { describe, expect, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
 
 function chunks(h: Harness, sessionId: string, kind: "agent_message_chunk" | "agent_thought_chunk") {
   return h.updatesOfKind(sessionId, kind);
@@ -117,6 +120,26 @@ describe("ordering and recovery", () => {
       expect(Date.now() - t0).toBeLessThan(3000);
       expect(h.text(sessionId)).toBe("alpha beta gamma delta epsilon zeta");
     });
+  });
+
+  test("the turn's end never arrives but ZCode is idle: the prompt still ends (end_turn) after two quiet checks", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zcode-lost-end-"));
+    const bin = join(dir, "zcode");
+    // Every turn.completed ZCode writes (live or replayed on subscribe) becomes an event type nobody knows.
+    writeFileSync(bin, `#!/bin/sh\n'${SIM_BIN}' "$@" | sed -u 's/"turn\\.completed"/"turn.vanished"/g'\n`, { mode: 0o755 });
+    try {
+      await withBridge({ env: { ZCODE_BIN: bin, ZCODE_ACP_STALL_MS: "150" } }, async (h) => {
+        const { sessionId } = await h.newSession();
+        const t0 = Date.now();
+        const r = await Promise.race([h.prompt(sessionId, "hello"), Bun.sleep(4000).then(() => undefined)]);
+        expect(r?.stopReason).toBe("end_turn");
+        expect(Date.now() - t0).toBeLessThan(2000);
+        expect(h.text(sessionId)).toContain("Echo: hello");
+        expect((await h.prompt(sessionId, "again")).stopReason).toBe("end_turn");
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("after a cancel ZCode ignores, the next prompt waits for idle (session/read) and is not lost", async () => {
