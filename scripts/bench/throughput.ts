@@ -84,12 +84,18 @@ function textOf(msg: JsonRpcMessage): string | undefined {
   return undefined;
 }
 
-function rssSampler(pid: () => number | undefined, everyMs = 100): { stop(): number[] } {
-  const samples: number[] = [];
+/** One RSS reading of the bridge, with how far the stream had got (bytes the client had read). */
+export interface RssSample {
+  mb: number;
+  at: number;
+}
+
+function rssSampler(pid: () => number | undefined, everyMs = 100, progress: () => number = () => 0): { stop(): RssSample[] } {
+  const samples: RssSample[] = [];
   const timer = setInterval(() => {
     const p = pid();
     const r = p === undefined ? undefined : rssMB(p);
-    if (r !== undefined) samples.push(r);
+    if (r !== undefined) samples.push({ mb: r, at: progress() });
   }, everyMs);
   return {
     stop() {
@@ -105,7 +111,7 @@ export async function bridgeFlood(
   label: string,
   prompt: string,
   opts: { n: number; size: number; withLatency: boolean; rss?: boolean; trace?: boolean },
-): Promise<FloodStats & { rssSamples: number[] }> {
+): Promise<FloodStats & { rssSamples: RssSample[] }> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-bench-"));
   const counter = new FloodCounter(opts.withLatency);
   const client = RawAcpClient.spawn({
@@ -121,7 +127,8 @@ export async function bridgeFlood(
   try {
     await client.initialize();
     const sid = await client.newSession(stateDir);
-    const sampler = rssSampler(() => client.pid, opts.rss ? 100 : 250);
+    // The RSS run samples often: the flatness check needs many samples per stretch of the stream.
+    const sampler = rssSampler(() => client.pid, opts.rss ? 25 : 250, () => client.byteCount);
     const t0 = performance.now();
     const r = await client.prompt(sid, prompt, 600_000);
     const t1 = performance.now();
@@ -140,7 +147,7 @@ export async function bridgeFlood(
       wireMBps: client.byteCount / 1e6 / seconds,
       p50ms: p50,
       p99ms: p99,
-      maxRssMB: Math.max(0, ...rssSamples),
+      maxRssMB: maxMB(rssSamples),
       intact: opts.withLatency ? counter.events === opts.n && counter.outOfOrder === 0 : counter.textChars === opts.n * opts.size,
       stopReason: r.stopReason,
       rssSamples,
@@ -303,7 +310,7 @@ export async function bridgeFloodTools(n: number): Promise<{ events: number; mes
     const r = await client.prompt(sid, `#scenario:flood-tools n=${n}`, 600_000);
     const rss = sampler.stop();
     const seconds = (last - first) / 1000;
-    return { events: n, messages, seconds, eventsPerSec: n / seconds, stopReason: r.stopReason, maxRssMB: Math.max(0, ...rss) };
+    return { events: n, messages, seconds, eventsPerSec: n / seconds, stopReason: r.stopReason, maxRssMB: maxMB(rss) };
   } finally {
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -381,7 +388,7 @@ export async function slowReader(n: number, size: number, pauseMs: number): Prom
     const sampler = rssSampler(() => client.pid);
     const r = await client.prompt(sid, `#scenario:flood n=${n} size=${size}`, 600_000);
     const rss = sampler.stop();
-    return { events: n, messages, textIntact: chars === n * size, maxRssMB: Math.max(0, ...rss), stopReason: r.stopReason };
+    return { events: n, messages, textIntact: chars === n * size, maxRssMB: maxMB(rss), stopReason: r.stopReason };
   } finally {
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -443,7 +450,7 @@ export async function manySessions(sessions: number, n: number, size: number): P
         failures.push(`${sid}: ${chars.get(sid) ?? 0}/${n * size} chars, ${tags.get(sid)} deltas in order`);
       }
     });
-    return { sessions, completed, allIntact, maxRssMB: Math.max(0, ...rss), seconds, failures };
+    return { sessions, completed, allIntact, maxRssMB: maxMB(rss), seconds, failures };
   } finally {
     await client.close(30_000);
     rmSync(stateDir, { recursive: true, force: true });
@@ -452,19 +459,68 @@ export async function manySessions(sessions: number, n: number, size: number): P
 
 // ------------------------------------------------------------------- report
 
-/** Growth over the whole series according to its least-squares line. */
-function trendGrowth(ys: number[]): number {
-  const n = ys.length;
-  if (n < 2) return Number.NaN;
-  const mx = (n - 1) / 2;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < n; i++) {
-    num += (i - mx) * (ys[i]! - my);
-    den += (i - mx) ** 2;
-  }
-  return (num / den) * (n - 1);
+function maxMB(samples: readonly RssSample[]): number {
+  return samples.reduce((m, s) => Math.max(m, s.mb), 0);
+}
+
+/** The RSS band of a stretch of the stream: trough and peak as the 10th and 90th percentile of its samples. */
+interface Envelope {
+  trough: number;
+  peak: number;
+  samples: number;
+}
+
+export interface RssGrowth {
+  /** Growth over the judged part of the stream, MB (see rssGrowth). */
+  growth: number;
+  warmUp: Envelope;
+  early: Envelope;
+  late: Envelope;
+}
+
+/**
+ * RSS growth over a long stream, robust to the garbage collector.
+ *
+ * Measured on the flood (4096-byte deltas) at 0.5, 1, 2 and 4 GB, the
+ * bridge's RSS is a sawtooth (~0.5 s period, 15-40 MB high) whose band does
+ * not grow with the volume: 110-170 MB on a quiet machine, 4 GB ending lower
+ * than 1 GB; 140-205 MB with a CPU hog beside it, flat from 0.25 to 2 GB.
+ * After a full collection the JS heap is the same ~8 MB / ~78k objects after
+ * 0.5 GB and after another 1 GB, and many turns and many opened-and-closed
+ * sessions leave no objects behind either. So there is no leak, but a fresh
+ * bridge's RSS climbs from ~90 MB to its working band over the first
+ * 0.1-0.9 GB (later on a busy machine: the band is higher there), and that
+ * climb read as 15-60 MB of "growth" when the 1 GB stream was judged from its
+ * start (least-squares line, or first vs last stretch). Periodic
+ * Bun.gc(false) was tried and does not lower the band, so nothing in the
+ * bridge is tuned for the benchmark.
+ *
+ * Hence the stream runs longer than the judged 1 GB: the part before
+ * `judgedFrom` (a fraction of the stream) is warm-up, reported, not judged.
+ * Of the judged part, the band (10th-90th percentile over ~100 samples at
+ * 25 ms) of the first quarter is compared with that of the last quarter.
+ * Growth is the larger of the trough's and the peak's rise (a leak lifts
+ * both), scaled by 4/3 because the two quarters' centres are 3/4 of the
+ * judged part apart: the growth over the judged part a steady leak would
+ * cause. An injected leak of 2.5 MB/s measured 74-112 MB (RSS grows faster
+ * than the leak: the heap's headroom grows with what is live). Windows are
+ * by volume (bytes the client read), not time.
+ */
+export function rssGrowth(samples: readonly RssSample[], judgedFrom = 0): RssGrowth {
+  const total = samples.reduce((m, s) => Math.max(m, s.at), 0);
+  const band = (from: number, to: number): Envelope => {
+    const xs = Float64Array.from(samples.filter((s) => s.at >= from * total && s.at < to * total).map((s) => s.mb)).sort();
+    return { trough: percentile(xs, 10), peak: percentile(xs, 90), samples: xs.length };
+  };
+  const quarter = (1 - judgedFrom) / 4;
+  const early = band(judgedFrom, judgedFrom + quarter);
+  const late = band(1 - quarter, 1.0001);
+  return {
+    growth: (4 / 3) * Math.max(late.trough - early.trough, late.peak - early.peak),
+    warmUp: band(0, judgedFrom),
+    early,
+    late,
+  };
 }
 
 export interface ThroughputResult {
@@ -495,8 +551,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
   // burst of load from elsewhere on a shared machine hits them alike.
   const best = <T extends { eventsPerSec: number }>(a: T | undefined, b: T) => (!a || b.eventsPerSec > a.eventsPerSec ? b : a);
   let floorSat: FloodStats | undefined;
-  let bridgeSat: (FloodStats & { rssSamples: number[] }) | undefined;
-  let traced: (FloodStats & { rssSamples: number[] }) | undefined;
+  let bridgeSat: (FloodStats & { rssSamples: RssSample[] }) | undefined;
+  let traced: (FloodStats & { rssSamples: RssSample[] }) | undefined;
   for (let round = 0; round < ROUNDS; round++) {
     floorSat = best(floorSat, await floorFlood("floor, saturated", flood, { n: N, size: SIZE, withLatency: true }));
     bridgeSat = best(bridgeSat, await bridgeFlood("bridge, saturated", flood, { n: N, size: SIZE, withLatency: true }));
@@ -504,7 +560,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
     console.error(`  round ${round + 1}: floor ${f0(floorSat.eventsPerSec)}, bridge ${f0(bridgeSat.eventsPerSec)}, traced ${f0(traced.eventsPerSec)} ev/s (best so far)`);
   }
   let floorPaced: FloodStats | undefined;
-  let bridgePaced: (FloodStats & { rssSamples: number[] }) | undefined;
+  let bridgePaced: (FloodStats & { rssSamples: RssSample[] }) | undefined;
   const lowerP99 = <T extends { p99ms: number }>(a: T | undefined, b: T) => (!a || b.p99ms < a.p99ms ? b : a);
   for (let round = 0; round < ROUNDS; round++) {
     floorPaced = lowerP99(floorPaced, await floorFlood(`floor, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }));
@@ -512,8 +568,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
     console.error(`  paced round ${round + 1}: floor p99 ${f2(floorPaced.p99ms)} ms, bridge p99 ${f2(bridgePaced.p99ms)} ms (best so far)`);
   }
   if (!floorSat || !bridgeSat || !traced || !floorPaced || !bridgePaced) throw new Error("no rounds ran");
-  const bigN = Math.round(BIG_BYTES / BIG_SIZE);
-  const big = await bridgeFlood(`bridge, ${(BIG_BYTES / 1e9).toFixed(1)} GB stream`, `#scenario:flood n=${bigN} size=${BIG_SIZE}`, {
+  // Half as much again runs first as warm-up (see rssGrowth).
+  const WARM_BYTES = BIG_BYTES / 2;
+  const bigN = Math.round((WARM_BYTES + BIG_BYTES) / BIG_SIZE);
+  const big = await bridgeFlood(`bridge, ${(BIG_BYTES / 1e9).toFixed(1)} GB stream after ${(WARM_BYTES / 1e9).toFixed(1)} GB warm-up`, `#scenario:flood n=${bigN} size=${BIG_SIZE}`, {
     n: bigN,
     size: BIG_SIZE,
     withLatency: false,
@@ -543,17 +601,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
   console.log(`| bridge, slow reader (paused 1.5 s) | ${slow.events} | ${slow.messages} | | | | | ${f0(slow.maxRssMB)} | ${slow.textIntact ? "yes" : "NO"} |`);
   console.log(`| bridge, ${SESSIONS} concurrent sessions | ${SESSIONS}x${quick ? 200 : 1000} | | | | | | ${f0(many.maxRssMB)} | ${many.allIntact ? "yes" : "NO"} |`);
 
-  // RSS flatness. The garbage collector makes RSS a sawtooth (printed as a
-  // band); what must not happen is growth with the stream. After warm-up
-  // (first 10% of samples) a least-squares line through the samples gives the
-  // growth from the start to the end of the stream; a leak shows as a slope,
-  // the sawtooth averages out.
-  const s = big.rssSamples;
-  const warm = s.slice(Math.floor(s.length / 10));
-  const rssDrift = trendGrowth(warm);
-  const band = warm.length ? `${f0(Math.min(...warm))}-${f0(Math.max(...warm))} MB` : "-";
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const halves = `${f0(mean(warm.slice(0, warm.length >> 1)))} -> ${f0(mean(warm.slice(warm.length >> 1)))} MB`;
+  // RSS flatness: see rssGrowth for why the envelope, and what it measured.
+  const rss = rssGrowth(big.rssSamples, WARM_BYTES / (WARM_BYTES + BIG_BYTES));
+  const env = (e: Envelope) => `${f0(e.trough)}-${f0(e.peak)} MB`;
+  // Too few samples per stretch and the band is guesswork: that fails too.
+  const enoughSamples = rss.early.samples >= 10 && rss.late.samples >= 10;
   const ratio = bridgeSat.eventsPerSec / floorSat.eventsPerSec;
   const checks = [
     {
@@ -568,8 +620,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
     },
     {
       name: `bridge RSS flat (grows <= 20 MB) over a ${(BIG_BYTES / 1e9).toFixed(1)} GB stream`,
-      pass: rssDrift <= 20 && big.intact,
-      detail: `trend ${f0(rssDrift)} MB from start to end (mean of first/second half ${halves}; GC sawtooth ${band}), ${(big.textChars / 1e9).toFixed(2)} G chars at ${f0(big.wireMBps)} MB/s`,
+      pass: rss.growth <= 20 && enoughSamples && big.intact,
+      detail: `grows ${f0(rss.growth)} MB over the judged stream (RSS band, 10th-90th percentile, its first quarter ${env(rss.early)} -> last quarter ${env(rss.late)}, ${rss.early.samples}/${rss.late.samples} samples; warm-up ${env(rss.warmUp)}; max ${f0(big.maxRssMB)} MB), ${(big.textChars / 1e9).toFixed(2)} G chars at ${f0(big.wireMBps)} MB/s`,
     },
     {
       name: "every event arrives, in order (saturated and paced, floor and bridge)",
