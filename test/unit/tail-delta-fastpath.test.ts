@@ -3,6 +3,7 @@
 // slides, including repetitive text and discontinuities.
 import { expect, test } from "bun:test";
 import { suffixPrefixOverlap, tailDelta } from "../../src/bridge/tool-calls.ts";
+import { rng } from "../simulator/fuzz.ts";
 
 const MIN_OVERLAP = 32;
 
@@ -15,16 +16,6 @@ function reference(prev: string, next: string): { data: string; gap: boolean } {
   return { data: next, gap: true };
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test("fast path agrees with the KMP reference on random sliding tails", () => {
   const r = rng(20261202);
