@@ -105,6 +105,35 @@ function rssSampler(pid: () => number | undefined, everyMs = 100, progress: () =
   };
 }
 
+/** The figures of one flood run, the same for the bridge and the floor. */
+function floodStats(
+  label: string,
+  counter: FloodCounter,
+  opts: { n: number; size: number; withLatency: boolean },
+  wireBytes: number,
+  seconds: number,
+  maxRssMB: number,
+  stopReason: string,
+): FloodStats {
+  const events = opts.withLatency ? counter.events : Math.round(counter.textChars / opts.size);
+  const { p50, p99 } = counter.latency();
+  return {
+    label,
+    events,
+    messages: counter.messages,
+    wireBytes,
+    textChars: counter.textChars,
+    seconds,
+    eventsPerSec: events / seconds,
+    wireMBps: wireBytes / 1e6 / seconds,
+    p50ms: p50,
+    p99ms: p99,
+    maxRssMB,
+    intact: opts.withLatency ? counter.events === opts.n && counter.outOfOrder === 0 : counter.textChars === opts.n * opts.size,
+    stopReason,
+  };
+}
+
 // ------------------------------------------------------------------ the bridge
 
 export async function bridgeFlood(
@@ -134,22 +163,8 @@ export async function bridgeFlood(
     const t1 = performance.now();
     const rssSamples = sampler.stop();
     const seconds = (counter.last - counter.first) / 1000 || (t1 - t0) / 1000;
-    const events = opts.withLatency ? counter.events : Math.round(counter.textChars / opts.size);
-    const { p50, p99 } = counter.latency();
     return {
-      label,
-      events,
-      messages: counter.messages,
-      wireBytes: client.byteCount,
-      textChars: counter.textChars,
-      seconds,
-      eventsPerSec: events / seconds,
-      wireMBps: client.byteCount / 1e6 / seconds,
-      p50ms: p50,
-      p99ms: p99,
-      maxRssMB: maxMB(rssSamples),
-      intact: opts.withLatency ? counter.events === opts.n && counter.outOfOrder === 0 : counter.textChars === opts.n * opts.size,
-      stopReason: r.stopReason,
+      ...floodStats(label, counter, opts, client.byteCount, seconds, maxMB(rssSamples), r.stopReason),
       rssSamples,
     };
   } finally {
@@ -260,23 +275,7 @@ export async function floorFlood(label: string, prompt: string, opts: { n: numbe
   try {
     await done;
     const seconds = (counter.last - counter.first) / 1000;
-    const events = opts.withLatency ? counter.events : Math.round(counter.textChars / opts.size);
-    const { p50, p99 } = counter.latency();
-    return {
-      label,
-      events,
-      messages: counter.messages,
-      wireBytes: client.byteCount,
-      textChars: counter.textChars,
-      seconds,
-      eventsPerSec: events / seconds,
-      wireMBps: client.byteCount / 1e6 / seconds,
-      p50ms: p50,
-      p99ms: p99,
-      maxRssMB: Number.NaN,
-      intact: opts.withLatency ? counter.events === opts.n && counter.outOfOrder === 0 : counter.textChars === opts.n * opts.size,
-      stopReason: "end_turn",
-    };
+    return floodStats(label, counter, opts, client.byteCount, seconds, Number.NaN, "end_turn");
   } finally {
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
