@@ -643,12 +643,18 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
       detail: `${many.completed}/${SESSIONS} completed in ${f2(many.seconds)} s, max RSS ${f0(many.maxRssMB)} MB${many.failures.length ? `; ${many.failures.slice(0, 3).join("; ")}` : ""}`,
     },
   ];
+  // A --quick stream is shorter than the warm-up the flatness check needs
+  // (see rssGrowth), so there it is shown, not judged.
+  const judged = quick ? checks.filter((c) => !c.name.startsWith("bridge RSS flat")) : checks;
   console.log("");
-  for (const c of checks) console.log(`${c.pass ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`);
+  for (const c of checks) {
+    const verdict = judged.includes(c) ? (c.pass ? "PASS" : "FAIL") : "info";
+    console.log(`${verdict}  ${c.name}${judged.includes(c) ? "" : " (not judged with --quick)"}: ${c.detail}`);
+  }
   console.log(
     `info  --trace on a saturated flood: ${f0(traced.eventsPerSec)} events/s, ${((traced.eventsPerSec / bridgeSat.eventsPerSec) * 100).toFixed(0)}% of the untraced bridge (the trace writes every frame of both wires)`,
   );
-  return { checks };
+  return { checks: judged };
 }
 
 if (import.meta.main) {
