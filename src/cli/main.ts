@@ -1,4 +1,5 @@
 import { renderUsage, type ArgsDef, type CommandDef } from "citty";
+import { writeSync } from "node:fs";
 import type { BridgeConfig } from "../config.ts";
 import { log, setLogFile, setLogLevel } from "../log.ts";
 import { VERSION } from "../version.ts";
@@ -86,16 +87,15 @@ async function upgrade(version: string | undefined): Promise<number> {
     await runUpgrade({
       version,
       downloadBase: process.env.ZCODE_ACP_DOWNLOAD_BASE,
-      out: (l) => process.stdout.write(`${l}\n`),
+      // A command for a person, not serve mode: synchronous writes keep the
+      // progress lines in order and leave nothing to flush before exit.
+      out: (l) => writeSync(1, `${l}\n`),
     });
     return 0;
   } catch (e) {
     if (!(e instanceof UpgradeError)) throw e;
     log.error(`upgrade failed: ${e.message}`);
     return 1;
-  } finally {
-    // The caller exits with process.exit(), which can cut a pipe short.
-    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
   }
 }
 
