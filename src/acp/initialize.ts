@@ -15,6 +15,8 @@ export function initializeResult(): acp.InitializeResponse {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
+      // The transports ZCode's session/create accepts besides stdio.
+      mcpCapabilities: { http: true, sse: true },
     },
     authMethods: [
       {

@@ -1,11 +1,13 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
-import { usageUpdate } from "../bridge/events.ts";
+import { emitUsage, usageUpdate } from "../bridge/events.ts";
 import { historyToUpdates, planEntries } from "../bridge/history.ts";
 import { promptToText } from "../bridge/prompt-content.ts";
 import { BridgeCore, DEFAULT_TIMINGS } from "../bridge/core.ts";
 import { isNotActive, toRequestError } from "../bridge/errors.ts";
-import { CONFIG_IDS, optionsFromSettings, optionUpdates, sessionSetup, validateChoice } from "../bridge/options.ts";
+import { zcodeMcpServers } from "../bridge/mcp-servers.ts";
+import { providerHeadersAnswer } from "../bridge/provider-headers.ts";
+import { CONFIG_IDS, modelChoiceFor, optionsFromSettings, optionUpdates, sessionSetup, validateChoice, withCurrent } from "../bridge/options.ts";
 import type { SessionState } from "../bridge/sessions.ts";
 import { InteractionRouter } from "../bridge/interactions.ts";
 import { Turn } from "../bridge/turn.ts";
@@ -73,6 +75,7 @@ class AcpAgent {
     this.router = this.createRouter();
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
     this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));
+    this.conn.onRequest("interaction/requestProviderRuntimeHeaders", async (p) => providerHeadersAnswer(p, config.env));
     this.conn.onExit((info) => {
       const err = new ZCodeExitedError(info);
       for (const s of this.core.registry.all()) {
@@ -265,13 +268,14 @@ class AcpAgent {
   private async newSession(p: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
     AcpAgent.checkCwd(p.cwd);
     const info = await this.conn.start();
+    const mcpServers = zcodeMcpServers(p.mcpServers);
     const created = await this.api.create({
       workspace: this.workspace(p.cwd),
       ...(this.config.mode ? { mode: this.config.mode } : {}),
-      ...(p.mcpServers?.length ? { mcpServers: p.mcpServers } : {}),
+      ...(mcpServers ? { mcpServers } : {}),
     });
     const id = created.session.sessionId;
-    const s = this.core.register(id, p.cwd, created.settings, info.generation, created.session.title);
+    const s = this.core.register(id, p.cwd, created.settings, info.generation, { title: created.session.title, mcpServers });
     await this.readSettings(s);
     this.announceCommands(id);
     return { sessionId: id, ...sessionSetup(s.options) };
@@ -281,7 +285,7 @@ class AcpAgent {
   private async readSettings(s: SessionState) {
     try {
       const r = await this.core.withActive(s, () => this.api.read(s.id));
-      if (r.settings) s.options = optionsFromSettings(r.settings);
+      if (r.settings) s.options = optionsFromSettings(r.settings, s.options);
       if (r.session?.title) s.title = r.session.title;
       return r;
     } catch (err) {
@@ -290,16 +294,16 @@ class AcpAgent {
     }
   }
 
-  private async activate(sessionId: string, cwd: string): Promise<SessionState> {
+  private async activate(sessionId: string, cwd: string, acpMcpServers?: acp.McpServer[]): Promise<SessionState> {
     AcpAgent.checkCwd(cwd);
     const info = await this.conn.start();
-    const r = await this.api.resume({ sessionId, workspace: this.workspace(cwd) });
-    const s = this.core.register(sessionId, cwd, r.settings, info.generation, r.session.title);
-    return s;
+    const mcpServers = zcodeMcpServers(acpMcpServers);
+    const r = await this.api.resume({ sessionId, workspace: this.workspace(cwd), mcpServers });
+    return this.core.register(sessionId, cwd, r.settings, info.generation, { title: r.session.title, mcpServers });
   }
 
   private async loadSession(p: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
-    const s = await this.activate(p.sessionId, p.cwd);
+    const s = await this.activate(p.sessionId, p.cwd, p.mcpServers);
     const [history, read] = await Promise.all([
       this.core.withActive(s, () => this.api.messages(s.id)),
       this.readSettings(s),
@@ -307,8 +311,11 @@ class AcpAgent {
     const todos = read?.todos ?? undefined;
     const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
     if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
-    const usage = usageUpdate(read?.projection?.contextUsed ?? 0, read?.projection?.contextWindow);
-    if (usage) updates.push(usage);
+    const usage = usageUpdate(read?.projection?.contextUsed ?? 0, read?.projection?.contextWindow ?? s.options.model?.contextWindow);
+    if (usage) {
+      updates.push(usage);
+      s.lastUsageKey = `${usage.used}/${usage.size}`;
+    }
     if (s.title) updates.push({ sessionUpdate: "session_info_update", title: s.title });
     for (const u of updates) this.core.emit(s, u);
     // The whole conversation is on the wire before the answer.
@@ -318,7 +325,7 @@ class AcpAgent {
   }
 
   private async resumeSession(p: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
-    const s = await this.activate(p.sessionId, p.cwd);
+    const s = await this.activate(p.sessionId, p.cwd, p.mcpServers);
     await this.readSettings(s);
     this.announceCommands(s.id);
     return sessionSetup(s.options);
@@ -360,14 +367,9 @@ class AcpAgent {
     s.cancelCommand?.();
     this.core.opts.cancelInteractions?.(s.id);
     await this.sink.flush(s.id);
+    // Only our side forgets it. ZCode's own session/close would delete the
+    // user's conversation; the session stays listed and loadable.
     this.core.forget(s.id);
-    if (s.generation !== 0 && s.generation === this.conn.generation) {
-      try {
-        await this.api.close(s.id);
-      } catch (err) {
-        logger.debug("session/close on ZCode failed:", err);
-      }
-    }
     return {};
   }
 
@@ -475,6 +477,8 @@ class AcpAgent {
       say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
       update: async (u) => emit(u),
       turnRunning: () => s.turn instanceof Turn && s.turn.running,
+      waitIdle: (budgetMs) => this.core.waitIdle(s, budgetMs, () => run?.signal.aborted === true),
+      options: () => s.options,
       setMode: (mode) => this.setMode(s, mode),
       setThoughtLevel: (level) => this.setThoughtLevel(s, level),
       cliVersion: () => this.api.capabilities()?.version ?? "unknown",
@@ -496,20 +500,29 @@ class AcpAgent {
 
   private async setMode(s: SessionState, mode: string): Promise<void> {
     const r = await this.core.withActive(s, () => this.api.setMode({ sessionId: s.id, mode }));
-    this.applyChoice(s, "mode", r.mode?.current ?? mode);
+    this.applyChoice(s, "mode", r.settings?.mode?.current ?? mode);
   }
 
   private async setThoughtLevel(s: SessionState, level: string): Promise<void> {
     const r = await this.core.withActive(s, () => this.api.setThoughtLevel({ sessionId: s.id, thoughtLevel: level }));
-    this.applyChoice(s, "thought", r.thoughtLevel?.current ?? level);
+    this.applyChoice(s, "thought", r.settings?.thoughtLevel?.current ?? level);
   }
 
   /** ZCode took a new value: remember it and tell the editor what changed. */
   private applyChoice(s: SessionState, key: "mode" | "thought", current: string): void {
     const before = s.options;
-    const after = { ...before, [key]: { current, choices: withChoice(before[key]?.choices, current) } };
-    s.options = after;
-    for (const u of optionUpdates(before, after)) this.core.emit(s, u);
+    s.options = withCurrent(before, key, current);
+    for (const u of optionUpdates(before, s.options)) this.core.emit(s, u);
+  }
+
+  /** session/setModel with the level the model needs; ZCode's settings afterwards are the truth. */
+  private async setModel(s: SessionState, value: string): Promise<void> {
+    const { choice, info } = modelChoiceFor(s.options, value);
+    const r = await this.core.withActive(s, () => this.api.setModel({ sessionId: s.id, model: choice }));
+    s.modelChoice = choice;
+    if (r.settings) this.core.applySettings(s, r.settings);
+    const used = s.lastUsageKey ? Number(s.lastUsageKey.split("/")[0]) : 0;
+    emitUsage(this.core.ctx(s), used, info.contextWindow);
   }
 
   private async setModeRequest(p: acp.SetSessionModeRequest): Promise<acp.SetSessionModeResponse> {
@@ -535,13 +548,7 @@ class AcpAgent {
         await this.setThoughtLevel(s, p.value);
         break;
       case CONFIG_IDS.model:
-        validateChoice(s.options, "model", p.value);
-        if (p.value !== s.options.model?.current) {
-          throw acp.RequestError.invalidParams(
-            undefined,
-            "ZCode's protocol cannot switch models; choose the model in the ZCode app",
-          );
-        }
+        if (p.value !== s.options.model?.current) await this.setModel(s, p.value);
         break;
       default:
         throw acp.RequestError.invalidParams(undefined, `unknown config option "${p.configId}"`);
@@ -549,12 +556,6 @@ class AcpAgent {
     await this.sink.flush(s.id);
     return { configOptions: sessionSetup(s.options).configOptions };
   }
-}
-
-function withChoice(choices: { value: string; name: string }[] | undefined, value: string) {
-  const list = choices ? [...choices] : [];
-  if (!list.some((c) => c.value === value)) list.push({ value, name: value });
-  return list;
 }
 
 /** `{updatedAt}` as RFC 3339 when ZCode's epoch milliseconds make a date (one odd record must not fail the list). */

@@ -1,10 +1,11 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { UpdateSink } from "../acp/update-sink.ts";
 import { log } from "../log.ts";
-import type { ZCodeApi } from "../zcode/api.ts";
-import { parseEvent, type Settings, type ZCodeEvent } from "../zcode/schemas.ts";
+import type { ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
+import { parseEvent, readEnvelope, type RawEvent, type ZCodeEvent } from "../zcode/event-schemas.ts";
+import type { Settings } from "../zcode/schemas.ts";
 import { isNotActive } from "./errors.ts";
-import { applyEvent, emitPlan, type EventContext } from "./events.ts";
+import { applyEvent, emitUsage, type EventContext } from "./events.ts";
 import { optionUpdates, optionsFromSettings } from "./options.ts";
 import { SessionRegistry, SessionState, type Sequenced } from "./sessions.ts";
 import { ToolCallTracker } from "./tool-calls.ts";
@@ -85,12 +86,19 @@ export class BridgeCore {
   }
 
   /** Registers (or replaces) the session and starts routing its events. */
-  register(id: string, cwd: string, settings: Settings | undefined, generation: number, title?: string | null): SessionState {
+  register(
+    id: string,
+    cwd: string,
+    settings: Settings | undefined,
+    generation: number,
+    opts: { title?: string | null; mcpServers?: ZCodeMcpServer[] } = {},
+  ): SessionState {
     const existing = this.registry.get(id);
     if (existing && existing.cwd === cwd && !existing.closed) {
       existing.generation = generation;
       existing.activation++;
-      if (settings) existing.options = optionsFromSettings(settings);
+      if (settings) existing.options = optionsFromSettings(settings, existing.options);
+      if (opts.mcpServers) existing.mcpServers = opts.mcpServers;
       return existing;
     }
     if (existing) this.forget(id);
@@ -98,11 +106,12 @@ export class BridgeCore {
     s.generation = generation;
     s.activation++;
     s.options = optionsFromSettings(settings);
-    s.title = title ?? undefined;
+    s.title = opts.title || undefined;
+    s.mcpServers = opts.mcpServers;
     this.registry.add(s);
     this.unsubscribers.set(
       id,
-      this.api.conn.onEvent(id, (e) => this.intake(s, { seq: e.seq, event: e })),
+      this.api.conn.onEvent(id, (raw) => this.intake(s, raw)),
     );
     return s;
   }
@@ -122,10 +131,11 @@ export class BridgeCore {
     // Concurrent callers share one resume.
     s.resuming ??= (async () => {
       try {
-        const r = await this.api.resume({ sessionId: s.id, workspace: { workspacePath: s.cwd, workspaceKey: s.cwd } });
+        const r = await this.api.resume({ sessionId: s.id, workspace: s.cwd, mcpServers: s.mcpServers });
         s.generation = info.generation;
         s.activation++;
         if (r.settings) this.applySettings(s, r.settings);
+        await this.reapplyModel(s, r.settings);
         logger.debug("resumed", s.id, "in child generation", info.generation);
         this.opts.onResumed?.(s);
       } finally {
@@ -133,6 +143,20 @@ export class BridgeCore {
       }
     })();
     await s.resuming;
+  }
+
+  /** The user's model choice again, when the resumed session came back with another. */
+  private async reapplyModel(s: SessionState, settings: Settings | undefined): Promise<void> {
+    const want = s.modelChoice;
+    const cur = settings?.model?.current;
+    if (!want || (cur && cur.providerId === want.providerId && cur.modelId === want.modelId)) return;
+    try {
+      const r = await this.api.setModel({ sessionId: s.id, model: want });
+      if (r.settings) this.applySettings(s, r.settings);
+      logger.info(`session ${s.id} came back with another model; ${want.providerId}/${want.modelId} chosen again`);
+    } catch (err) {
+      logger.warn(`could not choose ${want.providerId}/${want.modelId} again for session ${s.id}:`, err);
+    }
   }
 
   /** Runs a session call; an eviction (-32004) resumes and retries once, silently. */
@@ -152,15 +176,13 @@ export class BridgeCore {
   /**
    * session/subscribe with afterSeq = last seen (or, the first time with this
    * child, without it to learn the current seq). Events returned are applied.
+   * A subscription lasts as long as the child (ZCode keeps one stream per
+   * session; subscribing again replaces it).
    */
   async subscribe(s: SessionState): Promise<void> {
     await this.withActive(s, async () => {
       const known = s.seqKnown;
-      const r = await this.api.subscribe({
-        sessionId: s.id,
-        includeSnapshot: false,
-        ...(known ? { afterSeq: s.order.last } : {}),
-      });
+      const r = await this.api.subscribe({ sessionId: s.id, ...(known ? { afterSeq: s.order.last } : {}) });
       s.subscribedActivation = s.activation;
       if (!known) {
         s.seqKnown = true;
@@ -187,9 +209,7 @@ export class BridgeCore {
     if (this.recovering.has(s.id) || s.closed || !s.seqKnown) return;
     this.recovering.add(s.id);
     try {
-      const r = await this.withActive(s, () =>
-        this.api.subscribe({ sessionId: s.id, includeSnapshot: false, afterSeq: s.order.last }),
-      );
+      const r = await this.withActive(s, () => this.api.subscribe({ sessionId: s.id, afterSeq: s.order.last }));
       s.subscribedActivation = s.activation;
       this.feed(s, r.events);
       if (s.order.hasGap) {
@@ -210,6 +230,8 @@ export class BridgeCore {
    */
   async waitIdle(s: SessionState, budgetMs: number, abandoned: () => boolean = () => false): Promise<boolean> {
     const end = Date.now() + budgetMs;
+    // Quick at first (a cancelled turn ends in a moment), then gentler (a compaction takes minutes).
+    let pollMs = this.timings.idlePollMs;
     for (;;) {
       if (abandoned()) return false;
       try {
@@ -219,15 +241,16 @@ export class BridgeCore {
         logger.debug("session/read while waiting for idle failed:", err);
       }
       if (Date.now() >= end) return false;
-      await Bun.sleep(Math.min(this.timings.idlePollMs, Math.max(1, end - Date.now())));
+      await Bun.sleep(Math.min(pollMs, Math.max(1, end - Date.now())));
+      pollMs = Math.min(pollMs * 1.5, 1000);
     }
   }
 
   /**
-   * After a turn: one session/read tells whether ZCode changed the mode (plan
-   * approval), the title, or the todos behind our back.
+   * After a turn: one session/read tells whether ZCode changed the mode or the
+   * title behind our back, and how much context is in use now.
    */
-  async refreshAfterTurn(s: SessionState, opts: { todosFromRead: boolean }): Promise<void> {
+  async refreshAfterTurn(s: SessionState): Promise<void> {
     const read = this.withActive(s, () => this.api.read(s.id));
     const r = await Promise.race([read, Bun.sleep(this.timings.endReadMs).then(() => undefined)]).catch(
       (err) => {
@@ -242,22 +265,12 @@ export class BridgeCore {
       s.title = title;
       this.emit(s, { sessionUpdate: "session_info_update", title });
     }
-    if (opts.todosFromRead && r.todos) emitPlan(this.ctx(s), r.todos);
-  }
-
-  /**
-   * Mid-turn: ZCode may have switched the mode (plan approved). Reads the
-   * settings and reports a change while `stillWanted()` holds.
-   */
-  async refreshSettings(s: SessionState, stillWanted: () => boolean): Promise<void> {
-    const read = this.withActive(s, () => this.api.read(s.id));
-    const r = await Promise.race([read, Bun.sleep(this.timings.endReadMs).then(() => undefined)]).catch(() => undefined);
-    if (r?.settings && stillWanted()) this.applySettings(s, r.settings);
+    emitUsage(this.ctx(s), r.projection?.contextUsed, r.projection?.contextWindow);
   }
 
   /** New settings from ZCode: remember them and tell the editor what changed. */
   applySettings(s: SessionState, settings: Settings): void {
-    const next = optionsFromSettings(settings);
+    const next = optionsFromSettings(settings, s.options);
     for (const u of optionUpdates(s.options, next)) this.emit(s, u);
     s.options = next;
   }
@@ -272,36 +285,40 @@ export class BridgeCore {
     applyEvent(this.ctx(s), e);
   }
 
+  /** The `events` of a subscribe answer: envelopes like live ones. */
   private feed(s: SessionState, events: readonly unknown[] | undefined): void {
-    if (!events) return;
-    for (const raw of events) {
-      const seq = (raw as { seq?: unknown }).seq;
-      if (typeof seq !== "number") continue;
-      const parsed = parseEvent(raw);
-      if (!parsed.ok) logger.debug("skipping event", seq, parsed.unknownType ? parsed.type : parsed.issue);
-      this.intake(s, { seq, event: parsed.ok ? parsed.event : undefined });
+    for (const e of events ?? []) {
+      const raw = readEnvelope(e);
+      if (typeof raw === "string") logger.debug("skipping a subscribed event without a usable envelope:", raw);
+      else if (raw.sessionId === s.id) this.intake(s, raw);
     }
   }
 
-  private intake(s: SessionState, item: Sequenced): void {
+  /** Every envelope of the session enters here, live or fetched, in any order, any number of times. */
+  private intake(s: SessionState, raw: RawEvent): void {
     if (s.closed) return;
     if (s.seqFromFirstEvent) {
       s.seqFromFirstEvent = false;
-      s.order.reset(item.seq - 1);
+      s.order.reset(raw.seq - 1);
     }
-    this.dispatchAll(s, s.order.accept(item));
+    this.dispatchAll(s, s.order.accept({ seq: raw.seq, raw }));
     if (s.order.hasGap) void this.recover(s);
   }
 
   private dispatchAll(s: SessionState, items: readonly Sequenced[]): void {
     for (const it of items) {
-      if (!it.event) continue;
+      const parsed = parseEvent(it.raw);
+      if (!parsed.ok) {
+        // Its seq is consumed all the same: an event we do not use is no gap.
+        if (!parsed.unknownType) logger.debug("skipping", it.raw.type, "event", it.seq, "that fails its schema:", parsed.issue);
+        continue;
+      }
       try {
-        if (s.turn) s.turn.apply(it.event);
-        else this.applyIdle(s, it.event);
+        if (s.turn) s.turn.apply(parsed.event);
+        else this.applyIdle(s, parsed.event);
       } catch (err) {
         // One odd event must not take the session down.
-        logger.warn("failed to apply event", it.event.type, "seq", it.seq, err);
+        logger.warn("failed to apply event", it.raw.type, "seq", it.seq, err);
       }
     }
   }

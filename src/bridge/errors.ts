@@ -13,6 +13,13 @@ import {
 // in" and offer a sign-in that cannot help.
 const INTERNAL = -32603;
 
+function stillBusy(): RequestError {
+  return new RequestError(
+    INTERNAL,
+    "ZCode is still busy with an earlier prompt in this session and did not become idle in time; try again in a moment",
+  );
+}
+
 type Mapper = (err: ZCodeError, ctx: { sessionId?: string }) => RequestError;
 
 /** ZCode error code → ACP error. Codes not listed keep ZCode's message. */
@@ -23,14 +30,8 @@ const BY_CODE = new Map<number, Mapper>([
     ZCODE_ERR.methodNotFound,
     (e) => new RequestError(INTERNAL, `${e.method} is not supported by this ZCode CLI version (${e.message})`),
   ],
-  [
-    ZCODE_ERR.busy,
-    () =>
-      new RequestError(
-        INTERNAL,
-        "ZCode is still busy with an earlier prompt in this session and did not become idle in time; try again in a moment",
-      ),
-  ],
+  [ZCODE_ERR.busy, () => stillBusy()],
+  [ZCODE_ERR.promptRunning, () => stillBusy()],
   [ZCODE_ERR.notActive, (e) => new RequestError(INTERNAL, `ZCode session is not active: ${e.message}`)],
 ]);
 
@@ -57,6 +58,10 @@ export function zcodeCode(err: unknown): number | undefined {
   return err instanceof ZCodeError ? err.code : undefined;
 }
 
-export const isBusy = (err: unknown): boolean => zcodeCode(err) === ZCODE_ERR.busy;
+/** ZCode is running a prompt in the session: wait for idle and try again. */
+export const isBusy = (err: unknown): boolean => {
+  const code = zcodeCode(err);
+  return code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy;
+};
 export const isNotActive = (err: unknown): boolean => zcodeCode(err) === ZCODE_ERR.notActive;
 export const isExited = (err: unknown): err is ZCodeExitedError => err instanceof ZCodeExitedError;

@@ -1,6 +1,8 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { SessionUpdated, Todo, TurnCompleted, TurnFailed, ZCodeEvent, ZCodeEventType } from "../zcode/schemas.ts";
+import type { SessionUpdated, TurnCompleted, TurnFailed, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
+import type { Todo } from "../zcode/schemas.ts";
 import { planEntries } from "./history.ts";
+import { optionUpdates, withCurrent } from "./options.ts";
 import type { SessionState } from "./sessions.ts";
 
 /** What a running turn learns from its events (the table below feeds it). */
@@ -8,13 +10,6 @@ export interface TurnHooks {
   started(): void;
   completed(p: TurnCompleted): void;
   failed(p: TurnFailed): void;
-  /**
-   * A todo tool finished. `planSent`: its result carried the new list and the
-   * plan went out; otherwise the turn reads the todos at its end.
-   */
-  todosChanged(planSent: boolean): void;
-  /** A tool that can switch the session's mode (plan approval) finished. */
-  modeMayChange(): void;
 }
 
 export interface EventContext {
@@ -26,10 +21,9 @@ export interface EventContext {
 
 type Handler<T extends ZCodeEventType> = (ctx: EventContext, e: Extract<ZCodeEvent, { type: T }>) => void;
 
-const TODO_TOOLS = /todo/i;
-const MODE_TOOLS = /^(ExitPlanMode|EnterPlanMode|SetMode)$/i;
+const TODO_TOOLS = /^todowrite$/i;
 
-/** ZCode event type → what the editor is told. */
+/** ZCode event type → what the editor is told. Types not listed consume their seq and nothing else. */
 const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
   "turn.started": (ctx) => {
     ctx.session.messageIds = {};
@@ -42,42 +36,40 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
         return emitDelta(ctx, "text", p.delta);
       case "reasoning_delta":
         return emitDelta(ctx, "reasoning", p.delta);
+      case "tool_input_start":
       case "tool_call":
         // Text after a tool call is a new message.
         ctx.session.messageIds = {};
-        for (const u of ctx.session.tracker.onModelToolCall(p)) ctx.emit(u);
+        for (const u of ctx.session.tracker.onModelStreaming(p)) ctx.emit(u);
         return;
+      // Markers (start, finish, text_start, …) and input deltas carry nothing to show.
     }
   },
   "tool.updated": (ctx, e) => {
     const p = e.payload;
     ctx.session.messageIds = {};
+    // The plan is the TodoWrite input; the result does not repeat it (and the tracker forgets it on finishing).
+    const todo = p.kind === "result" && p.toolCallId ? ctx.session.tracker.pending(p.toolCallId) : undefined;
     for (const u of ctx.session.tracker.onToolUpdated(p)) ctx.emit(u);
-    if ((p.kind === "result" || p.kind === "error") && MODE_TOOLS.test(p.toolName ?? "")) ctx.turn?.modeMayChange();
-    // Todos reach session/read slightly after the result; the result's own
-    // newTodos is the freshest list when ZCode includes it.
-    if (p.kind === "result" && TODO_TOOLS.test(p.toolName ?? "")) {
-      const todos = newTodosOf(p.result);
+    if (todo && TODO_TOOLS.test(todo.name) && p.result?.success !== false) {
+      const todos = todosOf(todo.input);
       if (todos) emitPlan(ctx, todos);
-      ctx.turn?.todosChanged(todos !== undefined);
-    } else if (p.kind === "batch") {
-      for (const item of p.items) {
-        if (item.kind === "result" && TODO_TOOLS.test(item.toolName ?? "")) {
-          const todos = newTodosOf(item.result);
-          if (todos) emitPlan(ctx, todos);
-          ctx.turn?.todosChanged(todos !== undefined);
-        }
-      }
     }
+  },
+  "permission.resolved": (ctx, e) => {
+    for (const u of ctx.session.tracker.onPermissionResolved(e.payload.toolCallId, e.payload.decision, e.payload.reason)) ctx.emit(u);
   },
   "turn.completed": (ctx, e) => ctx.turn?.completed(e.payload),
   "turn.failed": (ctx, e) => ctx.turn?.failed(e.payload),
+  "session.titleUpdated": (ctx, e) => {
+    const title = e.payload.title;
+    if (!title || title === ctx.session.title) return;
+    ctx.session.title = title;
+    ctx.emit({ sessionUpdate: "session_info_update", title });
+  },
   "session.updated": (ctx, e) => {
     for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);
   },
-  // The steer was accepted when session/steer answered; the editor already
-  // got its confirmation then.
-  "turn.steerQueued": () => {},
 };
 
 const CHUNK_KIND = { text: "agent_message_chunk", reasoning: "agent_thought_chunk" } as const;
@@ -102,29 +94,42 @@ function isCount(n: number): boolean {
 type UsageUpdate = Extract<SessionUpdate, { sessionUpdate: "usage_update" }>;
 
 /** usage_update when both figures are what ACP accepts (unsigned integers, a window > 0); a nonsensical one is dropped, not forwarded. */
-export function usageUpdate(used: number | undefined, size: number | undefined): UsageUpdate | undefined {
-  if (used === undefined || size === undefined || !isCount(used) || !isCount(size) || size === 0) return undefined;
+export function usageUpdate(used: number | undefined | null, size: number | undefined | null): UsageUpdate | undefined {
+  if (used === undefined || used === null || size === undefined || size === null) return undefined;
+  if (!isCount(used) || !isCount(size) || size === 0) return undefined;
   return { sessionUpdate: "usage_update", used, size };
 }
 
+/** Sends a usage_update unless the editor already shows these figures. */
+export function emitUsage(ctx: { session: SessionState; emit(u: SessionUpdate): void }, used: number | undefined | null, size: number | undefined | null): void {
+  const u = usageUpdate(used, size ?? ctx.session.options.model?.contextWindow);
+  if (!u) return;
+  const key = `${u.used}/${u.size}`;
+  if (key === ctx.session.lastUsageKey) return;
+  ctx.session.lastUsageKey = key;
+  ctx.emit(u);
+}
+
+/**
+ * `session.updated` carries ZCode's runtime payloads untagged. Two matter to
+ * the editor: a mode change (`{mode, previousMode}`: plan approved, a tool
+ * switched it) and a model request's usage, whose input tokens are the
+ * context in use.
+ */
 export function sessionUpdatedToUpdates(s: SessionState, p: SessionUpdated): SessionUpdate[] {
   const out: SessionUpdate[] = [];
-  const usage = p.usage;
-  if (usage) {
-    const used = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) || (usage.totalTokens ?? 0);
-    const u = usageUpdate(used, p.contextWindow);
-    if (u) out.push(u);
+  const emit = (u: SessionUpdate) => out.push(u);
+  if (typeof p.mode === "string" && p.mode && p.mode !== s.options.mode?.current) {
+    const before = s.options;
+    s.options = withCurrent(before, "mode", p.mode);
+    for (const u of optionUpdates(before, s.options)) emit(u);
   }
-  if (typeof p.title === "string" && p.title && p.title !== s.title) {
-    s.title = p.title;
-    out.push({ sessionUpdate: "session_info_update", title: p.title });
-  }
+  if (p.usage && typeof p.usage.inputTokens === "number") emitUsage({ session: s, emit }, p.usage.inputTokens, p.contextWindow);
   return out;
 }
 
-function newTodosOf(result: unknown): Todo[] | undefined {
-  if (!result || typeof result !== "object") return undefined;
-  const todos = (result as { newTodos?: unknown }).newTodos;
+function todosOf(input: unknown): Todo[] | undefined {
+  const todos = (input as { todos?: unknown } | undefined)?.todos;
   if (!Array.isArray(todos)) return undefined;
   return todos.filter((t): t is Todo => !!t && typeof t === "object" && typeof (t as Todo).content === "string");
 }

@@ -1,11 +1,14 @@
-import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
-import type { Message, Todo } from "../zcode/schemas.ts";
-import { presentTool, resultContent, resultLocations, textContent } from "./tool-presentation.ts";
+import type { PlanEntry, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
+import type { Message, MessageInfo, MessagePart, Todo } from "../zcode/schemas.ts";
+import { withoutReminders } from "./tool-format.ts";
+import { outcomeOfPart, presentTool, resultContent, resultLocations } from "./tool-presentation.ts";
 
 // session/load replays the conversation from ZCode's session/messages. Tool
 // calls are replayed whole (one tool_call with the final status and content),
 // through the same presentation as live ones, but never through the terminal
 // extension: the command finished long ago and there is no terminal to stream.
+// Messages ZCode wrote for the model (system reminders, notices, synthetic
+// inputs) are not the user's words and are left out.
 
 const TOOL_STATUS: Record<string, ToolCallStatus> = {
   completed: "completed",
@@ -32,78 +35,67 @@ export function planEntries(todos: readonly Todo[]): PlanEntry[] {
   return todos
     .filter((t) => typeof t.content === "string" && t.content.length > 0)
     .map((t) => ({
-      content: t.content as string,
+      content: t.content,
       status: PLAN_STATUS[String(t.status)] ?? "pending",
       priority: PLAN_PRIORITY[String(t.priority)] ?? "medium",
     }));
 }
 
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
+/** Semantics kinds that are the user's own words or the agent's answer; every other kind is ZCode's bookkeeping. */
+const SHOWN_KINDS = new Set(["user_prompt", "slash_command", "assistant_response"]);
+
+/** Whether a message is part of what the user saw (not a reminder or notice written for the model). */
+function visible(info: MessageInfo): boolean {
+  if (info.visibility === "model-only") return false;
+  const sem = info.semantics;
+  if (sem?.uiVisibility !== undefined && sem.uiVisibility !== "visible") return false;
+  if (sem?.transcriptVisibility === "hidden") return false;
+  if (sem?.kind !== undefined && !SHOWN_KINDS.has(sem.kind) && sem.kind !== "compact_summary") return false;
+  // A user message ZCode made up (fork, rewind, goal and background notices) is not something the user typed.
+  if (info.role === "user" && info.synthetic === true) return false;
+  return true;
 }
 
-function errorText(e: unknown): string {
-  if (typeof e === "string" && e) return e;
-  if (typeof e === "object" && e !== null) {
-    const m = (e as { message?: unknown }).message;
-    if (typeof m === "string" && m) return m;
-  }
-  return "Tool failed";
-}
-
-function toolUpdate(part: Extract<Message["parts"][number], { type: "tool" }>, cwd: string): SessionUpdate | undefined {
-  const id = str(part.toolCallId);
-  if (!id) return undefined;
-  const name = str(part.toolName) ?? "";
-  const input = part.input ?? {};
-  const state = (typeof part.state === "object" && part.state !== null ? part.state : {}) as Record<string, unknown>;
-  const status = TOOL_STATUS[String(state.status)] ?? "completed";
-  const view = presentTool(name, input, cwd);
-  const output = str(state.output);
-  let content: ToolCallContent[] = view.content;
-  let locations = view.locations;
-  let rawOutput: unknown = state.result !== undefined ? state.result : (output ?? null);
-  if (status === "completed") {
-    const c = resultContent(name, input, output, state.result, cwd);
-    if (c.length > 0) content = c;
-    const l = resultLocations(name, input, state.result, cwd);
-    if (l.length > 0) locations = l;
-  } else if (status === "failed") {
-    content = [textContent(errorText(state.error))];
-    rawOutput = state.error ?? rawOutput;
-  }
+function toolUpdate(part: Extract<MessagePart, { type: "tool" }>, cwd: string): SessionUpdate {
+  const input = part.state.input ?? {};
+  const status = TOOL_STATUS[part.state.status] ?? "completed";
+  const view = presentTool(part.tool, input, cwd);
+  const finished = status === "completed" || status === "failed";
+  const outcome = outcomeOfPart(part.tool, part.state);
+  const content = finished ? resultContent(part.tool, input, outcome, cwd) : view.content;
+  const locations = finished ? resultLocations(part.tool, input, outcome, cwd) : view.locations;
   return {
     sessionUpdate: "tool_call",
-    toolCallId: id,
+    toolCallId: part.callId,
     title: view.title,
     kind: view.kind,
-    status,
+    status: finished && outcome.failed ? "failed" : status,
     rawInput: input,
-    rawOutput,
-    locations,
-    content,
+    rawOutput: part.state.status === "error" ? { error: part.state.error ?? null } : (part.state.output ?? null),
+    locations: locations.length > 0 ? locations : view.locations,
+    content: content.length > 0 ? content : view.content,
   };
+}
+
+function partsText(parts: readonly MessagePart[]): string {
+  return parts
+    .filter((p): p is Extract<MessagePart, { type: "text" }> => p.type === "text")
+    .map((p) => p.text)
+    .join("\n");
 }
 
 /**
  * The updates that replay a conversation: user and agent messages, thoughts
- * (each with the message id), tool calls with their outcome, compaction
- * summaries as an agent message, and the plan last.
+ * (each with the message id), tool calls with their outcome, a compaction
+ * summary as one agent message, and the plan last.
  */
-export function historyToUpdates(
-  messages: readonly Message[],
-  opts: { cwd: string; todos?: readonly Todo[] | null },
-): SessionUpdate[] {
+export function historyToUpdates(messages: readonly Message[], opts: { cwd: string; todos?: readonly Todo[] | null }): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   for (const m of messages) {
-    const messageId = str(m.info?.id);
+    const messageId = m.info.messageId;
     const idField = messageId ? { messageId } : {};
-    const parts = Array.isArray(m.parts) ? m.parts : [];
-    if (m.semantics?.kind === "compact_summary") {
-      const text = parts
-        .filter((p) => p.type === "text" && typeof p.text === "string")
-        .map((p) => p.text as string)
-        .join("\n");
+    if (m.info.semantics?.kind === "compact_summary") {
+      const text = withoutReminders(partsText(m.parts)).trim();
       out.push({
         sessionUpdate: "agent_message_chunk",
         ...idField,
@@ -111,19 +103,18 @@ export function historyToUpdates(
       });
       continue;
     }
-    const user = m.info?.role === "user";
-    for (const p of parts) {
-      if (p.type === "text" && typeof p.text === "string" && p.text.length > 0) {
-        out.push({
-          sessionUpdate: user ? "user_message_chunk" : "agent_message_chunk",
-          ...idField,
-          content: { type: "text", text: p.text },
-        });
-      } else if (p.type === "reasoning" && typeof p.text === "string" && p.text.length > 0) {
+    if (!visible(m.info)) continue;
+    const user = m.info.role === "user";
+    for (const p of m.parts) {
+      if (p.type === "text") {
+        if (p.synthetic === true || p.ignored === true) continue;
+        const text = user ? withoutReminders(p.text) : p.text;
+        if (text.trim().length === 0) continue;
+        out.push({ sessionUpdate: user ? "user_message_chunk" : "agent_message_chunk", ...idField, content: { type: "text", text } });
+      } else if (p.type === "reasoning" && p.text.length > 0) {
         out.push({ sessionUpdate: "agent_thought_chunk", ...idField, content: { type: "text", text: p.text } });
       } else if (p.type === "tool") {
-        const u = toolUpdate(p, opts.cwd);
-        if (u) out.push(u);
+        out.push(toolUpdate(p, opts.cwd));
       }
     }
   }

@@ -4,9 +4,7 @@ import {
   type ClientCapabilities,
   type CreateElicitationRequest,
   type CreateElicitationResponse,
-  type ElicitationPropertySchema,
   type PermissionOption,
-  type PermissionOptionKind,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionUpdate,
@@ -16,21 +14,24 @@ import { log } from "../log.ts";
 import {
   PermissionRequestParamsSchema,
   UserInputRequestParamsSchema,
-  summarizeIssues,
   type PermissionAnswer,
   type PermissionRequestParams,
   type Question,
   type UserInputAnswer,
   type UserInputRequestParams,
-} from "../zcode/schemas.ts";
+} from "../zcode/request-schemas.ts";
+import { summarizeIssues } from "../zcode/schemas.ts";
+import { permissionOptions } from "./permission-options.ts";
+import { answersFromForm, PLAN_FORM, planAnswer, questionsForm } from "./question-forms.ts";
 import { ToolCallTracker } from "./tool-calls.ts";
-import { oneLine, textContent } from "./tool-presentation.ts";
+import { oneLine, textContent } from "./tool-format.ts";
 
 // ZCode asks the editor things through interaction/requestPermission and
 // interaction/requestUserInput. This router shows each once (ZCode re-sends
-// an unanswered request every second under the same requestId), chooses the
+// an unanswered request under a new id with the same requestId), chooses the
 // ACP mechanism the client supports (elicitation forms only when advertised),
-// maps the answer back, and withdraws everything of a session on cancel.
+// maps the answer back as ZCode reads it, and withdraws everything of a
+// session on cancel.
 
 const logger = log.withTag("interactions");
 
@@ -62,138 +63,6 @@ const ANSWERED_MAX = 256;
 const CANCELLED_PERMISSION: PermissionAnswer = { decision: "deny", reason: "cancelled" };
 const DECLINED: UserInputAnswer = { action: "decline" };
 const CANCELLED_INPUT: UserInputAnswer = { action: "cancel" };
-
-// ---- permission options ----------------------------------------------------
-
-const ACP_KIND_BY_ZCODE: Record<string, PermissionOptionKind> = {
-  allow_once: "allow_once",
-  allow_always: "allow_always",
-  reject_once: "reject_once",
-  reject_always: "reject_always",
-  deny_once: "reject_once",
-  deny_always: "reject_always",
-};
-
-const DEFAULT_NAME: Record<PermissionOptionKind, string> = {
-  allow_once: "Allow",
-  allow_always: "Always allow",
-  reject_once: "Reject",
-  reject_always: "Always reject",
-};
-
-/**
- * ZCode option kind → one of ACP's four (an editor refuses any other kind).
- * Unknown kinds are read by prefix (allow… / deny… / reject…, "always" in
- * them making it permanent); the option id stands in when the kind is absent.
- */
-export function acpOptionKind(kind: string | undefined, optionId?: string): PermissionOptionKind | undefined {
-  const k = (kind ?? optionId ?? "").toLowerCase();
-  const exact = ACP_KIND_BY_ZCODE[k];
-  if (exact) return exact;
-  const always = k.includes("always");
-  if (k.startsWith("allow") || k.startsWith("accept") || k.startsWith("approve")) return always ? "allow_always" : "allow_once";
-  if (k.startsWith("deny") || k.startsWith("reject")) return always ? "reject_always" : "reject_once";
-  if (kind !== undefined && optionId !== undefined) return acpOptionKind(undefined, optionId);
-  return undefined;
-}
-
-/** The request's options as ACP options; Allow/Reject when ZCode gave none usable. */
-export function permissionOptions(options: PermissionRequestParams["options"]): PermissionOption[] {
-  const out: PermissionOption[] = [];
-  for (const o of options ?? []) {
-    const kind = acpOptionKind(o.kind, o.optionId);
-    if (!kind) {
-      logger.warn(`dropping permission option ${JSON.stringify(o.optionId)} of unknown kind ${JSON.stringify(o.kind)}`);
-      continue;
-    }
-    out.push({ optionId: o.optionId, name: o.name || DEFAULT_NAME[kind], kind });
-  }
-  if (out.length > 0) return out;
-  return [
-    { optionId: "allow", name: DEFAULT_NAME.allow_once, kind: "allow_once" },
-    { optionId: "reject", name: DEFAULT_NAME.reject_once, kind: "reject_once" },
-  ];
-}
-
-// ---- question forms -----------------------------------------------------------
-
-function optionValue(o: Question["options"][number]): string {
-  return o.value ?? o.label;
-}
-
-/** Property key of question i in the form (question texts make poor keys). */
-function questionKey(i: number): string {
-  return `q_${i}`;
-}
-
-export const OTHER_FIELD = "other";
-
-/** One form for all questions: an enum per single choice, an array of enums per multi-select, free text. */
-export function questionsForm(questions: readonly Question[]): Record<string, ElicitationPropertySchema> {
-  const props: Record<string, ElicitationPropertySchema> = {};
-  questions.forEach((q, i) => {
-    const choices = q.options.map((o) => ({
-      const: optionValue(o),
-      title: o.label,
-      ...(o.description ? { description: o.description } : {}),
-    }));
-    const base = { title: q.question, ...(q.header ? { description: q.header } : {}) };
-    props[questionKey(i)] = q.multiSelect
-      ? { type: "array", ...base, items: { anyOf: choices } }
-      : { type: "string", ...base, oneOf: choices };
-  });
-  props[OTHER_FIELD] = {
-    type: "string",
-    title: "Other",
-    description: "Your own answer, for a question left without a choice (or a note for the agent)",
-  };
-  return props;
-}
-
-/** Maps a chosen value (or a label a client sent back instead) to the option value. */
-function normalizeChoice(q: Question, raw: unknown): string | undefined {
-  if (typeof raw !== "string" || raw === "") return undefined;
-  const byValue = q.options.find((o) => optionValue(o) === raw);
-  if (byValue) return optionValue(byValue);
-  const byLabel = q.options.find((o) => o.label === raw);
-  return byLabel ? optionValue(byLabel) : raw;
-}
-
-/**
- * Form answer → ZCode content: question text → value (an array for
- * multi-select). The free-text field answers every question left without a
- * choice; when all have one, it is passed on under "other" rather than lost.
- */
-export function answersFromForm(questions: readonly Question[], content: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const otherRaw = content[OTHER_FIELD];
-  const other = typeof otherRaw === "string" && otherRaw.trim() ? otherRaw.trim() : undefined;
-  let otherUsed = false;
-  questions.forEach((q, i) => {
-    const raw = content[questionKey(i)];
-    if (q.multiSelect) {
-      const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
-        .map((x) => normalizeChoice(q, x))
-        .filter((x): x is string => x !== undefined);
-      if (list.length > 0) out[q.question] = list;
-      else if (other) {
-        out[q.question] = [other];
-        otherUsed = true;
-      }
-    } else {
-      const choice = normalizeChoice(q, raw);
-      if (choice !== undefined) out[q.question] = choice;
-      else if (other) {
-        out[q.question] = other;
-        otherUsed = true;
-      }
-    }
-  });
-  if (other && !otherUsed) out[OTHER_FIELD] = other;
-  return out;
-}
-
-// ---- the router ---------------------------------------------------------------
 
 function invalid(what: string, issues: readonly v.BaseIssue<unknown>[]): RequestError {
   return RequestError.invalidParams(undefined, `${what}: ${summarizeIssues(issues)}`);
@@ -360,10 +229,10 @@ export class InteractionRouter {
   private async askPermission(p: PermissionRequestParams, signal: AbortSignal): Promise<PermissionAnswer> {
     const toolCallId = p.toolCallId ?? `permission-${p.requestId}`;
     const toolCall = await this.announce(p.sessionId, toolCallId, p.toolName ?? "", p.input);
-    const options = permissionOptions(p.options);
+    const offered = permissionOptions(p.options);
     let res: RequestPermissionResponse;
     try {
-      res = await this.requestPermission({ sessionId: p.sessionId, toolCall, options }, signal);
+      res = await this.requestPermission({ sessionId: p.sessionId, toolCall, options: offered.options }, signal);
     } catch (e) {
       if (signal.aborted) return CANCELLED_PERMISSION;
       logger.warn(`session/request_permission failed: ${describeError(e)}`);
@@ -371,10 +240,7 @@ export class InteractionRouter {
     }
     const outcome = res.outcome;
     if (outcome.outcome !== "selected") return CANCELLED_PERMISSION;
-    const chosen = options.find((o) => o.optionId === outcome.optionId);
-    if (!chosen) return { decision: "deny", reason: `unknown option ${JSON.stringify(outcome.optionId)}` };
-    if (chosen.kind === "allow_once" || chosen.kind === "allow_always") return { decision: "allow" };
-    return { decision: "deny", reason: chosen.kind === "reject_always" ? "Rejected by the user (always)" : "Rejected by the user" };
+    return offered.answerFor(outcome.optionId);
   }
 
   private async askPlanApproval(p: UserInputRequestParams, signal: AbortSignal): Promise<UserInputAnswer> {
@@ -388,28 +254,15 @@ export class InteractionRouter {
           sessionId: p.sessionId,
           toolCallId,
           message: plan ? `Approve this plan and start coding?\n\n${plan}` : "Approve the plan and start coding?",
-          requestedSchema: {
-            type: "object",
-            title: "Plan approval",
-            properties: {
-              decision: {
-                type: "string",
-                title: "Ready to code?",
-                oneOf: [
-                  { const: "approve", title: "Approve: start coding" },
-                  { const: "reject", title: "Reject: keep planning" },
-                ],
-                default: "approve",
-              },
-            },
-            required: ["decision"],
-          },
+          requestedSchema: PLAN_FORM,
         },
         signal,
       );
       if (res.action === "accept") {
-        const d = (res as { content?: Record<string, unknown> | null }).content?.decision;
-        return d === "approve" || d === true ? { action: "accept", content: {} } : DECLINED;
+        const content = (res as { content?: Record<string, unknown> | null }).content ?? {};
+        const d = content.decision;
+        if (d === "approve" || d === true) return planAnswer(p, { approve: true });
+        return planAnswer(p, { approve: false, feedback: typeof content.feedback === "string" ? content.feedback : undefined });
       }
       return res.action === "cancel" ? CANCELLED_INPUT : DECLINED;
     }
@@ -425,7 +278,7 @@ export class InteractionRouter {
       signal,
     );
     if (res.outcome.outcome !== "selected") return CANCELLED_INPUT;
-    return res.outcome.optionId === "approve" ? { action: "accept", content: {} } : DECLINED;
+    return res.outcome.optionId === "approve" ? planAnswer(p, { approve: true }) : DECLINED;
   }
 
   private async askQuestions(p: UserInputRequestParams, questions: readonly Question[], signal: AbortSignal): Promise<UserInputAnswer> {
@@ -452,7 +305,7 @@ export class InteractionRouter {
     // No forms: one permission prompt per question, its options as choices.
     // A multi-select question degrades to a single choice (sent as a
     // one-element array) because a permission prompt picks exactly one option.
-    const content: Record<string, unknown> = {};
+    const answers: Record<string, unknown> = {};
     for (const q of questions) {
       const options: PermissionOption[] = q.options.map((o, j) => ({ optionId: `option-${j}`, name: o.label, kind: "allow_once" }));
       options.push({ optionId: "decline", name: "Don't answer", kind: "reject_once" });
@@ -478,8 +331,9 @@ export class InteractionRouter {
       const idx = options.findIndex((o) => o.optionId === picked);
       const opt = idx >= 0 && idx < q.options.length ? q.options[idx] : undefined;
       if (!opt) return DECLINED;
-      content[q.question] = q.multiSelect ? [optionValue(opt)] : optionValue(opt);
+      const value = opt.value ?? opt.label;
+      answers[q.question] = q.multiSelect ? [value] : value;
     }
-    return { action: "accept", content };
+    return { action: "accept", content: { answers } };
   }
 }

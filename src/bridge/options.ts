@@ -4,26 +4,62 @@ import {
   type SessionModeState,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk/unstable";
-import type { Settings } from "../zcode/schemas.ts";
+import type { ModelChoice } from "../zcode/api.ts";
+import type { ModelOption, Settings, ValueLabel } from "../zcode/schemas.ts";
 
-// Modes and thought levels ZCode is known to offer, used when a settings
-// object names the current value but not the alternatives.
-const KNOWN_MODES = ["plan", "build", "edit", "yolo", "auto"];
-const KNOWN_LEVELS = ["low", "medium", "high", "max"];
+// A session's mode, model and thought level as the editor sees them (ACP
+// modes and config options), built from ZCode's settings and kept in sync.
+
+// ZCode's settings name the current mode only; these are the modes its schema knows.
+const KNOWN_MODES: readonly ValueLabel[] = [
+  { value: "plan", label: "Plan" },
+  { value: "build", label: "Build" },
+  { value: "edit", label: "Edit" },
+  { value: "yolo", label: "YOLO" },
+  { value: "guarded", label: "Guarded" },
+  { value: "auto", label: "Auto" },
+];
 
 export const CONFIG_IDS = { mode: "mode", model: "model", thought: "thought_level" } as const;
 
-type Choice = { value: string; name: string };
+export interface Choice {
+  value: string;
+  name: string;
+  description?: string;
+}
+
+/** A model ZCode offers, as the bridge keeps it (its option value parses back to the selection). */
+export interface ModelInfo {
+  value: string;
+  providerId: string;
+  modelId: string;
+  label: string;
+  providerLabel?: string;
+  levels: ValueLabel[];
+  defaultLevel?: string;
+  contextWindow?: number;
+  disabledReason?: string;
+}
+
+/** The parts of ZCode's settings the ACP surface exposes, normalised. */
+export interface SessionOptions {
+  mode?: { current: string; choices: Choice[] };
+  model?: {
+    current: string;
+    choices: Choice[];
+    /** Every model known for the session (create/resume answers list them all; reads only the current one). */
+    models: ModelInfo[];
+    /** The current model's context window, for usage figures that come without one. */
+    contextWindow?: number;
+  };
+  thought?: { current: string; choices: Choice[] };
+}
 
 function titleCase(s: string): string {
   return s ? s[0]!.toUpperCase() + s.slice(1) : s;
 }
 
-function choices(
-  current: string | undefined,
-  available: ReadonlyArray<{ value?: unknown; label?: unknown }> | undefined,
-  known: readonly string[],
-): Choice[] {
+function choicesOf(available: readonly ValueLabel[], current: string | undefined): Choice[] {
   const list: Choice[] = [];
   const seen = new Set<string>();
   const add = (value: string, name?: string) => {
@@ -31,43 +67,98 @@ function choices(
     seen.add(value);
     list.push({ value, name: name || titleCase(value) });
   };
-  if (available && available.length) {
-    for (const a of available) if (typeof a.value === "string") add(a.value, typeof a.label === "string" ? a.label : undefined);
-  } else {
-    for (const k of known) add(k);
-  }
+  for (const a of available) add(a.value, a.label);
   if (current) add(current);
   return list;
 }
 
-/** The parts of ZCode's settings the ACP surface exposes, normalised. */
-export interface SessionOptions {
-  mode?: { current: string; choices: Choice[] };
-  model?: { current: string; choices: Choice[] };
-  thought?: { current: string; choices: Choice[] };
+/** `providerId/modelId`, as ZCode itself writes a selection; splits back at the first slash. */
+export function modelValue(providerId: string, modelId: string): string {
+  return `${providerId}/${modelId}`;
 }
 
-export function optionsFromSettings(settings: Settings | undefined): SessionOptions {
-  const s = (settings ?? {}) as Record<string, any>;
+export function parseModelValue(value: string): { providerId: string; modelId: string } | undefined {
+  const at = value.indexOf("/");
+  if (at <= 0 || at === value.length - 1) return undefined;
+  return { providerId: value.slice(0, at), modelId: value.slice(at + 1) };
+}
+
+function modelInfo(m: ModelOption): ModelInfo {
+  const { providerId, modelId } = m.ref;
+  return {
+    value: modelValue(providerId, modelId),
+    providerId,
+    modelId,
+    label: m.label || modelId,
+    ...(m.providerLabel ? { providerLabel: m.providerLabel } : {}),
+    levels: m.reasoning?.levels ?? [],
+    ...(m.reasoning?.defaultLevel ? { defaultLevel: m.reasoning.defaultLevel } : {}),
+    ...(typeof m.contextWindow === "number" && m.contextWindow > 0 ? { contextWindow: m.contextWindow } : {}),
+    ...(m.disabledReason ? { disabledReason: m.disabledReason } : {}),
+  };
+}
+
+/** Menu entries: usable models, named by label, "Provider › label" where two providers share a label. */
+function modelChoices(models: readonly ModelInfo[], current: string): Choice[] {
+  const usable = models.filter((m) => !m.disabledReason || m.value === current);
+  const byLabel = new Map<string, number>();
+  for (const m of usable) byLabel.set(m.label, (byLabel.get(m.label) ?? 0) + 1);
+  return usable.map((m) => {
+    const shared = (byLabel.get(m.label) ?? 0) > 1;
+    const name = shared ? `${m.providerLabel ?? m.providerId} › ${m.label}` : m.label;
+    const notes = [m.disabledReason ? `Unavailable: ${m.disabledReason}` : undefined, shared ? undefined : m.providerLabel];
+    const description = notes.filter((n): n is string => !!n).join(" · ");
+    return { value: m.value, name, ...(description ? { description } : {}) };
+  });
+}
+
+/**
+ * Options from ZCode's settings. `previous` keeps the model catalogue that a
+ * read (which lists only the current model) does not repeat.
+ */
+export function optionsFromSettings(settings: Settings | undefined, previous?: SessionOptions): SessionOptions {
   const out: SessionOptions = {};
-  const mode = s.mode?.current;
-  if (typeof mode === "string") out.mode = { current: mode, choices: choices(mode, s.mode?.available, KNOWN_MODES) };
-  const model = s.model?.current;
-  const modelId = typeof model === "string" ? model : model?.modelId;
-  if (typeof modelId === "string") {
-    // ZCode's protocol has no method to switch models (the app chooses), so
-    // the editor is shown the current model as the only choice rather than a
-    // menu whose every other entry would fail.
-    const label = Array.isArray(s.model?.available)
-      ? s.model.available.find((m: any) => m?.modelId === modelId)?.label
-      : undefined;
-    out.model = { current: modelId, choices: choices(modelId, [{ value: modelId, label }], []) };
+  const mode = settings?.mode?.current;
+  if (mode) out.mode = { current: mode, choices: choicesOf(KNOWN_MODES, mode) };
+
+  const cur = settings?.model?.current;
+  const fresh = (settings?.model?.available ?? []).map(modelInfo);
+  const known = new Map((previous?.model?.models ?? []).map((m) => [m.value, m]));
+  for (const m of fresh) known.set(m.value, m);
+  const models = [...known.values()];
+  if (cur) {
+    const value = modelValue(cur.providerId, cur.modelId);
+    let info = known.get(value);
+    if (!info) {
+      // The current model left ZCode's list (provider removed, plan changed): still shown, marked.
+      info = { value, providerId: cur.providerId, modelId: cur.modelId, label: cur.modelId, levels: [], disabledReason: "no longer offered" };
+      models.push(info);
+    }
+    out.model = {
+      current: value,
+      choices: modelChoices(models, value),
+      models,
+      ...(info.contextWindow ? { contextWindow: info.contextWindow } : {}),
+    };
+  } else if (previous?.model) {
+    out.model = previous.model;
   }
-  const level = s.thoughtLevel?.current;
-  if (typeof level === "string") {
-    out.thought = { current: level, choices: choices(level, s.thoughtLevel?.available, KNOWN_LEVELS) };
-  }
+
+  const tl = settings?.thoughtLevel;
+  const currentModel = out.model ? known.get(out.model.current) : undefined;
+  // The levels follow the model: a model without levels has no thought level to choose.
+  const levels = currentModel?.levels.length ? currentModel.levels : (tl?.available ?? []);
+  const level = tl?.current ?? cur?.options?.reasoningLevel ?? tl?.defaultLevel ?? currentModel?.defaultLevel;
+  if (tl?.enabled !== false && level && levels.length > 0) out.thought = { current: level, choices: choicesOf(levels, level) };
   return out;
+}
+
+/** The same options with `key`'s current value changed (a value not listed yet is added). */
+export function withCurrent(o: SessionOptions, key: "mode" | "thought", value: string): SessionOptions {
+  const opt = o[key];
+  const choices = opt ? [...opt.choices] : [];
+  if (!choices.some((c) => c.value === value)) choices.push({ value, name: titleCase(value) });
+  return { ...o, [key]: { current: value, choices } };
 }
 
 export function modeState(o: SessionOptions): SessionModeState | undefined {
@@ -87,11 +178,11 @@ export function configOptions(o: SessionOptions): SessionConfigOption[] {
       category,
       type: "select",
       currentValue: v.current,
-      options: v.choices.map((c) => ({ value: c.value, name: c.name })),
+      options: v.choices.map((c) => ({ value: c.value, name: c.name, ...(c.description ? { description: c.description } : {}) })),
       ...(description ? { description } : {}),
     });
   if (o.mode) select(CONFIG_IDS.mode, "Mode", "mode", o.mode, "How much ZCode may do without asking");
-  if (o.model) select(CONFIG_IDS.model, "Model", "model", o.model, "Chosen in the ZCode app");
+  if (o.model) select(CONFIG_IDS.model, "Model", "model", o.model, "The model ZCode uses in this session");
   if (o.thought) select(CONFIG_IDS.thought, "Thought level", "thought_level", o.thought, "How much the model reasons");
   return out;
 }
@@ -102,13 +193,13 @@ export function sessionSetup(o: SessionOptions): { modes?: SessionModeState; con
   return { ...(modes ? { modes } : {}), configOptions: configOptions(o) };
 }
 
+function optionsKey(o: SessionOptions): string {
+  return JSON.stringify(configOptions(o));
+}
+
 /** The updates that tell the editor the options changed (Zed ignores the mode update when configOptions exist). */
 export function optionUpdates(before: SessionOptions, after: SessionOptions): SessionUpdate[] {
-  const changed =
-    before.mode?.current !== after.mode?.current ||
-    before.thought?.current !== after.thought?.current ||
-    before.model?.current !== after.model?.current;
-  if (!changed) return [];
+  if (optionsKey(before) === optionsKey(after)) return [];
   const updates: SessionUpdate[] = [{ sessionUpdate: "config_option_update", configOptions: configOptions(after) }];
   if (after.mode && before.mode?.current !== after.mode.current) {
     updates.push({ sessionUpdate: "current_mode_update", currentModeId: after.mode.current });
@@ -116,7 +207,7 @@ export function optionUpdates(before: SessionOptions, after: SessionOptions): Se
   return updates;
 }
 
-export function validateChoice(o: SessionOptions, key: keyof SessionOptions, value: string): void {
+export function validateChoice(o: SessionOptions, key: "mode" | "thought", value: string): void {
   const opt = o[key];
   if (!opt) throw RequestError.invalidParams(undefined, `this session has no ${key} option`);
   if (!opt.choices.some((c) => c.value === value)) {
@@ -125,4 +216,25 @@ export function validateChoice(o: SessionOptions, key: keyof SessionOptions, val
       `"${value}" is not a valid ${key}; choose one of: ${opt.choices.map((c) => c.value).join(", ")}`,
     );
   }
+}
+
+/**
+ * The selection session/setModel needs for `value`: a level-bearing model
+ * must be given a level, the one the user has when the model offers it,
+ * else the model's default.
+ */
+export function modelChoiceFor(o: SessionOptions, value: string): { choice: ModelChoice; info: ModelInfo } {
+  const info = o.model?.models.find((m) => m.value === value);
+  if (!info || (info.disabledReason && value !== o.model?.current)) {
+    const offered = o.model?.choices.map((c) => c.value).join(", ") || "none";
+    throw RequestError.invalidParams(undefined, `"${value}" is not a model ZCode offers here; choose one of: ${offered}`);
+  }
+  const choice: ModelChoice = { providerId: info.providerId, modelId: info.modelId };
+  const levels = info.levels.map((l) => l.value);
+  if (levels.length > 0) {
+    const wanted = o.thought?.current;
+    const level = wanted && levels.includes(wanted) ? wanted : (info.defaultLevel ?? levels[levels.length - 1]!);
+    choice.options = { reasoningLevel: level };
+  }
+  return { choice, info };
 }

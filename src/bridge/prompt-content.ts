@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { RequestError, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
-import { displayPath } from "./tool-presentation.ts";
+import { displayPath } from "./tool-format.ts";
 
 // ACP prompt content → the one text ZCode's session/send takes. ZCode has no
 // field for images, audio or binary data, so those are refused with a message

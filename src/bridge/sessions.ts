@@ -1,16 +1,16 @@
-import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../log.ts";
-import type { ZCodeEvent } from "../zcode/schemas.ts";
+import type { ModelChoice, ZCodeMcpServer } from "../zcode/api.ts";
+import type { RawEvent, ZCodeEvent } from "../zcode/event-schemas.ts";
 import type { ToolCallTracker } from "./tool-calls.ts";
 import type { SessionOptions } from "./options.ts";
 import { SeqOrder } from "./seq-order.ts";
 
 const logger = log.withTag("sessions");
 
-/** An event in seq order; `event` is undefined for a type this bridge does not know (it still takes its seq). */
+/** An envelope in seq order; read into an event only once it is its turn (types we do not use still take their seq). */
 export interface Sequenced {
   seq: number;
-  event: ZCodeEvent | undefined;
+  raw: RawEvent;
 }
 
 /** What a running turn wants to see of its session's events. */
@@ -44,6 +44,12 @@ export class SessionState {
   title: string | undefined;
   /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
   lastPlanKey: string | undefined;
+  /** `used/size` of the last usage_update sent. */
+  lastUsageKey: string | undefined;
+  /** The editor's MCP servers: ZCode takes them again on every resume. */
+  mcpServers: ZCodeMcpServer[] | undefined;
+  /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */
+  modelChoice: ModelChoice | undefined;
   /** The running prompt turn, if any. */
   turn: EventConsumer | undefined;
   /** Ends the slash command holding the queue, answering its prompt `cancelled`. */
@@ -95,9 +101,6 @@ export class SessionState {
     if (newChild) this.seqKnown = false;
   }
 }
-
-/** Builds the updates for an event that arrives while no turn of ours is running. */
-export type IdleEventHandler = (s: SessionState, e: ZCodeEvent) => SessionUpdate[];
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, SessionState>();

@@ -1,22 +1,26 @@
 import type { SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk/unstable";
+import type { ModelStreaming, ToolResult, ToolUpdated } from "../zcode/event-schemas.ts";
+import { finalDelta, OUTPUT_GAP_MARKER, tailDelta } from "./output-tail.ts";
+import { terminalExit, terminalInfo, terminalOutput } from "./terminal-meta.ts";
+import { commandOutputText, textContent } from "./tool-format.ts";
 import {
-  commandOutputText,
+  commandText,
+  outcomeOfResult,
   presentTool,
   resultContent,
   resultLocations,
   streamsOutput,
-  textContent,
   type ToolPresentation,
 } from "./tool-presentation.ts";
-import type { ModelToolCall, ToolUpdated } from "../zcode/schemas.ts";
 
 // Turns ZCode's tool events into ACP tool_call / tool_call_update updates.
 //
-// ZCode tells about one tool in up to two places before it runs
-// (model.streaming `tool_call` with the input, tool.updated `scheduled` which
-// may omit it) and then started / progress / result / error, or a batch that
-// finishes several tools. The tracker announces a tool on the first sign of
-// it, sends an update only when something new is known, never moves a
+// ZCode tells about one tool in several places before it runs (model.streaming
+// `tool_input_start` with the name, `tool_call` with the input, tool.updated
+// `scheduled` which usually omits it) and then started / progress / result /
+// error; a `batch` closes a parallel group, and a denied permission ends a
+// tool with no result at all. The tracker announces a tool on the first sign
+// of it, sends an update only when something new is known, never moves a
 // finished tool back, and turns cumulative output tails into appends.
 
 /** What a permission request needs to show about a tool. */
@@ -30,10 +34,6 @@ export interface ToolCallView {
   content: ToolCallContent[];
 }
 
-/** Shown where a tail did not continue what was seen before (see `tailDelta`). */
-export const OUTPUT_GAP_MARKER = "[… output skipped …]\n";
-/** Overlap needed before a moved tail counts as a continuation of the last one. */
-const MIN_OVERLAP = 32;
 /**
  * Finished tools remembered so late or repeated events (a batch) about them
  * are ignored. A tracker lives as long as its session, so this bounds it.
@@ -64,98 +64,6 @@ interface ToolState {
   err: StreamState;
 }
 
-/** Length of the longest suffix of `prev` that is a prefix of `next` (KMP, linear). */
-export function suffixPrefixOverlap(prev: string, next: string): number {
-  const m = Math.min(next.length, prev.length);
-  if (m === 0) return 0;
-  const pat = next.slice(0, m);
-  const fail = new Int32Array(m);
-  for (let i = 1, k = 0; i < m; i++) {
-    while (k > 0 && pat[i] !== pat[k]) k = fail[k - 1]!;
-    if (pat[i] === pat[k]) k++;
-    fail[i] = k;
-  }
-  let k = 0;
-  for (let i = prev.length - m; i < prev.length; i++) {
-    while (k > 0 && (k === m || prev[i] !== pat[k])) k = fail[k - 1]!;
-    if (prev[i] === pat[k]) k++;
-  }
-  return k;
-}
-
-/**
- * Fast path for a window that slid: the longest suffix of `prev` that is a
- * prefix of `next`, found with native indexOf/startsWith from the first
- * MIN_OVERLAP characters of `next` (the earliest match in `prev` that
- * continues to its end is the longest overlap). 0 when there is no overlap
- * of at least MIN_OVERLAP (tailDelta treats a shorter one as a gap anyway);
- * undefined when repetitive text makes the candidates many, and then the
- * linear KMP decides.
- */
-function slidOverlap(prev: string, next: string): number | undefined {
-  if (next.length < MIN_OVERLAP || prev.length < MIN_OVERLAP) return undefined;
-  const head = next.slice(0, MIN_OVERLAP);
-  // An overlap of k <= next.length characters starts at prev.length - k.
-  let at = prev.indexOf(head, Math.max(0, prev.length - next.length));
-  for (let tries = 0; tries < 8; tries++) {
-    if (at < 0) return 0; // no overlap of MIN_OVERLAP or more: a gap either way
-    if (next.startsWith(prev.slice(at))) return prev.length - at;
-    at = prev.indexOf(head, at + 1);
-  }
-  return undefined;
-}
-
-/**
- * What is new in `next`, a cumulative output tail, given the tail seen before.
- *
- * A tail is the END of the output so far, possibly bounded: while it grows,
- * `next` starts with `prev` and the new part is the rest. Once the bound is
- * reached the window slides: the start of `next` is then the end of `prev`,
- * found as the longest suffix of `prev` that is a prefix of `next` — accepted
- * only from MIN_OVERLAP characters on, because a short overlap is as likely to
- * be chance. Anything else (the tail shrank, was replaced, or slid further
- * than its own length between two events) is a discontinuity: the whole new
- * tail is sent after a marker, so nothing is lost; at worst some text shows
- * twice after the marker. Tails carry no offsets, so repetitive output (the
- * same line over and over) cannot be told apart from no output; that case
- * errs on the side of sending less.
- */
-export function tailDelta(prev: string, next: string): { data: string; gap: boolean } {
-  if (next === prev) return { data: "", gap: false };
-  if (prev === "" || next.startsWith(prev)) return { data: next.slice(prev.length), gap: false };
-  const k = slidOverlap(prev, next) ?? suffixPrefixOverlap(prev, next);
-  if (k >= MIN_OVERLAP) return { data: next.slice(k), gap: false };
-  return { data: next, gap: true };
-}
-
-/**
- * What the complete output in a tool's result adds to the last tail seen.
- * The usual case is that the last tail already ended the output; otherwise
- * the tail is located in the full text (its last occurrence, the most recent).
- */
-export function finalDelta(prev: string, full: string): { data: string; gap: boolean } {
-  if (prev === "") return { data: full, gap: false };
-  if (full.endsWith(prev)) return { data: "", gap: false };
-  if (full.startsWith(prev)) return { data: full.slice(prev.length), gap: false };
-  const at = full.lastIndexOf(prev);
-  if (at >= 0) return { data: full.slice(at + prev.length), gap: false };
-  return tailDelta(prev, full);
-}
-
-function asString(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-function obj(v: unknown): Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
-function errorMessage(e: unknown): string {
-  if (typeof e === "string" && e) return e;
-  const m = asString(obj(e).message);
-  return m && m.length > 0 ? m : "Tool failed";
-}
-
 function sameJson(a: unknown, b: unknown): boolean {
   try {
     return JSON.stringify(a) === JSON.stringify(b);
@@ -166,6 +74,12 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 function keepLast(text: string, max: number): string {
   return text.length <= max ? text : `[…]\n${text.slice(text.length - max)}`;
+}
+
+/** ZCode's reason for a denial is written for the model; the person who denied it needs less. */
+function denialText(reason: string | undefined): string {
+  if (!reason || reason.startsWith("The user doesn't want to proceed")) return "Rejected";
+  return `Denied: ${reason}`;
 }
 
 export class ToolCallTracker {
@@ -180,35 +94,43 @@ export class ToolCallTracker {
     this.terminalOutput = opts.terminalOutput;
   }
 
-  /** model.streaming `tool_call`: the name and the full input. */
-  onModelToolCall(p: ModelToolCall): SessionUpdate[] {
+  /** model.streaming: `tool_input_start` names a tool (shown at once), `tool_call` gives its input. */
+  onModelStreaming(p: ModelStreaming): SessionUpdate[] {
     if (!p.toolCallId) return [];
-    return this.learn(p.toolCallId, p.toolName, p.input);
+    if (p.kind === "tool_input_start" && p.toolName) return this.learn(p.toolCallId, p.toolName, undefined);
+    if (p.kind === "tool_call") return this.learn(p.toolCallId, p.toolName, p.input);
+    return [];
   }
 
   /** tool.updated, every kind. */
   onToolUpdated(p: ToolUpdated): SessionUpdate[] {
-    if (p.kind === "batch") return this.onBatch(p.items);
+    if (p.kind === "batch") return this.onBatch(p.toolCallIds ?? [], p.errorCount ?? 0);
     const id = p.toolCallId;
     if (!id) return [];
     switch (p.kind) {
       case "scheduled":
         // inputOmitted: the input is the one model.streaming already gave.
         return this.learn(id, p.toolName, p.inputOmitted === true ? undefined : p.input);
-      case "started": {
-        // Some CLI builds repeat (or first give) the input here.
-        const learned = p.input !== undefined ? this.learn(id, p.toolName, p.input) : [];
-        return [...learned, ...this.onStarted(id, p.toolName)];
-      }
+      case "started":
+        return this.onStarted(id, p.toolName);
       case "progress":
         return this.onProgress(id, p.toolName, p.stdoutTail ?? "", p.stderrTail ?? "");
       case "result":
-        return this.onResult(id, p.toolName, p.output, p.result);
+        return this.onResult(id, p.toolName, p.result);
       case "error":
-        return this.onError(id, p.toolName, errorMessage(p.error), p.error);
+        return this.onError(id, p.toolName, p.error?.message || "Tool failed", p.error);
       default:
         return [];
     }
+  }
+
+  /** permission.resolved: a denied tool never runs and gets no result of its own. */
+  onPermissionResolved(toolCallId: string | undefined, decision: string | undefined, reason: string | undefined): SessionUpdate[] {
+    if (!toolCallId || decision !== "deny") return [];
+    const s = this.tools.get(toolCallId);
+    if (!s || s.finished) return [];
+    const out: SessionUpdate[] = s.announced ? [] : [this.announce(s)];
+    return [...out, ...this.fail(s, denialText(reason), { decision, ...(reason ? { reason } : {}) })];
   }
 
   /**
@@ -243,6 +165,12 @@ export class ToolCallTracker {
     };
   }
 
+  /** Name and input of a tool that has not finished (what its result event may not repeat). */
+  pending(toolCallId: string): { name: string; input: unknown } | undefined {
+    const s = this.tools.get(toolCallId);
+    return s && !s.finished ? { name: s.name, input: s.input } : undefined;
+  }
+
   /** Fails every announced tool that has not finished (the turn ended under it). */
   failOpen(message: string): SessionUpdate[] {
     const out: SessionUpdate[] = [];
@@ -250,15 +178,6 @@ export class ToolCallTracker {
       if (s.announced && !s.finished) out.push(...this.fail(s, message, { message }));
     }
     return out;
-  }
-
-  /**
-   * Forgets finished tools (optional: the tracker bounds itself; useful when a
-   * session is reset). Tools still open are kept.
-   */
-  clear(): void {
-    for (const [id, s] of this.tools) if (s.finished) this.tools.delete(id);
-    this.finishedOrder.length = 0;
   }
 
   // ---- internals -------------------------------------------------------
@@ -290,7 +209,11 @@ export class ToolCallTracker {
     const nameChanged = !!name && name !== s.name;
     const inputChanged = input !== undefined && !(s.hasInput && sameJson(input, s.input));
     if (!nameChanged && !inputChanged) return [];
-    if (nameChanged) s.name = name!;
+    if (nameChanged) {
+      s.name = name!;
+      // Known only now to be a command: the terminal starts before any output.
+      if (!s.announced) s.terminal = this.terminalOutput && streamsOutput(s.name);
+    }
     if (inputChanged) {
       s.input = input;
       s.hasInput = true;
@@ -322,7 +245,7 @@ export class ToolCallTracker {
       locations: s.view.locations,
       content: s.terminal ? [{ type: "terminal", terminalId: s.id }] : s.view.content,
     };
-    if (s.terminal) u._meta = { terminal_info: { terminal_id: s.id, cwd: this.cwd } };
+    if (s.terminal) u._meta = terminalInfo(s.id, this.cwd);
     return u;
   }
 
@@ -360,7 +283,7 @@ export class ToolCallTracker {
       if (data || statusChange) {
         const u: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: id };
         if (statusChange) u.status = "in_progress";
-        if (data) u._meta = { terminal_output: { terminal_id: id, data } };
+        if (data) u._meta = terminalOutput(id, data);
         out.push(u);
       }
       return out;
@@ -389,41 +312,42 @@ export class ToolCallTracker {
     return data;
   }
 
-  private onResult(id: string, name: string | undefined, output: unknown, result: unknown): SessionUpdate[] {
+  /**
+   * What the complete output adds to what the terminal already shows. The
+   * result joins stdout and stderr; the live tails came per stream, so the
+   * stream whose tail ends the output is the one to continue from.
+   */
+  private terminalRest(s: ToolState, full: string): string {
+    if (s.out.shown === "" && s.err.shown === "") return full;
+    let best: string | undefined;
+    for (const tail of [s.out.tail, s.err.tail]) {
+      if (tail === "") continue;
+      const d = finalDelta(tail, full);
+      if (!d.gap && (best === undefined || d.data.length < best.length)) best = d.data;
+    }
+    return best ?? "";
+  }
+
+  private onResult(id: string, name: string | undefined, result: ToolResult | undefined): SessionUpdate[] {
     const out: SessionUpdate[] = [];
     const s = this.known(id, name, out);
     if (s.finished) return out;
-    const outputText = asString(output);
+    const outcome = outcomeOfResult(s.name, result);
     if (s.terminal) {
-      const r = obj(result);
-      const stdout = asString(r.stdout);
-      const stderr = asString(r.stderr);
-      let data: string;
-      if (stdout !== undefined || stderr !== undefined) {
-        data = this.advance(s.out, stdout ?? s.out.tail, finalDelta) + this.advance(s.err, stderr ?? s.err.tail, finalDelta);
-      } else {
-        data = s.out.shown === "" && s.err.shown === "" ? (outputText ?? "") : "";
-      }
-      if (data) out.push({ sessionUpdate: "tool_call_update", toolCallId: id, _meta: { terminal_output: { terminal_id: id, data } } });
-      const code = r.exitCode ?? r.exit_code;
-      out.push({
-        sessionUpdate: "tool_call_update",
-        toolCallId: id,
-        _meta: { terminal_exit: { terminal_id: id, exit_code: typeof code === "number" ? code : null, signal: null } },
-      });
+      const data = this.terminalRest(s, commandText(outcome));
+      if (data) out.push({ sessionUpdate: "tool_call_update", toolCallId: id, _meta: terminalOutput(id, data) });
+      out.push({ sessionUpdate: "tool_call_update", toolCallId: id, _meta: terminalExit(id, outcome.exitCode ?? null) });
     }
-    s.status = "completed";
-    const u: SessionUpdate = {
-      sessionUpdate: "tool_call_update",
-      toolCallId: id,
-      status: "completed",
-      rawOutput: result !== undefined ? result : (outputText ?? null),
-    };
+    s.status = outcome.failed ? "failed" : "completed";
+    const u: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: id, status: s.status, rawOutput: result ?? null };
     if (!s.terminal) {
-      const content = resultContent(s.name, s.input, outputText, result, this.cwd);
+      const content = resultContent(s.name, s.input, outcome, this.cwd);
       if (content.length > 0) u.content = content;
+    } else if (outcome.failed && outcome.exitCode === undefined && outcome.error) {
+      // The tool itself failed (not the command): the terminal alone would not say why.
+      u.content = [{ type: "terminal", terminalId: id }, textContent(outcome.error)];
     }
-    const locations = resultLocations(s.name, s.input, result, this.cwd);
+    const locations = resultLocations(s.name, s.input, outcome, this.cwd);
     if (locations.length > 0 && !sameJson(locations, s.view.locations)) u.locations = locations;
     out.push(u);
     this.finish(s);
@@ -457,11 +381,7 @@ export class ToolCallTracker {
     s.status = "failed";
     let content: ToolCallContent[];
     if (s.terminal) {
-      out.push({
-        sessionUpdate: "tool_call_update",
-        toolCallId: s.id,
-        _meta: { terminal_exit: { terminal_id: s.id, exit_code: null, signal: null } },
-      });
+      out.push({ sessionUpdate: "tool_call_update", toolCallId: s.id, _meta: terminalExit(s.id, null) });
       content = [{ type: "terminal", terminalId: s.id }, textContent(message)];
     } else {
       const shown = commandOutputText(s.out.shown, s.err.shown);
@@ -478,19 +398,23 @@ export class ToolCallTracker {
     return out;
   }
 
-  private onBatch(items: unknown): SessionUpdate[] {
-    if (!Array.isArray(items)) return [];
+  /**
+   * A parallel group finished. Tools of it we saw finish are final; one we
+   * never saw finish (a denial ZCode did not report, a lost event) is closed
+   * here: failed when the group had errors, else completed.
+   */
+  private onBatch(ids: readonly string[], errorCount: number): SessionUpdate[] {
     const out: SessionUpdate[] = [];
-    for (const it of items) {
-      const item = obj(it);
-      const id = asString(item.toolCallId);
-      if (!id) continue;
-      // A batch repeats tools that already reported on their own (often with
-      // no output): those are final and must not be overwritten.
-      if (this.tools.get(id)?.finished) continue;
-      const name = asString(item.toolName);
-      if (item.kind === "error") out.push(...this.onError(id, name, errorMessage(item.error), item.error));
-      else out.push(...this.onResult(id, name, item.output, item.result));
+    for (const id of ids) {
+      const s = this.tools.get(id);
+      if (!s || s.finished || !s.announced) continue;
+      if (errorCount > 0) {
+        out.push(...this.fail(s, "The tool did not run", { errorCount }));
+        continue;
+      }
+      s.status = "completed";
+      out.push({ sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
+      this.finish(s);
     }
     return out;
   }

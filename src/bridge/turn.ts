@@ -1,6 +1,6 @@
 import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../log.ts";
-import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/schemas.ts";
+import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
 import type { BridgeCore } from "./core.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { isBusy, toRequestError } from "./errors.ts";
@@ -9,17 +9,23 @@ import type { EventConsumer, SessionState } from "./sessions.ts";
 
 const logger = log.withTag("turn");
 
-/** ZCode resultType → ACP stopReason. Anything else ends the turn normally. */
-const STOP_REASONS: Record<string, StopReason> = {
-  success: "end_turn",
-  max_tokens: "max_tokens",
-  max_turn_requests: "max_turn_requests",
-  refusal: "refusal",
-  cancelled: "cancelled",
+/**
+ * ZCode's turn.completed resultType → ACP stopReason, and what the editor is
+ * told when the turn stopped short (a new resultType ends the turn normally).
+ */
+const OUTCOMES: Record<string, { stop: StopReason; why?: string }> = {
+  success: { stop: "end_turn" },
+  cancelled: { stop: "cancelled" },
+  error_max_turns: { stop: "max_turn_requests", why: "the turn reached ZCode's limit of model requests" },
+  error_max_tool_calls: { stop: "max_turn_requests", why: "the turn reached ZCode's limit of tool calls" },
+  error_max_budget: { stop: "max_turn_requests", why: "the turn used up its token budget" },
+  error_during_execution: { stop: "end_turn", why: "an error interrupted the turn" },
 };
 
-/** turn.failed causes worth another try. */
-const TRANSIENT = new Set(["rate_limit", "timeout", "network", "overloaded", "econnreset", "etimedout"]);
+/** A turn.failed ZCode says is worth another try (a busy code is handled apart). */
+function retryable(p: TurnFailed): boolean {
+  return p.error?.attribution?.retryable === true || p.error?.retryable === true;
+}
 
 type Phase = "preparing" | "sending" | "running" | "ended";
 
@@ -37,12 +43,8 @@ export class Turn implements EventConsumer {
   private staleExpected = false;
   private cancelled = false;
   private attempts = 0;
-  /** One busy budget per turn, however often ZCode says 1308. */
+  /** One busy budget per turn, however often ZCode says it is busy. */
   private busyDeadline: number | undefined;
-  /** A todo tool ran without telling the new list: read it at the end. */
-  private todosFromRead = false;
-  /** Mid-turn settings reads; a normal end waits for them so nothing trails the answer. */
-  private readonly pendingReads: Promise<void>[] = [];
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private lastEventAt = 0;
   /** Stalls in a row after which ZCode said the session is idle. */
@@ -66,12 +68,6 @@ export class Turn implements EventConsumer {
       },
       completed: (p) => this.onCompleted(p),
       failed: (p) => this.onFailed(p),
-      todosChanged: (planSent) => {
-        this.todosFromRead = !planSent;
-      },
-      modeMayChange: () => {
-        this.pendingReads.push(this.core.refreshSettings(this.s, () => this.phase !== "ended"));
-      },
     };
     this.ctx = { session: s, emit: (u) => core.emit(s, u), turn: this.hooks };
   }
@@ -134,11 +130,9 @@ export class Turn implements EventConsumer {
       void this.finish("cancelled");
       return;
     }
-    try {
-      this.core.api.stop(this.s.id);
-    } catch (err) {
-      logger.debug("session/stop failed:", err);
-    }
+    // A request: the CLI ignores notifications. It answers at once; the turn
+    // then ends with turn.completed `cancelled`.
+    this.core.api.stop(this.s.id).catch((err) => logger.debug("session/stop failed:", err));
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
     this.graceTimer = setTimeout(() => {
@@ -159,8 +153,8 @@ export class Turn implements EventConsumer {
       if (this.over) return;
       this.s.needsIdleWait = false;
     }
-    // Subscribe before sending, or a short turn's completion can be missed.
-    await this.core.subscribe(this.s);
+    // Subscribed before sending, or a short turn's completion can be missed.
+    await this.core.ensureSubscribed(this.s);
   }
 
   private async send(): Promise<void> {
@@ -187,7 +181,7 @@ export class Turn implements EventConsumer {
         this.sendIssued = false;
         const left = deadline - Date.now();
         if (left <= 0) throw err;
-        logger.debug("session busy (1308); waiting for idle");
+        logger.debug("session busy; waiting for idle");
         await this.core.waitIdle(this.s, left, () => this.over);
       }
     }
@@ -195,41 +189,45 @@ export class Turn implements EventConsumer {
 
   private onCompleted(p: TurnCompleted): void {
     if (this.phase === "ended") return;
-    const stop = this.cancelled ? "cancelled" : (STOP_REASONS[p.resultType ?? "success"] ?? "end_turn");
-    void this.finish(stop, toUsage(p.usage));
+    if (this.cancelled) return void this.finish("cancelled", toUsage(p.usage));
+    const outcome = OUTCOMES[p.resultType ?? "success"] ?? { stop: "end_turn" };
+    if (outcome.why) this.notice(`ZCode stopped: ${outcome.why}.`);
+    void this.finish(outcome.stop, toUsage(p.usage));
+  }
+
+  /** A line of the bridge's own in the conversation, apart from ZCode's text. */
+  private notice(text: string): void {
+    this.core.emit(this.s, {
+      sessionUpdate: "agent_message_chunk",
+      messageId: crypto.randomUUID(),
+      content: { type: "text", text: `\n\n_${text}_\n\n` },
+    });
   }
 
   private onFailed(p: TurnFailed): void {
     if (this.phase === "ended") return;
     if (this.cancelled) return void this.finish("cancelled");
-    const cause = String(p.error?.cause?.code ?? "").toLowerCase();
     const message = p.error?.message || "the turn failed";
     const t = this.core.timings;
-    if (Number(p.error?.code) === ZCODE_ERR.busy && this.retryWhenIdle()) return;
-    if (TRANSIENT.has(cause) && this.attempts < t.retryTries) {
+    const code = Number(p.error?.code);
+    if ((code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy) && this.retryWhenIdle()) return;
+    if (retryable(p) && this.attempts < t.retryTries) {
       this.attempts++;
       const delay = t.retryBaseMs * 2 ** (this.attempts - 1);
       this.waitToResend();
-      this.core.emit(this.s, {
-        sessionUpdate: "agent_message_chunk",
-        messageId: crypto.randomUUID(),
-        content: {
-          type: "text",
-          text: `\n\n_ZCode: ${message} (${cause}); retrying in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempts + 1} of ${t.retryTries + 1})…_\n\n`,
-        },
-      });
+      this.notice(`ZCode: ${message}; retrying in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempts + 1} of ${t.retryTries + 1})…`);
       setTimeout(() => {
         this.send().catch((err) => this.fail(err));
       }, delay);
       return;
     }
-    const code = p.error?.code !== undefined ? ` (code ${p.error.code})` : "";
-    void this.fail(new RequestError(-32603, `ZCode: ${message}${code}`, { zcodeError: p.error }));
+    const shownCode = p.error?.code !== undefined ? ` (code ${p.error.code})` : "";
+    void this.fail(new RequestError(-32603, `ZCode: ${message}${shownCode}`, { zcodeError: p.error }));
   }
 
   /**
-   * The turn itself failed with 1308 (another turn was still running): wait
-   * for idle and send again, within the same budget as a 1308 on send.
+   * The turn itself failed as busy (another turn was still running): wait for
+   * idle and send again, within the same budget as a busy answer to send.
    */
   private retryWhenIdle(): boolean {
     const left = (this.busyDeadline ?? 0) - Date.now();
@@ -313,10 +311,7 @@ export class Turn implements EventConsumer {
   private async finish(stop: StopReason, usage?: Usage): Promise<void> {
     if (!this.end()) return;
     this.closeOpenTools(stop === "cancelled" ? "Cancelled" : "The turn ended before this tool finished");
-    if (stop !== "cancelled") {
-      await Promise.allSettled(this.pendingReads);
-      await this.core.refreshAfterTurn(this.s, { todosFromRead: this.todosFromRead });
-    }
+    if (stop !== "cancelled") await this.core.refreshAfterTurn(this.s);
     await this.core.sink.flush(this.s.id);
     this.settle.resolve(usage ? { stopReason: stop, usage } : { stopReason: stop });
   }
@@ -338,7 +333,12 @@ function toUsage(u: TurnCompleted["usage"]): Usage | undefined {
   const inputTokens = u.inputTokens ?? 0;
   const outputTokens = u.outputTokens ?? 0;
   const totalTokens = u.totalTokens ?? inputTokens + outputTokens;
+  const isCount = (n: number) => Number.isSafeInteger(n) && n >= 0;
   // ACP wants unsigned integers: nonsensical counts leave usage out.
-  const ok = [inputTokens, outputTokens, totalTokens].every((n) => Number.isSafeInteger(n) && n >= 0);
-  return ok ? { inputTokens, outputTokens, totalTokens } : undefined;
+  if (![inputTokens, outputTokens, totalTokens].every(isCount)) return undefined;
+  const extra: Partial<Usage> = {};
+  if (u.reasoningTokens !== undefined && isCount(u.reasoningTokens)) extra.thoughtTokens = u.reasoningTokens;
+  if (u.cacheReadTokens !== undefined && isCount(u.cacheReadTokens)) extra.cachedReadTokens = u.cacheReadTokens;
+  if (u.cacheWriteTokens !== undefined && isCount(u.cacheWriteTokens)) extra.cachedWriteTokens = u.cacheWriteTokens;
+  return { inputTokens, outputTokens, totalTokens, ...extra };
 }

@@ -2,7 +2,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { BridgeConfig } from "../config.ts";
 import { VERSION } from "../version.ts";
+import { desktopAppVersion } from "../zcode/app-version.ts";
 import { CliCapabilities } from "../zcode/capabilities.ts";
+import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR, launchEnv, providerConfigVars } from "../zcode/launch-env.ts";
 import { detectVersion, homeDir, nodeProblemOf, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { selfCommand } from "./self.ts";
@@ -66,8 +68,10 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
         : "not needed (native binary)",
     });
 
+    checks.push(...providerConfigChecks(launch, config.env));
+
     try {
-      const version = await detectVersion(launch, config.env);
+      const version = await detectVersion(launch, launchEnv(launch, config.env));
       const caps = new CliCapabilities(version);
       checks.push(
         caps.supported
@@ -110,6 +114,27 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
   out("JetBrains IDEs: add to ~/.jetbrains/acp.json:");
   out(jetbrainsSnippet(self));
   return failed === 0 ? 0 : 1;
+}
+
+/** The provider tables the app's bundled CLI needs (desktop 3.12+), and the app's version. */
+function providerConfigChecks(launch: ZCodeLaunch, env: BridgeConfig["env"]): Check[] {
+  if (!launch.node) return [];
+  const vars = providerConfigVars(launch, env);
+  const from = (v: { from: "user" | "bridge" }) => (v.from === "user" ? "set in the environment" : "found next to the CLI");
+  const app = desktopAppVersion(launch.entry);
+  return [
+    { ok: true, label: "ZCode desktop app", detail: app ? `version ${app}` : "version not found (not an app bundle, or an unknown layout)" },
+    vars.builtin
+      ? { ok: true, label: BUILTIN_PROVIDER_VAR, detail: `${vars.builtin.path} (${from(vars.builtin)})` }
+      : {
+          ok: true,
+          label: BUILTIN_PROVIDER_VAR,
+          detail: "not set and no zcode-builtin.json next to the CLI (needed by the CLI of desktop 3.12 and later)",
+        },
+    vars.personal
+      ? { ok: true, label: PERSONAL_PROVIDER_VAR, detail: `${vars.personal.path} (${from(vars.personal)})` }
+      : { ok: true, label: PERSONAL_PROVIDER_VAR, detail: "not set (no ~/.zcode/v2/provider_config.json)" },
+  ];
 }
 
 function signInCheck(home: string | undefined): Check {

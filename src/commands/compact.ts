@@ -1,6 +1,9 @@
 import { usageUpdate } from "../bridge/events.ts";
 import type { SlashCommand } from "./registry.ts";
 
+/** How long /compact waits for ZCode's compaction turn before answering anyway. */
+const COMPACT_WAIT_MS = 120_000;
+
 export const compactCommand: SlashCommand = {
   name: "compact",
   description: "Compact the conversation history to free context (optional instructions for the summary)",
@@ -21,32 +24,25 @@ export const compactCommand: SlashCommand = {
     });
     let result: Awaited<ReturnType<typeof ctx.api.compact>>;
     try {
-      result = await ctx.api.compact({
-        sessionId: ctx.sessionId,
-        ...(instructions ? { instructions } : {}),
-      });
+      result = await ctx.api.compact({ sessionId: ctx.sessionId, ...(instructions ? { instructions } : {}) });
     } catch (err) {
       await ctx.update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
       throw err;
     }
-    const summary = typeof result.summary === "string" ? result.summary.trim() : "";
-    await ctx.update({
-      sessionUpdate: "tool_call_update",
-      toolCallId,
-      status: "completed",
-      rawOutput: result,
-      ...(summary ? { content: [{ type: "content", content: { type: "text", text: summary } }] } : {}),
-    });
-
+    const already = result.compact?.state === "already_running";
+    // ZCode accepts and compacts in a turn of its own: the answer waits for it.
+    const finished = await ctx.waitIdle(COMPACT_WAIT_MS);
+    await ctx.update({ sessionUpdate: "tool_call_update", toolCallId, status: finished ? "completed" : "failed", rawOutput: result });
+    if (!finished) {
+      await ctx.say("ZCode is still compacting the conversation; it goes on in the background.");
+      return;
+    }
     const projection = (await ctx.api.read(ctx.sessionId)).projection;
-    const usage = usageUpdate(projection?.contextUsed, projection?.contextWindow);
+    const usage = usageUpdate(projection?.contextUsed, projection?.contextWindow ?? ctx.options().model?.contextWindow);
     if (usage) await ctx.update(usage);
-
-    const before =
-      typeof result.messagesBefore === "number" ? ` (${result.messagesBefore} messages summarized)` : "";
     const now = usage
       ? ` Context in use: ${usage.used.toLocaleString("en-US")} of ${usage.size.toLocaleString("en-US")} tokens.`
       : "";
-    await ctx.say(`Conversation compacted${before}.${now}`);
+    await ctx.say(`${already ? "A compaction was already running; it has finished." : "Conversation compacted."}${now}`);
   },
 };

@@ -34,6 +34,7 @@ export function explainFailure(
       return notSupportedText(cmd.name, ctx.cliVersion());
     }
     case ZCODE_ERR.busy:
+    case ZCODE_ERR.promptRunning:
       return `ZCode is busy with a running turn, so \`/${cmd.name}\` cannot run now. Wait for the turn to finish (or cancel it) and try again.`;
     case ZCODE_ERR.invalidParams:
       return usageLine(cmd, `ZCode rejected \`/${cmd.name}\`: ${errorMessage(err)}`);

@@ -14,12 +14,7 @@ export interface ForkedSession {
  */
 export async function forkSession(api: ZCodeApi, sessionId: string): Promise<ForkedSession> {
   const result = await api.fork({ sessionId, target: { kind: "latestCheckpoint" } });
-  const forkedId = result.forkedSessionId ?? result.session?.sessionId;
-  if (!forkedId) {
-    // A fork without an id cannot be opened; say so rather than invent one.
-    throw new Error("ZCode answered session/fork without the new session's id");
-  }
-  return { sessionId: forkedId, title: result.session?.title ?? "" };
+  return { sessionId: result.forkedSessionId, title: result.snapshot?.session?.title ?? "" };
 }
 
 export const forkCommand: SlashCommand = {

@@ -1,15 +1,7 @@
-import { ZCODE_ERR } from "../zcode/errors.ts";
-import { errorCode } from "./explain.ts";
 import type { SlashCommand } from "./registry.ts";
 import { usageLine } from "./text.ts";
 
 type GoalAction = "show" | "set" | "replace" | "clear" | "pause" | "resume";
-
-interface GoalView {
-  objective?: string;
-  status?: string;
-  setAt?: number;
-}
 
 // A bare keyword is an action; anything longer is an objective, so
 // `/goal clear the cache` sets the goal "clear the cache".
@@ -28,21 +20,14 @@ export function parseGoalArgs(args: string): { action: GoalAction; objective?: s
   return { action: "set", objective: text };
 }
 
-function describe(goal: GoalView): string {
-  const status = goal.status ?? "active";
-  // A setAt that makes no date (out of range) is left out rather than thrown.
-  const at = typeof goal.setAt === "number" ? new Date(goal.setAt) : undefined;
-  const since = at && !Number.isNaN(at.getTime()) ? `, set ${at.toISOString().replace("T", " ").slice(0, 16)} UTC` : "";
-  return `**${goal.objective ?? "(no objective)"}** (${status}${since})`;
-}
-
-const LEAD: Record<GoalAction, string> = {
-  show: "Current goal",
-  set: "Goal set",
-  replace: "Goal replaced",
-  clear: "Goal cleared",
-  pause: "Goal paused",
-  resume: "Goal resumed",
+/** What to say when ZCode's answer is empty (it answers "" to a pause that worked). */
+const DONE: Record<GoalAction, string> = {
+  show: "No goal is set. Use `/goal <objective>` to set one.",
+  set: "Goal set.",
+  replace: "Goal replaced.",
+  clear: "Goal cleared.",
+  pause: "Goal paused.",
+  resume: "Goal resumed.",
 };
 
 export const goalCommand: SlashCommand = {
@@ -56,26 +41,10 @@ export const goalCommand: SlashCommand = {
       await ctx.say(usageLine(goalCommand, "`/goal replace` needs the new objective."));
       return;
     }
-    let result: Awaited<ReturnType<typeof ctx.api.goal>>;
-    try {
-      result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
-    } catch (err) {
-      // Pausing or resuming nothing is the usual way to meet ZCode's -32602
-      // here; a usage line would not tell the user what is wrong.
-      if ((parsed.action === "pause" || parsed.action === "resume") && errorCode(err) === ZCODE_ERR.invalidParams) {
-        const why = err instanceof Error ? err.message : String(err);
-        await ctx.say(`Could not ${parsed.action} the goal (${why}). Set one with \`/goal <objective>\`.`);
-        return;
-      }
-      throw err;
-    }
-    const goal = (result.goal ?? null) as GoalView | null;
-    if (parsed.action === "clear") {
-      await ctx.say(goal ? `Goal cleared. ZCode still reports a goal: ${describe(goal)}` : "Goal cleared.");
-    } else if (!goal) {
-      await ctx.say("No goal is set. Set one with `/goal <objective>`.");
-    } else {
-      await ctx.say(`${LEAD[parsed.action]}: ${describe(goal)}`);
-    }
+    const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
+    // ZCode's own words: it knows what it did (and says so in the user's language).
+    const text = result.response?.trim() || DONE[parsed.action];
+    const working = result.startedTurn ? "\n\nZCode is working toward the goal now." : "";
+    await ctx.say(`${text}${working}`);
   },
 };

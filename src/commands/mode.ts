@@ -2,9 +2,9 @@ import { createSettingCommand } from "./setting-command.ts";
 
 export const modeCommand = createSettingCommand({
   name: "mode",
-  description: "Switch the session mode (plan, build, edit, yolo, ...); without a mode, list them",
+  description: "Switch the session mode (plan, build, edit, yolo, guarded, …); without a mode, list them",
   noun: "mode",
   hint: "<mode>",
-  pick: (settings) => (settings as { mode?: unknown } | undefined)?.mode,
+  pick: (options) => options.mode,
   apply: (ctx, mode) => ctx.setMode(mode),
 });

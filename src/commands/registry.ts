@@ -1,4 +1,5 @@
 import type { AvailableCommand, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { SessionOptions } from "../bridge/options.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import type { CliCapabilities } from "../zcode/capabilities.ts";
 import { compactCommand } from "./compact.ts";
@@ -37,6 +38,10 @@ export interface CommandContext {
   say(text: string): Promise<void>;
   update(u: SessionUpdate): Promise<void>;
   turnRunning(): boolean;
+  /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
+  waitIdle(budgetMs: number): Promise<boolean>;
+  /** The session's mode, model and thought level as the editor sees them. */
+  options(): SessionOptions;
   /** Calls ZCode and sends config_option_update (+ current_mode_update). */
   setMode(mode: string): Promise<void>;
   /** Calls ZCode and sends config_option_update. */

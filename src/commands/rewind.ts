@@ -11,7 +11,7 @@ export const rewindCommand: SlashCommand = {
     // expectedRevision makes the rewind fail instead of removing something the
     // user has not seen, when the session changed since it was read.
     const read = await ctx.api.read(ctx.sessionId);
-    const revision = read.projection?.revision;
+    const revision = read.runtime?.stateRevision ?? read.projection?.revision;
     const expectedRevision = typeof revision === "number" ? revision : undefined;
     try {
       const result = await ctx.api.rewind({

@@ -2,9 +2,9 @@ import { createSettingCommand } from "./setting-command.ts";
 
 export const thoughtCommand = createSettingCommand({
   name: "thought",
-  description: "Set how much the model thinks (low, medium, high, max, ...); without a level, list them",
+  description: "Set how much the model thinks (the levels the current model offers); without a level, list them",
   noun: "thought level",
   hint: "<level>",
-  pick: (settings) => (settings as { thoughtLevel?: unknown } | undefined)?.thoughtLevel,
+  pick: (options) => options.thought,
   apply: (ctx, level) => ctx.setThoughtLevel(level),
 });

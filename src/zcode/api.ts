@@ -3,38 +3,30 @@ import type { CliCapabilities } from "./capabilities.ts";
 import type { ZCodeConnection } from "./connection.ts";
 import {
   CompactResultSchema,
-  CreateResultSchema,
   EmptyResultSchema,
   ForkResultSchema,
   GoalResultSchema,
   ListResultSchema,
   MessagesResultSchema,
-  ReadResultSchema,
-  ResumeResultSchema,
   RewindResultSchema,
   SendResultSchema,
-  SetModeResultSchema,
-  SetThoughtLevelResultSchema,
+  SettingsResultSchema,
+  SnapshotSchema,
   SteerResultSchema,
   SubscribeResultSchema,
-  type CheckpointTarget,
   type CompactResult,
-  type CreateResult,
   type ForkResult,
-  type GoalAction,
   type GoalResult,
   type ListResult,
   type MessagesResult,
-  type ReadResult,
-  type ResumeResult,
   type RewindResult,
   type SendResult,
-  type SetModeResult,
-  type SetThoughtLevelResult,
+  type SettingsResult,
+  type Snapshot,
   type SteerResult,
   type SubscribeResult,
-  type Workspace,
-} from "./schemas.ts";
+} from "./result-schemas.ts";
+import type { Workspace } from "./schemas.ts";
 
 // The typed ZCode API: one method per wire method, params shaped as the CLI
 // wants them, results validated, per-method timeouts in one table. Errors are
@@ -53,19 +45,49 @@ export const DEFAULT_TIMEOUTS: Readonly<Record<string, number>> = {
   "session/subscribe": 30_000,
   "session/send": 30_000,
   "session/compact": 120_000,
+  // Answers at once; a stop that hangs must not hold a cancel for long.
+  "session/stop": 10_000,
 };
 
 export type Timeouts = Partial<Record<string, number>>;
 
+/** An MCP server as session/create and session/resume take it (ZCode's schema is strict: nothing else). */
+export type ZCodeMcpServer =
+  | { name: string; command: string; args: string[]; env: Array<{ name: string; value: string }> }
+  | { name: string; type: "http" | "sse"; url: string; headers: Array<{ name: string; value: string }> };
+
+/** A point of the history to fork or rewind at. */
+export type HistoryTarget = { kind: "latestCheckpoint" } | { kind: "checkpoint"; checkpointId: string };
+
+export type GoalAction = "show" | "set" | "replace" | "clear" | "pause" | "resume";
+
+/** What a file or image of a prompt is on the wire (`session/send.attachments`). */
+export interface ZCodeAttachment {
+  kind: "image" | "pdf" | "file";
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+  dataBase64?: string;
+  localPath?: string;
+}
+
+/** `session/setModel`'s model: a level-bearing model needs `options.reasoningLevel`. */
+export interface ModelChoice {
+  providerId: string;
+  modelId: string;
+  options?: { reasoningLevel: string };
+}
+
 /**
  * What `workspace` is on the wire. Callers may pass the absolute cwd (sent as
- * the same path twice) or the wire object itself.
+ * the same path twice) or a workspace object.
  */
 export type WorkspaceArg = string | Workspace;
 
-export function workspaceOf(w: WorkspaceArg): Workspace {
+/** Exactly the two keys ZCode's strict schema requires, whatever the argument carried. */
+export function workspaceOf(w: WorkspaceArg): { workspacePath: string; workspaceKey: string } {
   if (typeof w === "string") return { workspacePath: w, workspaceKey: w };
-  return { ...w, workspaceKey: w.workspaceKey ?? w.workspacePath };
+  return { workspacePath: w.workspacePath, workspaceKey: w.workspaceKey ?? w.workspacePath };
 }
 
 export class ZCodeApi {
@@ -91,61 +113,68 @@ export class ZCodeApi {
   }
 
   /** `workspace` is the session's absolute cwd. */
-  create(p: { workspace: WorkspaceArg; mode?: string; mcpServers?: unknown[] }): Promise<CreateResult> {
+  create(p: { workspace: WorkspaceArg; mode?: string; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
     return this.call(
       "session/create",
       { workspace: workspaceOf(p.workspace), mode: p.mode, mcpServers: p.mcpServers },
-      CreateResultSchema,
+      SnapshotSchema,
     );
   }
 
-  resume(p: { sessionId: string; workspace: WorkspaceArg }): Promise<ResumeResult> {
-    return this.call("session/resume", { sessionId: p.sessionId, workspace: workspaceOf(p.workspace) }, ResumeResultSchema);
+  /** MCP servers are per-load runtime configuration: ZCode wants them again on every resume. */
+  resume(p: { sessionId: string; workspace: WorkspaceArg; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
+    return this.call(
+      "session/resume",
+      { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers },
+      SnapshotSchema,
+    );
   }
 
   list(p: { workspace?: WorkspaceArg } = {}): Promise<ListResult> {
     return this.call("session/list", p.workspace ? { workspace: workspaceOf(p.workspace) } : {}, ListResultSchema);
   }
 
-  read(sessionId: string): Promise<ReadResult> {
-    return this.call("session/read", { sessionId }, ReadResultSchema);
+  /**
+   * Settings, projection, todos and title. Without messageLimit ZCode sends the
+   * whole transcript; history is read with messages() instead.
+   */
+  read(sessionId: string): Promise<Snapshot> {
+    return this.call("session/read", { sessionId, messageLimit: 1 }, SnapshotSchema);
   }
 
   messages(sessionId: string): Promise<MessagesResult> {
     return this.call("session/messages", { sessionId }, MessagesResultSchema);
   }
 
-  subscribe(p: { sessionId: string; afterSeq?: number; includeSnapshot?: boolean }): Promise<SubscribeResult> {
+  subscribe(p: { sessionId: string; afterSeq?: number }): Promise<SubscribeResult> {
     return this.call(
       "session/subscribe",
-      {
-        sessionId: p.sessionId,
-        deliveryKind: "desktop-continuous",
-        includeSnapshot: p.includeSnapshot ?? false,
-        afterSeq: p.afterSeq,
-      },
+      { sessionId: p.sessionId, deliveryKind: "desktop-continuous", includeSnapshot: false, afterSeq: p.afterSeq },
       SubscribeResultSchema,
     );
   }
 
-  send(p: { sessionId: string; content: string }): Promise<SendResult> {
-    return this.call("session/send", { sessionId: p.sessionId, content: p.content }, SendResultSchema);
+  send(p: { sessionId: string; content: string; attachments?: ZCodeAttachment[] }): Promise<SendResult> {
+    return this.call(
+      "session/send",
+      { sessionId: p.sessionId, content: p.content, ...(p.attachments?.length ? { attachments: p.attachments } : {}) },
+      SendResultSchema,
+    );
   }
 
-  /** Fire-and-forget, as the CLI defines it. */
-  stop(sessionId: string): void {
-    this.conn.notify("session/stop", { sessionId });
+  /** A request, not a notification: the CLI ignores frames without an id. The turn then ends `cancelled`. */
+  async stop(sessionId: string): Promise<void> {
+    await this.call("session/stop", { sessionId }, EmptyResultSchema);
   }
 
-  async close(sessionId: string): Promise<void> {
-    await this.call("session/close", { sessionId }, EmptyResultSchema);
-  }
+  // There is deliberately no close(): ZCode's session/close deletes the
+  // user's conversation. Nothing an editor does may send it.
 
-  fork(p: { sessionId: string; target: CheckpointTarget }): Promise<ForkResult> {
+  fork(p: { sessionId: string; target: HistoryTarget }): Promise<ForkResult> {
     return this.call("session/fork", { sessionId: p.sessionId, target: p.target }, ForkResultSchema);
   }
 
-  rewind(p: { sessionId: string; target: CheckpointTarget; expectedRevision?: number }): Promise<RewindResult> {
+  rewind(p: { sessionId: string; target: HistoryTarget; expectedRevision?: number }): Promise<RewindResult> {
     return this.call(
       "session/rewind",
       { sessionId: p.sessionId, target: p.target, expectedRevision: p.expectedRevision },
@@ -165,15 +194,24 @@ export class ZCodeApi {
     return this.call("session/steer", { sessionId: p.sessionId, content: p.content }, SteerResultSchema);
   }
 
-  setMode(p: { sessionId: string; mode: string }): Promise<SetModeResult> {
-    return this.call("session/setMode", { sessionId: p.sessionId, mode: p.mode }, SetModeResultSchema);
+  setMode(p: { sessionId: string; mode: string }): Promise<SettingsResult> {
+    return this.call("session/setMode", { sessionId: p.sessionId, mode: p.mode }, SettingsResultSchema);
   }
 
-  setThoughtLevel(p: { sessionId: string; thoughtLevel: string }): Promise<SetThoughtLevelResult> {
+  setThoughtLevel(p: { sessionId: string; thoughtLevel: string }): Promise<SettingsResult> {
     return this.call(
       "session/setThoughtLevel",
       { sessionId: p.sessionId, thoughtLevel: p.thoughtLevel },
-      SetThoughtLevelResultSchema,
+      SettingsResultSchema,
+    );
+  }
+
+  /** For this session only: the editor's choice must not change the workspace's default in the app. */
+  setModel(p: { sessionId: string; model: ModelChoice }): Promise<SettingsResult> {
+    return this.call(
+      "session/setModel",
+      { sessionId: p.sessionId, model: p.model, persistAsWorkspaceLastUsed: false },
+      SettingsResultSchema,
     );
   }
 }

@@ -26,7 +26,10 @@ import { readLines } from "./lines.ts";
 import { LogLimiter } from "./log-limit.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
 import { clearVersionCache, detectVersion, resolveZCode, type ZCodeLaunch } from "./resolve.ts";
-import { parseEvent, RUNTIME_PREFERENCES, summarizeIssues, type ZCodeEvent } from "./schemas.ts";
+import { readEnvelope, type RawEvent } from "./event-schemas.ts";
+import { launchEnv } from "./launch-env.ts";
+import { RUNTIME_PREFERENCES } from "./request-schemas.ts";
+import { summarizeIssues } from "./schemas.ts";
 import { StderrCollector } from "./stderr.ts";
 
 // The ZCode child and the client side of its wire: lazy start, version check,
@@ -60,7 +63,8 @@ export interface ConnectionOptions {
 }
 
 type RequestHandler = (params: unknown) => Promise<unknown>;
-type EventListener = (e: ZCodeEvent) => void;
+/** Gets every envelope of its session, whatever the type: each takes a seq the session must account for. */
+type EventListener = (e: RawEvent) => void;
 
 interface Pending {
   method: string;
@@ -148,15 +152,16 @@ export class ZCodeConnection {
       this.launch ??
       resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
     this.launch = launch;
+    const env = launchEnv(launch, this.config.env);
     // Once per child: the CLI may have been updated (or replaced) in place since the last one.
     clearVersionCache();
-    const version = await detectVersion(launch, this.config.env);
+    const version = await detectVersion(launch, env);
     this.detectedVersion = version;
     const capabilities = new CliCapabilities(version);
     if (!capabilities.supported) throw new ZCodeUnsupportedError(version);
     if (this.closed) throw new ZCodeError("The ZCode connection is closed", { code: LOCAL_ERR.exited });
 
-    const spawned = spawnZCode(launch, this.config.env, this.killGraceMs);
+    const spawned = spawnZCode(launch, env, this.killGraceMs);
     const generation = ++this.generation;
     const info: ChildInfo = { generation, version, pid: spawned.proc.pid, capabilities };
     const stderr = new StderrCollector(log, { linesPerSecond: this.stderrPerSecond });
@@ -433,14 +438,11 @@ export class ZCodeConnection {
   }
 
   private routeEvent(params: unknown, line: string): void {
-    const parsed = parseEvent(params);
-    if (!parsed.ok) {
-      if (parsed.unknownType) log.debug(`ignored ZCode event of unknown type ${parsed.type}`);
-      else if (this.badFrameLog.allow())
-        log.warn(`skipped a ZCode event that fails its schema (${parsed.issue}): ${excerpt(line)}`);
+    const e = readEnvelope(params);
+    if (typeof e === "string") {
+      if (this.badFrameLog.allow()) log.warn(`skipped a ZCode event without a usable envelope (${e}): ${excerpt(line)}`);
       return;
     }
-    const e = parsed.event;
     const listeners = this.eventListeners.get(e.sessionId);
     if (!listeners || listeners.size === 0) {
       log.debug(`dropped ${e.type} #${e.seq} for session ${e.sessionId}: nobody listens`);

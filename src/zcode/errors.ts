@@ -2,6 +2,9 @@
 // errors by class and code, never by parsing messages.
 
 export const ZCODE_ERR = {
+  /** "A prompt is already running for this session" (also compact, goal and fork while one runs). */
+  promptRunning: -32010,
+  /** The busy code of the seed protocol document; never seen on a real CLI, still honoured. */
   busy: 1308,
   noTurn: 1309,
   revisionConflict: 1409,

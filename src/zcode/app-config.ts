@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { homeDir, type Env } from "./resolve.ts";
+
+// The ZCode app's own configuration, read-only: ~/.zcode/v2/config.json holds
+// the providers the user signed in to (`provider.<id>.options.{apiKey, baseURL}`).
+// The bridge reads it for what ZCode asks of its host (a provider's key for an
+// account-type model) and for the plan's quota. Any problem reads as "nothing
+// configured": the app owns this file, and its shape may change.
+
+export interface AppProvider {
+  id: string;
+  name?: string;
+  enabled: boolean;
+  apiKey?: string;
+  baseURL?: string;
+}
+
+/** ~/.zcode/v2 for this environment (undefined without an absolute home). */
+export function zcodeAppDir(env: Env): string | undefined {
+  const home = homeDir(env);
+  return home ? path.join(home, ".zcode", "v2") : undefined;
+}
+
+/** Parses a JSON file the app wrote (a BOM tolerated); undefined when absent or unreadable. */
+export function readAppJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+  } catch {
+    return undefined;
+  }
+}
+
+function obj(v: unknown): Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() ? v.trim() : undefined;
+}
+
+/** The providers of config.json, in the file's order. */
+export function appProviders(env: Env): AppProvider[] {
+  const dir = zcodeAppDir(env);
+  if (!dir) return [];
+  const providers = obj(obj(readAppJson(path.join(dir, "config.json"))).provider);
+  return Object.entries(providers).map(([id, raw]) => {
+    const p = obj(raw);
+    const options = obj(p.options);
+    return {
+      id,
+      ...(text(p.name) ? { name: text(p.name) } : {}),
+      enabled: p.enabled !== false,
+      ...(text(options.apiKey) ? { apiKey: text(options.apiKey) } : {}),
+      ...(text(options.baseURL) ? { baseURL: text(options.baseURL) } : {}),
+    };
+  });
+}
+
+/**
+ * The config.json provider behind a ZCode provider id. Account providers
+ * (`account:<family>-individual-coding-plan`, `account:<family>-start-plan`)
+ * are stored under the built-in id of the same plan
+ * (`builtin:<family>-coding-plan`, `builtin:<family>-start-plan`).
+ */
+export function appProviderFor(providers: readonly AppProvider[], providerId: string): AppProvider | undefined {
+  const exact = providers.find((p) => p.id === providerId);
+  if (exact) return exact;
+  const m = /^account:([a-z0-9]+)-(?:(?:individual|team)-)?(coding-plan|start-plan)$/i.exec(providerId);
+  if (!m) return undefined;
+  const builtin = `builtin:${m[1]!.toLowerCase()}-${m[2]!.toLowerCase()}`;
+  return providers.find((p) => p.id === builtin);
+}

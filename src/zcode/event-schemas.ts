@@ -1,0 +1,138 @@
+import * as v from "valibot";
+import { bool, ErrorDetailSchema, loose, maybe, num, str, summarizeIssues } from "./schemas.ts";
+
+// `session/event` notifications (and the `events` of a session/subscribe
+// answer). Every event carries a `seq` that is contiguous over everything the
+// CLI sends for the session, so an event of a type we do not use still takes
+// its seq: the connection routes every envelope, and parseEvent() tells the
+// types we read apart from the rest (which are skipped, seq consumed).
+
+/** An envelope as routed: only what routing and ordering need is checked. */
+export interface RawEvent {
+  sessionId: string;
+  seq: number;
+  type: string;
+  turnId?: string | null;
+  payload?: unknown;
+}
+
+/** The envelope of a `session/event`, or why it is not one (no session, no seq). */
+export function readEnvelope(params: unknown): RawEvent | string {
+  if (typeof params !== "object" || params === null) return "params is not an object";
+  const p = params as Record<string, unknown>;
+  if (typeof p.sessionId !== "string" || p.sessionId === "") return "sessionId: expected a string";
+  if (typeof p.seq !== "number" || !Number.isSafeInteger(p.seq) || p.seq < 0) return "seq: expected a non-negative integer";
+  if (typeof p.type !== "string") return "type: expected a string";
+  return p as unknown as RawEvent;
+}
+
+export const UsageSchema = loose({
+  inputTokens: maybe(num),
+  outputTokens: maybe(num),
+  totalTokens: maybe(num),
+  cacheReadTokens: maybe(num),
+  cacheWriteTokens: maybe(num),
+  reasoningTokens: maybe(num),
+});
+export type Usage = v.InferOutput<typeof UsageSchema>;
+
+/** A finished tool: `content` is what a person reads; a failure is `success:false` (or a tool.updated `error`). */
+export const ToolResultSchema = loose({
+  success: maybe(bool),
+  content: maybe(str),
+  /** Richer views: `{kind:"file_diff", filePath, structuredPatch, …}`, `{kind:"bash_output", output, …}`. */
+  display: maybe(v.unknown()),
+  /** Telemetry; a command's exit code is `detail.command.exitCode`. */
+  perf: maybe(v.unknown()),
+  error: maybe(ErrorDetailSchema),
+  truncated: maybe(bool),
+});
+export type ToolResult = v.InferOutput<typeof ToolResultSchema>;
+
+export const ModelStreamingSchema = loose({
+  /** text_delta, reasoning_delta, tool_input_start/delta/end, tool_call, and markers (start, finish, text_start, …). */
+  kind: str,
+  delta: maybe(str),
+  toolCallId: maybe(str),
+  /** May be absent on `tool_call`: it came with `tool_input_start`. */
+  toolName: maybe(str),
+  input: maybe(v.unknown()),
+  assistantMessageId: maybe(str),
+});
+export type ModelStreaming = v.InferOutput<typeof ModelStreamingSchema>;
+
+/** One loose shape for every `kind` (scheduled, started, progress, result, error, batch, and any new one). */
+export const ToolUpdatedSchema = loose({
+  kind: str,
+  toolCallId: maybe(str),
+  toolName: maybe(str),
+  input: maybe(v.unknown()),
+  /** The input is the one model.streaming `tool_call` carried. */
+  inputOmitted: maybe(bool),
+  stdoutTail: maybe(v.nullable(str)),
+  stderrTail: maybe(v.nullable(str)),
+  result: maybe(ToolResultSchema),
+  error: maybe(ErrorDetailSchema),
+  /** `batch`: the tools a parallel group finished. */
+  toolCallIds: maybe(v.array(str)),
+  successCount: maybe(num),
+  errorCount: maybe(num),
+});
+export type ToolUpdated = v.InferOutput<typeof ToolUpdatedSchema>;
+
+export const TurnCompletedSchema = loose({
+  /** success, cancelled, error_max_turns, error_max_budget, error_during_execution, error_max_tool_calls. */
+  resultType: maybe(str),
+  response: maybe(str),
+  usage: maybe(UsageSchema),
+});
+export type TurnCompleted = v.InferOutput<typeof TurnCompletedSchema>;
+
+export const TurnFailedSchema = loose({ error: maybe(ErrorDetailSchema), turnPhase: maybe(str) });
+export type TurnFailed = v.InferOutput<typeof TurnFailedSchema>;
+
+/** Raw runtime payloads with no type tag: a mode change `{mode, previousMode}`, a model request's `{usage, contextWindow}`, hooks… */
+export const SessionUpdatedSchema = loose({
+  mode: maybe(str),
+  previousMode: maybe(str),
+  usage: maybe(UsageSchema),
+  contextWindow: maybe(v.nullable(num)),
+});
+export type SessionUpdated = v.InferOutput<typeof SessionUpdatedSchema>;
+
+const EVENT_PAYLOADS = {
+  "turn.started": loose({ input: maybe(str), messageId: maybe(str) }),
+  "model.streaming": ModelStreamingSchema,
+  "tool.updated": ToolUpdatedSchema,
+  "turn.completed": TurnCompletedSchema,
+  "turn.failed": TurnFailedSchema,
+  "session.titleUpdated": loose({ title: str }),
+  "session.updated": SessionUpdatedSchema,
+  /** A permission ZCode decided: a denied tool gets no tool.updated result or error. */
+  "permission.resolved": loose({ toolCallId: maybe(str), decision: maybe(str), reason: maybe(str) }),
+} as const;
+
+type Payloads = { [K in keyof typeof EVENT_PAYLOADS]: v.InferOutput<(typeof EVENT_PAYLOADS)[K]> };
+export type ZCodeEventType = keyof Payloads;
+export type ZCodeEvent = {
+  [K in ZCodeEventType]: { sessionId: string; seq: number; turnId?: string | null; type: K; payload: Payloads[K] };
+}[ZCodeEventType];
+
+export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(EVENT_PAYLOADS));
+
+export type EventParse =
+  | { ok: true; event: ZCodeEvent }
+  | { ok: false; unknownType: true; type: string }
+  | { ok: false; unknownType: false; issue: string };
+
+/** Reads a routed envelope as one of the events the bridge uses; other types are told apart from bad payloads. */
+export function parseEvent(raw: RawEvent): EventParse {
+  const schema = (EVENT_PAYLOADS as Record<string, v.GenericSchema>)[raw.type];
+  if (!schema) return { ok: false, unknownType: true, type: raw.type };
+  const r = v.safeParse(schema, raw.payload ?? {});
+  if (!r.success) return { ok: false, unknownType: false, issue: `payload.${summarizeIssues(r.issues)}` };
+  return {
+    ok: true,
+    event: { sessionId: raw.sessionId, seq: raw.seq, turnId: raw.turnId, type: raw.type, payload: r.output } as ZCodeEvent,
+  };
+}
