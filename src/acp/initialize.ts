@@ -13,7 +13,8 @@ export function initializeResult(): acp.InitializeResponse {
     agentInfo: { name: "zcode-acp-server", title: "ZCode", version: VERSION },
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      // Images and files go to ZCode as attachments; ZCode has no audio input.
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
       // The transports ZCode's session/create accepts besides stdio.
       mcpCapabilities: { http: true, sse: true },

@@ -2,7 +2,8 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
 import { emitUsage, usageUpdate } from "../bridge/events.ts";
 import { historyToUpdates, planEntries } from "../bridge/history.ts";
-import { promptToText } from "../bridge/prompt-content.ts";
+import { stagingDirFor } from "../bridge/attachment-staging.ts";
+import { promptToInput } from "../bridge/prompt-content.ts";
 import { BridgeCore, DEFAULT_TIMINGS } from "../bridge/core.ts";
 import { isNotActive, toRequestError } from "../bridge/errors.ts";
 import { zcodeMcpServers } from "../bridge/mcp-servers.ts";
@@ -389,8 +390,8 @@ class AcpAgent {
 
   private async prompt(p: acp.PromptRequest, signal: AbortSignal): Promise<acp.PromptResponse> {
     const s = this.requireSession(p.sessionId);
-    const text = promptToText(p.prompt, { cwd: s.cwd });
-    const match = matchCommand(text, this.api.capabilities());
+    const input = promptToInput(p.prompt, { cwd: s.cwd, stagingDir: () => stagingDirFor(this.config.env) });
+    const match = matchCommand(input.typed, this.api.capabilities());
     if (match?.command.runsBesideTurn) {
       await this.runCommand(s, match.command, match.args);
       return { stopReason: "end_turn" };
@@ -400,7 +401,7 @@ class AcpAgent {
       // Closed while this prompt waited for the one before it.
       if (s.closed) throw acp.RequestError.sessionNotFound(s.id);
       if (match) return this.commandPrompt(s, match.command, match.args, signal);
-      const turn = new Turn(this.core, s, text);
+      const turn = new Turn(this.core, s, input);
       const onAbort = () => turn.cancel();
       signal.addEventListener("abort", onAbort, { once: true });
       try {

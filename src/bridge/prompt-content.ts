@@ -1,10 +1,32 @@
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RequestError, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
+import type { ZCodeAttachment } from "../zcode/api.ts";
+import { stageFile } from "./attachment-staging.ts";
 import { displayPath } from "./tool-format.ts";
 
-// ACP prompt content → the one text ZCode's session/send takes. ZCode has no
-// field for images, audio or binary data, so those are refused with a message
-// saying so (initialize does not advertise them either).
+// ACP prompt content → what ZCode's session/send takes: one text (typed text,
+// file links as @mentions, embedded text resources as context blocks) and
+// attachments (images, PDFs, other files). Limits keep one prompt from
+// swamping ZCode or our memory; whatever is refused is refused with a reason.
+
+export const PROMPT_LIMITS = {
+  blocks: 100,
+  imageBytes: 10 * 1024 * 1024,
+  promptBytes: 50 * 1024 * 1024,
+} as const;
+
+/** Image types ZCode's models take. */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
+const EXT_BY_TYPE: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif" };
+
+export interface PromptInput {
+  /** What goes to ZCode as `content`. */
+  text: string;
+  /** Only what the user typed (text blocks): a slash command is recognised from this alone, never from an attachment. */
+  typed: string;
+  attachments: ZCodeAttachment[];
+}
 
 function filePathOf(uri: string): string | undefined {
   if (!uri.startsWith("file:")) return undefined;
@@ -34,43 +56,100 @@ function contextBlock(uri: string, text: string): string {
   return `<context uri="${escapeAttr(uri)}">\n${body}</context>`;
 }
 
-function refuse(what: string): never {
-  throw RequestError.invalidParams(
-    undefined,
-    `ZCode cannot take ${what} in a prompt; send text, file links (resource_link) or embedded text resources`,
-  );
+function invalid(message: string): never {
+  throw RequestError.invalidParams(undefined, message);
+}
+
+/** Decoded size of base64 data, or a clear refusal when it is not base64. */
+function base64Size(data: string, what: string): number {
+  const clean = data.replace(/\s+/g, "");
+  if (clean.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) invalid(`${what} is not valid base64 data`);
+  const pad = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+  return (clean.length / 4) * 3 - pad;
+}
+
+/** A name for the attachment: the uri's last segment when it has one, else `<stem>-<n>.<ext>`. */
+function nameFor(uri: string | undefined | null, stem: string, n: number, ext: string): string {
+  const last = uri ? basename(filePathOf(uri) ?? uri.replace(/[?#].*$/, "")) : "";
+  const clean = last.replace(/[\u0000-\u001f/\\]/g, "").trim();
+  return clean && clean !== "." && clean !== ".." ? clean : `${stem}-${n}${ext ? `.${ext}` : ""}`;
+}
+
+function mimeOf(mimeType: string | undefined | null): string {
+  return (mimeType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /**
- * Joins the blocks into one prompt. Text is kept as is; a link is inline, with
- * a space between it and a word it would otherwise touch; embedded resources
- * are blocks of their own, separated by blank lines.
+ * Builds ZCode's prompt from ACP content blocks. Throws -32602 for what
+ * ZCode cannot take (audio), for broken data, and past the limits.
  */
-export function promptToText(blocks: readonly ContentBlock[], opts: { cwd?: string } = {}): string {
+export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: string; stagingDir?: () => string } = {}): PromptInput {
+  if (blocks.length > PROMPT_LIMITS.blocks) invalid(`A prompt can have at most ${PROMPT_LIMITS.blocks} content blocks (this one has ${blocks.length})`);
   const pieces: Array<{ text: string; kind: "text" | "link" | "block" }> = [];
+  const typed: string[] = [];
+  const attachments: ZCodeAttachment[] = [];
+  /** Files are written only once the whole prompt passed its checks. */
+  const toStage: Array<{ index: number; data: string }> = [];
+  let total = 0;
+  const count = (bytes: number) => {
+    total += bytes;
+    if (total > PROMPT_LIMITS.promptBytes) invalid(`A prompt's attachments can be at most ${PROMPT_LIMITS.promptBytes / 1024 / 1024} MiB in all`);
+  };
+  const image = (data: string, mimeType: string, uri: string | undefined | null) => {
+    const sizeBytes = base64Size(data, "An image");
+    if (sizeBytes > PROMPT_LIMITS.imageBytes) invalid(`Images can be at most ${PROMPT_LIMITS.imageBytes / 1024 / 1024} MiB each`);
+    count(sizeBytes);
+    const n = attachments.length + 1;
+    attachments.push({ kind: "image", filename: nameFor(uri, "image", n, EXT_BY_TYPE[mimeType] ?? ""), mimeType, sizeBytes, dataBase64: data.replace(/\s+/g, "") });
+  };
   for (const b of blocks) {
     switch (b.type) {
       case "text":
         pieces.push({ text: b.text, kind: "text" });
+        typed.push(b.text);
         break;
       case "resource_link":
         pieces.push({ text: mention(b.uri, b.name, opts.cwd), kind: "link" });
         break;
-      case "resource": {
-        const r = b.resource;
-        if ("text" in r && typeof r.text === "string") pieces.push({ text: contextBlock(r.uri, r.text), kind: "block" });
-        else refuse(`binary resources (${r.uri})`);
+      case "image": {
+        const mime = mimeOf(b.mimeType);
+        if (!IMAGE_TYPES.has(mime)) invalid(`Images must be PNG, JPEG, WebP or GIF (got ${JSON.stringify(b.mimeType)})`);
+        image(b.data, mime, b.uri);
         break;
       }
-      case "image":
-        refuse("images");
+      case "resource": {
+        const r = b.resource;
+        if ("text" in r && typeof r.text === "string") {
+          pieces.push({ text: contextBlock(r.uri, r.text), kind: "block" });
+          break;
+        }
+        if (!("blob" in r) || typeof r.blob !== "string") invalid(`The resource ${r.uri} has neither text nor data`);
+        const mime = mimeOf(r.mimeType) || "application/octet-stream";
+        if (IMAGE_TYPES.has(mime)) {
+          image(r.blob, mime, r.uri);
+        } else if (mime === "application/pdf") {
+          const sizeBytes = base64Size(r.blob, `The PDF ${r.uri}`);
+          count(sizeBytes);
+          attachments.push({ kind: "pdf", filename: nameFor(r.uri, "document", attachments.length + 1, "pdf"), mimeType: mime, sizeBytes, dataBase64: r.blob.replace(/\s+/g, "") });
+        } else {
+          const sizeBytes = base64Size(r.blob, `The file ${r.uri}`);
+          count(sizeBytes);
+          if (!opts.stagingDir) invalid("Binary files cannot be attached here");
+          toStage.push({ index: attachments.length, data: r.blob });
+          attachments.push({ kind: "file", filename: nameFor(r.uri, "file", attachments.length + 1, ""), mimeType: mime, sizeBytes });
+        }
         break;
+      }
       case "audio":
-        refuse("audio");
+        invalid("ZCode cannot take audio in a prompt; send text, images or files instead");
         break;
       default:
-        refuse(`content of type ${JSON.stringify((b as { type?: unknown }).type)}`);
+        invalid(`Unsupported prompt content of type ${JSON.stringify((b as { type?: unknown }).type)}`);
     }
+  }
+  for (const { index, data } of toStage) {
+    const a = attachments[index]!;
+    a.localPath = stageFile(opts.stagingDir!(), a.filename, Buffer.from(data.replace(/\s+/g, ""), "base64"));
   }
   let out = "";
   let prev: "text" | "link" | "block" | undefined;
@@ -81,5 +160,5 @@ export function promptToText(blocks: readonly ContentBlock[], opts: { cwd?: stri
     else out += p.text;
     prev = p.kind;
   }
-  return out;
+  return { text: out, typed: typed.join(""), attachments };
 }

@@ -1,5 +1,6 @@
 import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../log.ts";
+import type { ZCodeAttachment } from "../zcode/api.ts";
 import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
 import type { BridgeCore } from "./core.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
@@ -58,7 +59,7 @@ export class Turn implements EventConsumer {
   constructor(
     private readonly core: BridgeCore,
     private readonly s: SessionState,
-    private readonly text: string,
+    private readonly input: { text: string; attachments: ZCodeAttachment[] },
   ) {
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
     this.hooks = {
@@ -171,7 +172,7 @@ export class Turn implements EventConsumer {
           // A cancel while subscribing ended the turn already: never send it.
           if (this.over) return;
           this.sendIssued = true;
-          await this.core.api.send({ sessionId: this.s.id, content: this.text });
+          await this.core.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
         });
         if (this.phase === "sending") this.phase = "running";
         this.touch();

@@ -111,7 +111,8 @@ export function matchCommand(
 ): { command: SlashCommand; args: string } | undefined {
   const m = COMMAND_RE.exec(text.trim());
   if (!m) return undefined;
-  const command = BY_NAME.get(m[1] ?? "");
+  // `/FORK` is `/fork`: a name typed in another case is still the command, never a prompt.
+  const command = BY_NAME.get((m[1] ?? "").toLowerCase());
   if (!command) return undefined;
   return { command, args: (m[2] ?? "").trim() };
 }
