@@ -4,8 +4,8 @@
 import * as v from "valibot";
 import { expect } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { ModelToolCallSchema, ToolUpdatedSchema, MessageSchema, type Message, type ModelToolCall, type ToolUpdated } from "../../src/zcode/schemas.ts";
-import { checkSessionUpdate } from "../support/schema.ts";
+import { ModelToolCallSchema, ToolUpdatedSchema, MessageSchema, type Message, type ModelToolCall, type ToolUpdated } from "../../../src/zcode/schemas.ts";
+import { checkSessionUpdate } from "../../support/schema.ts";
 
 export const CWD = "/home/dev/project";
 

@@ -2,10 +2,10 @@
 // while the turn is still getting ready to send (here: resuming the session
 // in a new child) must end it without ever sending the prompt to ZCode.
 import { describe, expect, test } from "bun:test";
-import { UpdateSink } from "../../src/acp/update-sink.ts";
-import { BridgeCore, DEFAULT_TIMINGS } from "../../src/bridge/core.ts";
-import { Turn } from "../../src/bridge/turn.ts";
-import type { ZCodeApi } from "../../src/zcode/api.ts";
+import { UpdateSink } from "../../../src/acp/update-sink.ts";
+import { BridgeCore, DEFAULT_TIMINGS } from "../../../src/bridge/core.ts";
+import { Turn } from "../../../src/bridge/turn.ts";
+import type { ZCodeApi } from "../../../src/zcode/api.ts";
 
 /** A ZCodeApi whose child restarts after the first subscription, and whose session/resume answers only when told. */
 function fakeApi() {

@@ -2,8 +2,8 @@
 // exactly as the KMP overlap does: random streams, random window sizes and
 // slides, including repetitive text and discontinuities.
 import { expect, test } from "bun:test";
-import { suffixPrefixOverlap, tailDelta } from "../../src/bridge/tool-calls.ts";
-import { rng } from "../simulator/fuzz.ts";
+import { suffixPrefixOverlap, tailDelta } from "../../../src/bridge/tool-calls.ts";
+import { rng } from "../../simulator/fuzz.ts";
 
 const MIN_OVERLAP = 32;
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { RequestError, type ClientCapabilities, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { InteractionRouter, acpOptionKind, answersFromForm, permissionOptions, type InteractionPort } from "../../src/bridge/interactions.ts";
-import { ToolCallTracker } from "../../src/bridge/tool-calls.ts";
-import { checkAgentMessage } from "../support/schema.ts";
-import { CWD, expectValid } from "./bridge-fixtures.ts";
+import { InteractionRouter, acpOptionKind, answersFromForm, permissionOptions, type InteractionPort } from "../../../src/bridge/interactions.ts";
+import { ToolCallTracker } from "../../../src/bridge/tool-calls.ts";
+import { checkAgentMessage } from "../../support/schema.ts";
+import { CWD, expectValid } from "../support/bridge-fixtures.ts";
 
 type Any = Record<string, any>;
 

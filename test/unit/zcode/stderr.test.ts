@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { ConsolaInstance } from "consola/core";
-import { StderrCollector } from "../../src/zcode/stderr.ts";
+import { StderrCollector } from "../../../src/zcode/stderr.ts";
 
 function fakeLog() {
   const out: { level: string; msg: string }[] = [];

@@ -2,9 +2,9 @@
 // answers from a script, capabilities as a plain set, and a CommandContext
 // that records what a command said and sent.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { CommandContext } from "../../src/commands/registry.ts";
-import type { ZCodeApi } from "../../src/zcode/api.ts";
-import type { CliCapabilities } from "../../src/zcode/capabilities.ts";
+import type { CommandContext } from "../../../src/commands/registry.ts";
+import type { ZCodeApi } from "../../../src/zcode/api.ts";
+import type { CliCapabilities } from "../../../src/zcode/capabilities.ts";
 
 /** Stands in for ZCodeError: the commands only look at `code` and `method`. */
 export class FakeZCodeError extends Error {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { allCommands, availableCommands, matchCommand } from "../../src/commands/registry.ts";
-import { checkSessionUpdate } from "../support/schema.ts";
-import { FakeCaps, FakeZCodeError, fakeApi, fakeContext } from "./commands-fakes.ts";
+import { allCommands, availableCommands, matchCommand } from "../../../src/commands/registry.ts";
+import { checkSessionUpdate } from "../../support/schema.ts";
+import { FakeCaps, FakeZCodeError, fakeApi, fakeContext } from "../support/commands-fakes.ts";
 
 describe("matchCommand", () => {
   test("a registered name at the start is a command, with its args", () => {

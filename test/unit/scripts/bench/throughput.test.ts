@@ -4,7 +4,7 @@
 // still see a steady leak at its full size. As in the benchmark, the first
 // third of the stream is warm-up and the rest (1 GB) is judged.
 import { describe, expect, test } from "bun:test";
-import { rssGrowth, type RssSample } from "../../scripts/bench/throughput.ts";
+import { rssGrowth, type RssSample } from "../../../../scripts/bench/throughput.ts";
 
 const JUDGED_FROM = 1 / 3;
 

@@ -7,8 +7,8 @@ import {
   encodeResult,
   excerpt,
   type FrameId,
-} from "../../src/zcode/frames.ts";
-import { parseEvent } from "../../src/zcode/schemas.ts";
+} from "../../../src/zcode/frames.ts";
+import { parseEvent } from "../../../src/zcode/schemas.ts";
 
 const none = () => false;
 const waitingOn =

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SeqOrder } from "../../src/bridge/seq-order.ts";
+import { SeqOrder } from "../../../src/bridge/seq-order.ts";
 
 const ev = (seq: number) => ({ seq });
 const seqs = (xs: { seq: number }[]) => xs.map((x) => x.seq);

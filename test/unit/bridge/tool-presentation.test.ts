@@ -9,8 +9,8 @@ import {
   resultContent,
   resultLocations,
   reversePatch,
-} from "../../src/bridge/tool-presentation.ts";
-import { CWD, EDITED_TS, ORIGINAL_TS, RESULTS, expectValid } from "./bridge-fixtures.ts";
+} from "../../../src/bridge/tool-presentation.ts";
+import { CWD, EDITED_TS, ORIGINAL_TS, RESULTS, expectValid } from "../support/bridge-fixtures.ts";
 
 function text(c: ToolCallContent[]): string {
   return c.map((x) => (x.type === "content" && x.content.type === "text" ? x.content.text : "")).join("\n");

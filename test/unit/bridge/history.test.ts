@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { historyToUpdates, planEntries } from "../../src/bridge/history.ts";
-import { CWD, ORIGINAL_TS, EDITED_TS, RESULTS, expectValid, msg } from "./bridge-fixtures.ts";
+import { historyToUpdates, planEntries } from "../../../src/bridge/history.ts";
+import { CWD, ORIGINAL_TS, EDITED_TS, RESULTS, expectValid, msg } from "../support/bridge-fixtures.ts";
 
 type Any = Record<string, any>;
 

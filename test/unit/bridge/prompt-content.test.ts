@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { RequestError, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
-import { promptToText } from "../../src/bridge/prompt-content.ts";
+import { promptToText } from "../../../src/bridge/prompt-content.ts";
 
 const CWD = "/home/dev/project";
 

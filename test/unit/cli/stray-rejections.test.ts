@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 
-const MODULE = join(import.meta.dir, "../../src/cli/stray-rejections.ts");
+const MODULE = join(import.meta.dir, "../../../src/cli/stray-rejections.ts");
 
 async function runScript(guard: boolean): Promise<{ code: number; stdout: string; stderr: string }> {
   const script = [

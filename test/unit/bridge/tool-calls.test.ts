@@ -6,8 +6,8 @@ import {
   finalDelta,
   suffixPrefixOverlap,
   tailDelta,
-} from "../../src/bridge/tool-calls.ts";
-import { CWD, ORIGINAL_TS, EDITED_TS, RESULTS, expectValid, mtc, tu } from "./bridge-fixtures.ts";
+} from "../../../src/bridge/tool-calls.ts";
+import { CWD, ORIGINAL_TS, EDITED_TS, RESULTS, expectValid, mtc, tu } from "../support/bridge-fixtures.ts";
 
 type Any = Record<string, any>;
 const U = (u: SessionUpdate) => u as unknown as Any;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZCodeNotFoundError, ZCodeUnsupportedError } from "../../src/zcode/errors.ts";
-import { clearVersionCache, detectVersion, resolveCmdShim, resolveZCode } from "../../src/zcode/resolve.ts";
+import { ZCodeNotFoundError, ZCodeUnsupportedError } from "../../../src/zcode/errors.ts";
+import { clearVersionCache, detectVersion, resolveCmdShim, resolveZCode } from "../../../src/zcode/resolve.ts";
 
 // Every case builds its own little world in a temp dir: fake `zcode` binaries,
 // fake `node`s that print a version, a fake home with nvm or an app bundle.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CliCapabilities, compareVersions, extractVersion, parseVersion } from "../../src/zcode/capabilities.ts";
+import { CliCapabilities, compareVersions, extractVersion, parseVersion } from "../../../src/zcode/capabilities.ts";
 
 describe("versions", () => {
   test("parse and compare, four parts included", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { foldUpdates, UpdateSink } from "../../src/acp/update-sink.ts";
+import { foldUpdates, UpdateSink } from "../../../src/acp/update-sink.ts";
 
 const text = (t: string, messageId = "m1"): SessionUpdate => ({
   sessionUpdate: "agent_message_chunk",

@@ -3,7 +3,7 @@
 // backlog is above the high mark, until it drains below the low mark.
 import { describe, expect, test } from "bun:test";
 import type { SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { BACKLOG_HIGH_CHARS, BACKLOG_LOW_CHARS, MAX_MERGED_CHARS, UpdateSink } from "../../src/acp/update-sink.ts";
+import { BACKLOG_HIGH_CHARS, BACKLOG_LOW_CHARS, MAX_MERGED_CHARS, UpdateSink } from "../../../src/acp/update-sink.ts";
 
 const text = (t: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: t } });
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { forkSession } from "../../src/commands/fork.ts";
-import { parseGoalArgs } from "../../src/commands/goal.ts";
-import { matchCommand } from "../../src/commands/registry.ts";
-import { checkSessionUpdate } from "../support/schema.ts";
-import { FakeCaps, FakeZCodeError, SETTINGS, fakeApi, fakeContext } from "./commands-fakes.ts";
+import { forkSession } from "../../../src/commands/fork.ts";
+import { parseGoalArgs } from "../../../src/commands/goal.ts";
+import { matchCommand } from "../../../src/commands/registry.ts";
+import { checkSessionUpdate } from "../../support/schema.ts";
+import { FakeCaps, FakeZCodeError, SETTINGS, fakeApi, fakeContext } from "../support/commands-fakes.ts";
 
 /** Runs `text` as a command against scripted ZCode answers. */
 async function run(

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { LineSplitter, lines, readLines } from "../../src/zcode/lines.ts";
+import { LineSplitter, lines, readLines } from "../../../src/zcode/lines.ts";
 // Deterministic PRNG (mulberry32), so a failure can be replayed from its seed.
-import { rng } from "../simulator/fuzz.ts";
+import { rng } from "../../simulator/fuzz.ts";
 
 // Property tests: the splitter must agree with an obviously-correct reference
 // on any chunking of any input.
