@@ -37,9 +37,10 @@ function Install-ZCodeAcpServer {
     throw "zcode-acp-server install failed: $Message"
   }
 
-  # Bun's default x64 runtime needs AVX2 and dies at start without it (older
-  # CPUs, VMs that hide AVX2): ask the kernel, PF_AVX2_INSTRUCTIONS_AVAILABLE
-  # is 40. A probe that fails picks the baseline build, which runs everywhere.
+  # x64 CPUs without AVX2 (older ones, VMs that hide it) get the -baseline
+  # build, the one meant for them (Bun before 1.4 built its default x64
+  # runtime for AVX2). Ask the kernel: PF_AVX2_INSTRUCTIONS_AVAILABLE is 40.
+  # A probe that fails picks the baseline build too.
   function Test-Avx2 {
     try {
       if (-not ('ZCodeAcpInstall.Cpu' -as [type])) {

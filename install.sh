@@ -79,7 +79,8 @@ is_musl() {
   return 1
 }
 
-# Bun's default x64 runtime needs AVX2; without it the binary dies at start.
+# x64 CPUs without AVX2 get the -baseline build, the one meant for them (Bun
+# before 1.4 built its default x64 runtime for AVX2; see RELEASE_TARGETS).
 # ZCODE_ACP_CPUINFO lets the tests stand in another CPU's /proc/cpuinfo.
 has_avx2() {
   if [ "$OS" = darwin ]; then

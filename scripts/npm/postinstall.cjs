@@ -14,8 +14,8 @@
 //      that platform package into a temporary directory, with the user's npm
 //      configuration (registry, proxy, cache).
 // Every candidate must answer `--version` with this package's version before
-// it is put in place: that also catches an AVX2 build on a CPU without AVX2,
-// which dies at start, and then the baseline build is tried.
+// it is put in place: should the default build not start on this CPU (Bun
+// before 1.4 built it for AVX2), the baseline build is tried next.
 //
 // Plain CommonJS for any Node npm runs on; no dependencies.
 "use strict";
@@ -44,8 +44,8 @@ function candidateTargets() {
   let id = `${platform}-${arch}`;
   if (platform === "linux" && isMusl()) id += "-musl";
   if (arch !== "x64") return [id];
-  // Bun's default x64 runtime needs AVX2. Without it only the baseline build
-  // starts; when we cannot tell, the --version check decides.
+  // Without AVX2, the baseline build, the one meant for such CPUs; when we
+  // cannot tell, the default first and the --version check decides.
   return hasAvx2(platform) === false ? [`${id}-baseline`] : [id, `${id}-baseline`];
 }
 

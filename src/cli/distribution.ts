@@ -25,9 +25,9 @@ export function npmPlatformFields(t: ReleaseTarget): { os: string[]; cpu: string
 
 /**
  * The optional dependencies of the main package: one per os/cpu/libc, the
- * AVX2 builds. Baseline twins share their os/cpu/libc, so listing them too
- * would make npm download both everywhere; the postinstall fetches a
- * baseline package only on a CPU that needs it.
+ * default builds. Baseline twins share their os/cpu/libc, so listing them
+ * too would make npm download both everywhere; the postinstall fetches a
+ * baseline package only on a CPU without AVX2.
  */
 export const NPM_OPTIONAL_TARGETS: readonly ReleaseTarget[] = RELEASE_TARGETS.filter((t) => !t.baseline);
 
@@ -48,8 +48,8 @@ export const REGISTRY_AGENT_ID = "zcode-acp-server";
 /**
  * ACP registry platform -> release target. The registry offers one x86_64
  * build per OS and cannot tell CPUs apart, so x86_64 points at the baseline
- * builds, which start on every x64 CPU; Linux is the glibc build (the
- * registry has no musl platform).
+ * builds, the ones meant to start without AVX2; Linux is the glibc build
+ * (the registry has no musl platform).
  */
 export const REGISTRY_PLATFORMS: Readonly<Record<string, string>> = {
   "darwin-aarch64": "darwin-arm64",

@@ -13,13 +13,18 @@ export interface ReleaseTarget {
   os: "linux" | "darwin" | "windows";
   arch: "x64" | "arm64";
   musl?: boolean;
-  /** x64 build for CPUs without AVX2. */
+  /** x64 build on Bun's `-baseline` runtime, the one meant for CPUs without AVX2. */
   baseline?: boolean;
 }
 
-// Every x64 build has a `-baseline` twin: Bun's default x64 runtime needs
-// AVX2 and dies with an illegal instruction on older CPUs and on VMs that hide
-// AVX2 (common for Windows and remote machines). Windows on ARM gets its own
+// Every x64 build has a `-baseline` twin for CPUs without AVX2 (older ones,
+// VMs that hide it): before Bun 1.4 the default x64 runtime was built for
+// Haswell and died there with an illegal instruction. Since Bun 1.4.0 both
+// names are one SSE4.2 (x86-64-v2) runtime with SIMD picked at run time
+// (oven-sh/bun#36465; the 1.4.5 runtimes are byte-identical), so today the
+// twins differ only in the flavour they report. They stay so installers, the
+// registry entry and the npm packages keep a build that is meant to start
+// without AVX2, whatever Bun builds a release. Windows on ARM gets its own
 // native build (Bun 1.4 cross-compiles bun-windows-arm64).
 export const RELEASE_TARGETS: readonly ReleaseTarget[] = [
   { os: "linux", arch: "x64" },

@@ -3,7 +3,8 @@
 // archive it names built here with the same checksum), the Homebrew formula,
 // the npm packages (packed with `npm pack`, installed from a local registry:
 // npm i -g, npx, skipped optional dependencies, a CPU without AVX2) and the
-// version-stamped installers.
+// version-stamped installers. (With Bun 1.4 a -baseline build embeds the same
+// runtime as its default twin; what differs is the flavour it reports.)
 //
 // One build serves every test: the targets the registry entry and the
 // formula name, plus this host's (for npm). About 25 s of the ~45 s this file
@@ -36,7 +37,7 @@ import {
 import { npmDirName } from "../../scripts/release/npm-packages.ts";
 import { registrySchemaErrors } from "../support/registry-schema.ts";
 import { archiveEntries } from "./archive-support.ts";
-import { initializeRoundTrip, ROOT, run } from "./cli-support.ts";
+import { initializeRoundTrip, ROOT, run, serveFiles } from "./cli-support.ts";
 import { isolatedNpmEnv, npmPack, serveRegistry, type PackedPackage } from "./npm-registry-support.ts";
 
 const host = hostTarget();
@@ -92,7 +93,7 @@ describe("archives", () => {
     for (const a of archives) expect(sums.get(a)).toBe(sha256Hex(readFileSync(releaseFile(a))));
   });
 
-  test("each archive holds one executable; the baseline builds are really other runtimes", async () => {
+  test("each archive holds one executable for its OS and CPU", async () => {
     for (const id of TARGETS) {
       const t = parseTargetId(id)!;
       const bin = await archivedBinary(t);
@@ -105,9 +106,21 @@ describe("archives", () => {
         expect(new DataView(bin.buffer, bin.byteOffset).getUint16(pe + 4, true)).toBe(t.arch === "x64" ? 0x8664 : 0xaa64);
       }
     }
-    if (hostBaseline) {
-      const [a, b] = [await archivedBinary(host), await archivedBinary(hostBaseline)];
-      expect(sha256Hex(a)).not.toBe(sha256Hex(b));
+  });
+
+  test("each build knows its flavour: `upgrade` asks for its own archive (baseline stays baseline)", async () => {
+    // SHA256SUMS without entries: upgrade names the archive it wanted and stops.
+    const srv = serveFiles(new Map([["/download/v9.9.9/SHA256SUMS", new Uint8Array()]]));
+    try {
+      for (const t of [host, ...(hostBaseline ? [hostBaseline] : [])]) {
+        const copy = join(mkdtempSync(join(tmp, "flavour-")), binaryName(t));
+        writeFileSync(copy, await archivedBinary(t), { mode: 0o755 });
+        const r = await run([copy, "upgrade", "9.9.9"], { env: { PATH: process.env.PATH, HOME: tmp, ZCODE_ACP_DOWNLOAD_BASE: srv.base } });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(`SHA256SUMS of v9.9.9 has no entry for ${assetName(t)}`);
+      }
+    } finally {
+      srv.server.stop(true);
     }
   });
 });
