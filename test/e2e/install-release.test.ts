@@ -17,6 +17,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { parseSha256Sums, sha256Hex } from "../../src/cli/checksums.ts";
 import {
   HOMEBREW_FORMULA,
+  HOMEBREW_TAP_REPO,
   HOMEBREW_TARGETS,
   NPM_OPTIONAL_TARGETS,
   NPM_PACKAGE,
@@ -162,6 +163,8 @@ describe("Homebrew formula", () => {
   test("points at this release's archives with their SHA256SUMS checksums; test block and caveats", () => {
     const rb = readFileSync(formulaPath(), "utf8");
     expect(rb).toContain("class ZcodeAcpServer < Formula");
+    // The release workflow reads the tap to publish to from this line.
+    expect(rb).toMatch(new RegExp(`^# Published to https://github.com/${HOMEBREW_TAP_REPO} by \\.github/workflows/release\\.yml\\.$`, "m"));
     expect(rb).toContain(`version "${pkg.version}"`);
     expect(rb).toContain('license "MIT"');
     for (const o of Object.values(HOMEBREW_TARGETS)) {
