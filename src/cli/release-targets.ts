@@ -100,7 +100,7 @@ export function hostTarget(): ReleaseTarget {
   if (arch !== "x64" && arch !== "arm64") throw new Error(`no release is built for ${process.arch}`);
   const t: ReleaseTarget = { os, arch };
   if (os === "linux" && isMusl()) t.musl = true;
-  // Windows is left on the AVX2 build here: this only decides for source
+  // Windows stays on the default x64 build here: this only decides for source
   // runs; release builds carry their flavour in __RELEASE_TARGET__.
   if (arch === "x64" && os !== "windows" && !hasAvx2(os)) t.baseline = true;
   const known = parseTargetId(targetId(t));
