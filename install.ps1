@@ -4,12 +4,16 @@
 #   $env:ZCODE_ACP_VERSION = "0.2.0"; irm .../install.ps1 | iex       # a given version
 #   powershell -ExecutionPolicy Bypass -File install.ps1 -Version 0.2.0
 #
-# Same steps as install.sh: pick the build, download it, verify its SHA-256
-# against the release's SHA256SUMS (refusing on a mismatch or a missing entry),
-# install atomically into ~\.local\bin (or $env:ZCODE_ACP_INSTALL_DIR), run its
-# --version, put the directory on the user PATH, print the editor snippet.
+# Same steps as install.sh: pick the build (x64, x64 without AVX2, ARM64),
+# download it, verify its SHA-256 against the release's SHA256SUMS (refusing on
+# a mismatch or a missing entry), install atomically into $env:XDG_BIN_HOME,
+# else ~\.local\bin (or $env:ZCODE_ACP_INSTALL_DIR), run its --version, put the
+# directory on the user PATH (and on $env:GITHUB_PATH in GitHub Actions),
+# print the editor snippet. The copy attached to release vX installs vX by
+# default; the one in the repository installs the latest release.
 #
-# Environment: ZCODE_ACP_VERSION, ZCODE_ACP_INSTALL_DIR, ZCODE_ACP_DOWNLOAD_BASE.
+# Environment: ZCODE_ACP_VERSION, ZCODE_ACP_INSTALL_DIR, ZCODE_ACP_DOWNLOAD_BASE,
+# XDG_BIN_HOME, GITHUB_PATH.
 # Everything runs inside Install-ZCodeAcpServer, called on the last line, so a
 # download cut short runs nothing.
 
@@ -25,27 +29,49 @@ function Install-ZCodeAcpServer {
   # Keep in sync with RELEASE_OWNER in src/cli/release-targets.ts.
   $ReleaseOwner = "zcode-acp"
   $BinName = "zcode-acp-server.exe"
+  # Stamped by scripts/release.ts into the copy attached to a release.
+  $PinnedVersion = ""
 
   function Fail([string]$Message) {
     Write-Host "zcode-acp-server install: error: $Message" -ForegroundColor Red
     throw "zcode-acp-server install failed: $Message"
   }
 
-  # Platform: only windows-x64 is built; Windows on ARM runs it under emulation.
+  # x64 CPUs without AVX2 (older ones, VMs that hide it) get the -baseline
+  # build, the one meant for them (Bun before 1.4 built its default x64
+  # runtime for AVX2). Ask the kernel: PF_AVX2_INSTRUCTIONS_AVAILABLE is 40.
+  # A probe that fails picks the baseline build too.
+  function Test-Avx2 {
+    try {
+      if (-not ('ZCodeAcpInstall.Cpu' -as [type])) {
+        Add-Type -Namespace 'ZCodeAcpInstall' -Name 'Cpu' -MemberDefinition '[DllImport("kernel32.dll")] public static extern bool IsProcessorFeaturePresent(int ProcessorFeature);'
+      }
+      return [bool](('ZCodeAcpInstall.Cpu' -as [type])::IsProcessorFeaturePresent(40))
+    } catch {
+      return $false
+    }
+  }
+
+  # Platform: x64 (with or without AVX2) or ARM64, from the OS's own view
+  # (PROCESSOR_ARCHITEW6432 is set in a 32-bit or emulated shell).
   $arch = $env:PROCESSOR_ARCHITECTURE
   if ($env:PROCESSOR_ARCHITEW6432) { $arch = $env:PROCESSOR_ARCHITEW6432 }
   switch ($arch) {
-    "AMD64" { $target = "windows-x64" }
-    "ARM64" {
+    "AMD64" {
       $target = "windows-x64"
-      Write-Host "Windows on ARM: installing the x64 build, which runs under emulation."
+      if (-not (Test-Avx2)) {
+        $target = "windows-x64-baseline"
+        Write-Host "This CPU has no AVX2: installing the baseline build."
+      }
     }
-    default { Fail "unsupported CPU architecture '$arch' (builds exist for x64)" }
+    "ARM64" { $target = "windows-arm64" }
+    default { Fail "unsupported CPU architecture '$arch' (builds exist for x64 and ARM64)" }
   }
   $asset = "zcode-acp-server-$target.zip"
 
-  # Version: the parameter, then ZCODE_ACP_VERSION, then latest.
+  # Version: the parameter, then ZCODE_ACP_VERSION, then the stamped release, then latest.
   if (-not $Version) { $Version = $env:ZCODE_ACP_VERSION }
+  if (-not $Version) { $Version = $PinnedVersion }
   if (-not $Version -or $Version -eq "latest") {
     $tag = "latest"
   } else {
@@ -65,6 +91,7 @@ function Install-ZCodeAcpServer {
   }
 
   $installDir = $env:ZCODE_ACP_INSTALL_DIR
+  if (-not $installDir -and $env:XDG_BIN_HOME -and [System.IO.Path]::IsPathRooted($env:XDG_BIN_HOME)) { $installDir = $env:XDG_BIN_HOME }
   if (-not $installDir) { $installDir = Join-Path $HOME ".local\bin" }
 
   $tmp = Join-Path ([System.IO.Path]::GetTempPath()) ("zcode-acp-install-" + [System.Guid]::NewGuid().ToString("N"))
@@ -134,6 +161,12 @@ function Install-ZCodeAcpServer {
       Write-Host "Added $installDir to your user PATH (new terminals will see it)."
     }
     if (($env:Path -split ";") -notcontains $installDir) { $env:Path = "$env:Path;$installDir" }
+    # GitHub Actions adds the directories listed in $env:GITHUB_PATH to PATH for later steps.
+    if ($env:GITHUB_PATH) {
+      # The form GitHub documents for Windows PowerShell 5.1 and pwsh alike.
+      $installDir | Out-File -FilePath $env:GITHUB_PATH -Encoding utf8 -Append
+      Write-Host "Added $installDir to GITHUB_PATH for the next steps."
+    }
 
     $cmdJson = $final.Replace("\", "\\")
     Write-Host ""

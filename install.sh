@@ -6,12 +6,15 @@
 #
 # It picks the build for this machine (OS, CPU, Rosetta, musl, AVX2), downloads
 # it with curl or wget, verifies its SHA-256 against the release's SHA256SUMS,
-# and installs it atomically into ~/.local/bin (or $ZCODE_ACP_INSTALL_DIR).
+# and installs it atomically into $XDG_BIN_HOME, else ~/.local/bin (or
+# $ZCODE_ACP_INSTALL_DIR). The copy attached to release vX installs vX by
+# default; the one in the repository installs the latest release.
 #
 # Environment:
-#   ZCODE_ACP_VERSION        version to install (default: latest); an argument wins
-#   ZCODE_ACP_INSTALL_DIR    where to put the binary (default: ~/.local/bin)
+#   ZCODE_ACP_VERSION        version to install (default: this release, or latest); an argument wins
+#   ZCODE_ACP_INSTALL_DIR    where to put the binary (default: $XDG_BIN_HOME, else ~/.local/bin)
 #   ZCODE_ACP_DOWNLOAD_BASE  release base URL, for mirrors (default: GitHub releases)
+#   GITHUB_PATH              when set (GitHub Actions), the install directory is appended to it
 #
 # Everything runs inside main(), called on the last line, so a download cut
 # short runs nothing.
@@ -20,6 +23,8 @@
 RELEASE_OWNER="zcode-acp"
 DEFAULT_DOWNLOAD_BASE="https://github.com/${RELEASE_OWNER}/zcode-acp-server/releases"
 BIN_NAME="zcode-acp-server"
+# Stamped by scripts/release.ts into the copy attached to a release.
+PINNED_VERSION=""
 
 say() {
   printf '%s\n' "$*"
@@ -74,8 +79,15 @@ is_musl() {
   return 1
 }
 
+# x64 CPUs without AVX2 get the -baseline build, the one meant for them (Bun
+# before 1.4 built its default x64 runtime for AVX2; see RELEASE_TARGETS).
 # ZCODE_ACP_CPUINFO lets the tests stand in another CPU's /proc/cpuinfo.
 has_avx2() {
+  if [ "$OS" = darwin ]; then
+    # 1 on Intel Macs with AVX2; 0 (or missing) on older ones.
+    [ "$(sysctl -n hw.optional.avx2_0 2>/dev/null)" = 1 ]
+    return
+  fi
   avx_cpuinfo=${ZCODE_ACP_CPUINFO:-/proc/cpuinfo}
   [ -r "$avx_cpuinfo" ] || return 0
   grep -qw avx2 "$avx_cpuinfo"
@@ -85,19 +97,18 @@ detect_target() {
   detect_os
   detect_arch
   VARIANT=""
-  if [ "$OS" = linux ]; then
-    if is_musl; then
-      VARIANT="-musl"
-    elif [ "$ARCH" = x64 ] && ! has_avx2; then
-      VARIANT="-baseline"
-    fi
+  if [ "$OS" = linux ] && is_musl; then
+    VARIANT="-musl"
+  fi
+  if [ "$ARCH" = x64 ] && ! has_avx2; then
+    VARIANT="${VARIANT}-baseline"
   fi
   TARGET="${OS}-${ARCH}${VARIANT}"
   ASSET="${BIN_NAME}-${TARGET}.tar.gz"
 }
 
 resolve_version() {
-  VERSION=${1:-${ZCODE_ACP_VERSION:-latest}}
+  VERSION=${1:-${ZCODE_ACP_VERSION:-${PINNED_VERSION:-latest}}}
   if [ "$VERSION" = latest ]; then
     TAG=latest
     return
@@ -111,6 +122,23 @@ resolve_version() {
     *[!0-9A-Za-z.-]*) die "'$VERSION' is not a version (expected e.g. 0.2.0 or v0.2.0)" ;;
   esac
   TAG="v$VERSION"
+}
+
+# ZCODE_ACP_INSTALL_DIR, then XDG_BIN_HOME (the XDG base directory for user
+# executables, honoured like uv and others do), then ~/.local/bin. A relative
+# XDG_BIN_HOME is invalid per the spec and ignored.
+resolve_install_dir() {
+  if [ -n "${ZCODE_ACP_INSTALL_DIR:-}" ]; then
+    INSTALL_DIR=$ZCODE_ACP_INSTALL_DIR
+    return
+  fi
+  case "${XDG_BIN_HOME:-}" in
+    /*)
+      INSTALL_DIR=$XDG_BIN_HOME
+      return
+      ;;
+  esac
+  INSTALL_DIR=${HOME:?HOME is not set; set ZCODE_ACP_INSTALL_DIR}/.local/bin
 }
 
 url_for() {
@@ -181,6 +209,11 @@ install_binary() {
   chmod 755 "$staged"
   if ! new_version=$("$staged" --version 2>/dev/null); then
     rm -f "$staged"
+    case "$TARGET" in
+      *-musl*)
+        # Alpine's base image has no C++ runtime; the musl build links it.
+        die "the downloaded binary does not run on this machine ($TARGET); nothing was installed. The musl build needs the C++ runtime: run 'apk add libstdc++ libgcc' (as root) and run this again" ;;
+    esac
     die "the downloaded binary does not run on this machine ($TARGET); nothing was installed"
   fi
   mv -f "$staged" "$INSTALL_DIR/$BIN_NAME" || {
@@ -193,6 +226,11 @@ install_binary() {
 }
 
 print_next_steps() {
+  # GitHub Actions reads directories to add to PATH for later steps from $GITHUB_PATH.
+  if [ -n "${GITHUB_PATH:-}" ]; then
+    printf '%s\n' "$INSTALL_DIR" >>"$GITHUB_PATH" || die "cannot append to GITHUB_PATH ($GITHUB_PATH)"
+    say "Added $INSTALL_DIR to GITHUB_PATH for the next steps"
+  fi
   case ":${PATH:-}:" in
     *":$INSTALL_DIR:"*) ;;
     *)
@@ -220,13 +258,13 @@ main() {
   fi
   case "${1:-}" in
     -h | --help)
-      say "usage: install.sh [version]   (env: ZCODE_ACP_VERSION, ZCODE_ACP_INSTALL_DIR, ZCODE_ACP_DOWNLOAD_BASE)"
+      say "usage: install.sh [version]   (env: ZCODE_ACP_VERSION, ZCODE_ACP_INSTALL_DIR, ZCODE_ACP_DOWNLOAD_BASE, XDG_BIN_HOME)"
       return 0
       ;;
   esac
   BASE=${ZCODE_ACP_DOWNLOAD_BASE:-$DEFAULT_DOWNLOAD_BASE}
   BASE=${BASE%/}
-  INSTALL_DIR=${ZCODE_ACP_INSTALL_DIR:-${HOME:?HOME is not set; set ZCODE_ACP_INSTALL_DIR}/.local/bin}
+  resolve_install_dir
 
   detect_target
   resolve_version "${1:-}"

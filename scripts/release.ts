@@ -1,120 +1,99 @@
-// `bun run build:release`: every release target from this one machine into
-// dist/release/ — one archive per target, SHA256SUMS, and the installers —
-// then smoke-runs the archive built for this host (`--version` and an ACP
-// `initialize` round trip with an empty environment, as the ACP registry does).
+// `bun run build:release`: every release target from this one machine, and
+// every file a release publishes, with one set of checksums:
+//   dist/release/       one archive per target, SHA256SUMS, install.sh and
+//                       install.ps1 stamped with this version
+//   dist/npm/           the npm packages, one directory each (npm pack/publish)
+//   dist/homebrew/      zcode-acp-server.rb for the tap
+//   dist/registry/zcode-acp-server/   agent.json (with sha256) + icon.svg,
+//                       ready to copy into the ACP registry repository
+// then smoke-runs the binary built for this host (`--version` and an ACP
+// `initialize` with an empty environment, as the ACP registry does).
 //
-//   bun scripts/release.ts                       all targets
-//   bun scripts/release.ts --targets linux-x64   a subset (comma-separated ids)
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+//   bun scripts/release.ts                          all targets
+//   bun scripts/release.ts --targets a,b            a subset (comma-separated ids); the
+//                                                   formula and registry entry are written
+//                                                   only when their archives are built
+//   bun scripts/release.ts --out DIR                write under DIR instead of dist/
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
+import { parseSha256Sums } from "../src/cli/checksums.ts";
+import { HOMEBREW_FORMULA, HOMEBREW_TARGETS, REGISTRY_AGENT_ID, REGISTRY_PLATFORMS } from "../src/cli/distribution.ts";
 import {
   assetName,
   binaryName,
   bunTarget,
   hostTarget,
+  parseTargetId,
   RELEASE_TARGETS,
   targetId,
   type ReleaseTarget,
 } from "../src/cli/release-targets.ts";
 import { compile } from "./compile.ts";
-import { writeZip } from "./zip.ts";
+import { sha256File, tarGz, zipOne } from "./release/archive.ts";
+import { formulaText } from "./release/homebrew.ts";
+import { writeNpmPackages } from "./release/npm-packages.ts";
+import { entryText, registryEntry, type RegistryEntry } from "./release/registry-entry.ts";
+import { smoke } from "./release/smoke.ts";
+import { writeStampedInstaller } from "./release/stamp-installers.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
-const OUT = join(ROOT, "dist/release");
-const WORK = join(OUT, ".build");
+
+function argValue(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  if (i === -1) return undefined;
+  const v = process.argv[i + 1];
+  if (!v || v.startsWith("--")) throw new Error(`${flag} needs a value`);
+  return v;
+}
 
 function selectedTargets(): ReleaseTarget[] {
-  const i = process.argv.indexOf("--targets");
-  if (i === -1) return [...RELEASE_TARGETS];
-  const ids = (process.argv[i + 1] ?? "").split(",").filter(Boolean);
-  const picked = ids.map((id) => {
-    const t = RELEASE_TARGETS.find((x) => targetId(x) === id);
-    if (!t) throw new Error(`unknown target ${id}; known: ${RELEASE_TARGETS.map(targetId).join(", ")}`);
-    return t;
-  });
+  const list = argValue("--targets");
+  if (list === undefined) return [...RELEASE_TARGETS];
+  const picked = list
+    .split(",")
+    .filter(Boolean)
+    .map((id) => {
+      const t = parseTargetId(id);
+      if (!t) throw new Error(`unknown target ${id}; known: ${RELEASE_TARGETS.map(targetId).join(", ")}`);
+      return t;
+    });
   if (picked.length === 0) throw new Error("--targets needs a comma-separated list");
   return picked;
 }
 
-async function buildOne(t: ReleaseTarget): Promise<{ target: ReleaseTarget; asset: string; ok: boolean; error?: string }> {
+const OUT_ROOT = resolve(argValue("--out") ?? join(ROOT, "dist"));
+const OUT = join(OUT_ROOT, "release");
+const WORK = join(OUT, ".build");
+const version = pkg.version;
+
+interface Built {
+  target: ReleaseTarget;
+  asset: string;
+  binary: string;
+  ok: boolean;
+  error?: string;
+}
+
+async function buildOne(t: ReleaseTarget): Promise<Built> {
   const id = targetId(t);
   const dir = join(WORK, id);
-  const bin = join(dir, binaryName(t));
+  const binary = join(dir, binaryName(t));
   const asset = assetName(t);
   try {
     rmSync(dir, { recursive: true, force: true });
     await compile({
       entry: join(ROOT, "src/main.ts"),
-      outfile: bin,
+      outfile: binary,
       target: bunTarget(t),
       extraDefines: { __RELEASE_TARGET__: JSON.stringify(id) },
     });
-    chmodSync(bin, 0o755);
-    if (t.os === "windows") {
-      writeZip(join(OUT, asset), [{ name: binaryName(t), data: readFileSync(bin), mode: 0o755 }]);
-    } else {
-      await tarGz(join(OUT, asset), dir, binaryName(t));
-    }
-    return { target: t, asset, ok: true };
+    if (t.os === "windows") zipOne(join(OUT, asset), binary, binaryName(t));
+    else await tarGz(join(OUT, asset), dir, binaryName(t));
+    return { target: t, asset, binary, ok: true };
   } catch (e) {
-    return { target: t, asset, ok: false, error: (e as Error).message };
+    return { target: t, asset, binary, ok: false, error: (e as Error).message };
   }
-}
-
-async function tarGz(out: string, dir: string, file: string): Promise<void> {
-  // Owner 0 and a fixed mode: the archive must not leak the build machine's users.
-  const args = ["tar", "-czf", out, "-C", dir];
-  const gnu = Bun.spawnSync(["tar", "--version"]).stdout.toString().includes("GNU");
-  if (gnu) args.push("--owner=0", "--group=0", "--numeric-owner");
-  args.push(file);
-  const p = Bun.spawn(args, { stdout: "ignore", stderr: "pipe" });
-  const [err, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
-  if (code !== 0) throw new Error(`tar failed: ${err}`);
-}
-
-async function sha256File(path: string): Promise<string> {
-  const h = new Bun.CryptoHasher("sha256");
-  h.update(await Bun.file(path).arrayBuffer());
-  return h.digest("hex");
-}
-
-/** The host archive must start and answer `initialize` before anything is published. */
-async function smoke(t: ReleaseTarget): Promise<void> {
-  const bin = join(WORK, targetId(t), binaryName(t));
-  const v = Bun.spawnSync([bin, "--version"], { env: {} });
-  const printed = v.stdout.toString().trim();
-  if (v.exitCode !== 0 || printed !== pkg.version) {
-    throw new Error(`smoke: ${bin} --version printed ${JSON.stringify(printed)} (exit ${v.exitCode}), expected ${pkg.version}`);
-  }
-  const p = Bun.spawn([bin], { env: {}, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  const killer = setTimeout(() => p.kill("SIGKILL"), 10_000);
-  p.stdin.write(
-    `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
-  );
-  await p.stdin.flush();
-  const reader = p.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  await p.stdin.end();
-  const code = await p.exited;
-  clearTimeout(killer);
-  const first = text.split("\n")[0] ?? "";
-  let msg: { id?: unknown; result?: { protocolVersion?: unknown; authMethods?: unknown[] } };
-  try {
-    msg = JSON.parse(first);
-  } catch {
-    throw new Error(`smoke: initialize got no JSON line (got ${JSON.stringify(first.slice(0, 200))}); stderr: ${await new Response(p.stderr).text()}`);
-  }
-  if (msg.id !== 1 || msg.result?.protocolVersion !== 1) {
-    throw new Error(`smoke: unexpected initialize response ${first.slice(0, 300)}`);
-  }
-  if (code !== 0) throw new Error(`smoke: bridge exited ${code} after stdin closed`);
-  process.stderr.write(`smoke ${targetId(t)}: --version ${printed}, initialize answered, exit 0\n`);
 }
 
 const targets = selectedTargets();
@@ -122,7 +101,7 @@ mkdirSync(WORK, { recursive: true });
 for (const t of targets) rmSync(join(OUT, assetName(t)), { force: true });
 
 // Two at a time: each build may first download its Bun runtime from npm.
-const results: Awaited<ReturnType<typeof buildOne>>[] = [];
+const results: Built[] = [];
 const queue = [...targets];
 await Promise.all(
   [0, 1].map(async () => {
@@ -138,13 +117,47 @@ await Promise.all(
 );
 
 const built = results.filter((r) => r.ok).sort((a, b) => a.asset.localeCompare(b.asset));
-const sums = await Promise.all(built.map(async (r) => `${await sha256File(join(OUT, r.asset))}  ${r.asset}\n`));
-writeFileSync(join(OUT, "SHA256SUMS"), sums.join(""));
-for (const f of ["install.sh", "install.ps1"]) copyFileSync(join(ROOT, f), join(OUT, f));
+const sumsText = (await Promise.all(built.map(async (r) => `${await sha256File(join(OUT, r.asset))}  ${r.asset}\n`))).join("");
+writeFileSync(join(OUT, "SHA256SUMS"), sumsText);
+const sums = parseSha256Sums(sumsText);
+for (const f of ["install.sh", "install.ps1"]) writeStampedInstaller(join(ROOT, f), join(OUT, f), f, version);
+
+// npm: every built target gets its package; the main package always lists
+// every platform package, built here or not.
+const npmDirs = writeNpmPackages(
+  join(OUT_ROOT, "npm"),
+  version,
+  new Map(built.map((r) => [targetId(r.target), { target: r.target, path: r.binary }])),
+);
+
+const builtIds = new Set(built.map((r) => targetId(r.target)));
+const missing = (ids: string[]) => ids.filter((id) => !builtIds.has(id));
+
+const formulaMissing = missing(Object.values(HOMEBREW_TARGETS).flatMap((o) => [o.arm, o.intel]));
+const formulaPath = join(OUT_ROOT, "homebrew", `${HOMEBREW_FORMULA}.rb`);
+rmSync(formulaPath, { force: true });
+if (formulaMissing.length === 0) {
+  mkdirSync(join(OUT_ROOT, "homebrew"), { recursive: true });
+  writeFileSync(formulaPath, formulaText(version, sums));
+} else {
+  process.stderr.write(`homebrew: formula not written (not built: ${formulaMissing.join(", ")})\n`);
+}
+
+const registryMissing = missing(Object.values(REGISTRY_PLATFORMS));
+const registryDir = join(OUT_ROOT, "registry", REGISTRY_AGENT_ID);
+rmSync(registryDir, { recursive: true, force: true });
+if (registryMissing.length === 0) {
+  const template = JSON.parse(readFileSync(join(ROOT, "registry/agent.json"), "utf8")) as RegistryEntry;
+  mkdirSync(registryDir, { recursive: true });
+  writeFileSync(join(registryDir, "agent.json"), entryText(registryEntry(template, version, sums)));
+  copyFileSync(join(ROOT, "registry/icon.svg"), join(registryDir, "icon.svg"));
+} else {
+  process.stderr.write(`registry: agent.json not written (not built: ${registryMissing.join(", ")})\n`);
+}
 
 for (const r of built) {
   const mb = statSync(join(OUT, r.asset)).size / 1e6;
-  process.stderr.write(`  ${r.asset.padEnd(48)} ${mb.toFixed(1)} MB\n`);
+  process.stderr.write(`  ${r.asset.padEnd(52)} ${mb.toFixed(1)} MB\n`);
 }
 
 let host: ReleaseTarget | undefined;
@@ -153,13 +166,19 @@ try {
 } catch {
   host = undefined;
 }
-const hostBuilt = host && built.find((r) => targetId(r.target) === targetId(host));
-if (hostBuilt) await smoke(hostBuilt.target);
-else process.stderr.write("smoke: no archive for this host among the selected targets; skipped\n");
+// The host's build and, on x64, its baseline twin (which runs on any x64 CPU).
+const runnable = host
+  ? built.filter((r) => targetId(r.target) === targetId(host) || targetId(r.target) === targetId({ ...host, baseline: true }))
+  : [];
+for (const r of runnable) await smoke(r.binary, targetId(r.target));
+if (runnable.length === 0) process.stderr.write("smoke: no archive for this host among the selected targets; skipped\n");
 
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   process.stderr.write(`${failed.length} target(s) failed: ${failed.map((r) => targetId(r.target)).join(", ")}\n`);
   process.exit(1);
 }
-process.stderr.write(`dist/release: ${built.length} archives + SHA256SUMS\n`);
+process.stderr.write(
+  `${OUT}: ${built.length} archives + SHA256SUMS + installers; ${OUT_ROOT}/npm: ${npmDirs.length} packages` +
+    `${formulaMissing.length === 0 ? `; ${formulaPath}` : ""}${registryMissing.length === 0 ? `; ${registryDir}/agent.json` : ""}\n`,
+);

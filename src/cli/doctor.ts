@@ -8,6 +8,7 @@ import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR, launchEnv, providerConfigV
 import { detectVersion, homeDir, nodeProblemOf, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { selfCommand } from "./self.ts";
+import { selfChecks } from "./self-check.ts";
 
 // `zcode-acp-server doctor`: everything that decides whether an editor will
 // get a working agent, checked in the order a launch needs it, each failure
@@ -23,13 +24,15 @@ const NODE_FIX = "Install Node.js 22 or newer, or set ZCODE_NODE=/path/to/node (
 
 interface Check {
   ok: boolean;
+  /** Worth knowing, but the bridge works: printed as WARN, does not fail doctor. */
+  warn?: boolean;
   label: string;
   detail: string;
   fix?: string;
 }
 
 export async function runDoctor(config: BridgeConfig, out: (line: string) => void): Promise<number> {
-  const checks: Check[] = [];
+  const checks: Check[] = [...selfChecks(config.env)];
   const home = homeDir(config.env);
 
   let launch: ZCodeLaunch | undefined;
@@ -99,7 +102,7 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
   out(`zcode-acp-server ${VERSION} doctor`);
   out("");
   for (const c of checks) {
-    out(`${c.ok ? "ok  " : "FAIL"}  ${c.label}: ${c.detail.split("\n").join("\n      ")}`);
+    out(`${c.warn ? "WARN" : c.ok ? "ok  " : "FAIL"}  ${c.label}: ${c.detail.split("\n").join("\n      ")}`);
     if (c.fix) for (const l of c.fix.split("\n")) out(`      fix: ${l.trimStart()}`);
   }
   const failed = checks.filter((c) => !c.ok).length;

@@ -11,6 +11,7 @@ import {
   releaseTag,
   type ReleaseTarget,
 } from "./release-targets.ts";
+import { describeOrigin, installOriginOf, realPath } from "./install-origin.ts";
 import { isCompiledBinary } from "./self.ts";
 
 // `zcode-acp-server upgrade [version]`: the installer's download and checksum
@@ -38,6 +39,13 @@ export async function runUpgrade(o: UpgradeOptions): Promise<void> {
     );
   }
   const target = process.execPath;
+  const origin = installOriginOf(realPath(target));
+  if (origin.kind !== "standalone") {
+    // Replacing a copy npm, Homebrew or an editor tracks would be undone or
+    // break their bookkeeping; their own update is the right one.
+    const action = origin.kind === "editor-registry" ? origin.how : `upgrade with: ${origin.how}`;
+    throw new UpgradeError(`${realPath(target)} was ${describeOrigin(origin)}; ${action}`);
+  }
   let tag: string;
   let t: ReleaseTarget;
   try {

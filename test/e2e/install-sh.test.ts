@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assetName, RELEASE_TARGETS, targetId } from "../../src/cli/release-targets.ts";
+import { stampInstaller } from "../../scripts/release/stamp-installers.ts";
 import {
   BRIDGE_BIN,
   fakeBinary,
@@ -110,6 +111,16 @@ beforeAll(async () => {
     real.set("zcode-acp-server-linux-arm64.tar.gz", bytes);
   }
   publish("v1.0.0", real);
+
+  // v3.3.3: an older release, for the installer stamped with its version.
+  const older = new Map<string, Uint8Array>();
+  for (const t of unixTargets) older.set(assetName(t), await tarGz("zcode-acp-server", fakeBinary(`3.3.3+${targetId(t)}`)));
+  publish("v3.3.3", older);
+
+  // v5.5.5: binaries that do not start (a musl build on an Alpine without libstdc++).
+  const dead = new Map<string, Uint8Array>();
+  for (const t of unixTargets) dead.set(assetName(t), await tarGz("zcode-acp-server", "#!/bin/sh\nexit 127\n"));
+  publish("v5.5.5", dead);
 
   // v6.6.6: the archive was swapped after SHA256SUMS was written.
   const good = await tarGz("zcode-acp-server", fakeBinary("6.6.6"));
@@ -228,10 +239,31 @@ test("re-installing while an editor runs the old binary: the running one keeps s
   }
 });
 
+/** A `sysctl -n <key>` that knows the keys install.sh asks (an Intel Mac, natively). */
+function fakeSysctl(values: Record<string, string>): string {
+  const cases = Object.entries(values)
+    .map(([k, v]) => `  ${k}) echo ${v} ;;`)
+    .join("\n");
+  return `#!/bin/sh\n[ "$1" = -n ] && shift\ncase "$1" in\n${cases}\n  *) exit 1 ;;\nesac\n`;
+}
+
 describe("platform detection (fake uname)", () => {
   const cases: Array<{ name: string; s: string; m: string; extra?: Record<string, string>; cpu?: "no-avx2"; want: string }> = [
     { name: "darwin-arm64", s: "Darwin", m: "arm64", want: "darwin-arm64" },
-    { name: "darwin-x64", s: "Darwin", m: "x86_64", extra: { sysctl: "#!/bin/sh\necho 0\n" }, want: "darwin-x64" },
+    {
+      name: "darwin-x64 with AVX2",
+      s: "Darwin",
+      m: "x86_64",
+      extra: { sysctl: fakeSysctl({ "sysctl.proc_translated": "0", "hw.optional.avx2_0": "1" }) },
+      want: "darwin-x64",
+    },
+    {
+      name: "darwin-x64 without AVX2",
+      s: "Darwin",
+      m: "x86_64",
+      extra: { sysctl: fakeSysctl({ "sysctl.proc_translated": "0", "hw.optional.avx2_0": "0" }) },
+      want: "darwin-x64-baseline",
+    },
     {
       name: "darwin under Rosetta",
       s: "Darwin",
@@ -243,6 +275,14 @@ describe("platform detection (fake uname)", () => {
     { name: "linux-arm64 glibc", s: "Linux", m: "aarch64", extra: { ldd: GLIBC_LDD }, want: "linux-arm64" },
     { name: "linux-x64 without AVX2", s: "Linux", m: "x86_64", extra: { ldd: GLIBC_LDD }, cpu: "no-avx2", want: "linux-x64-baseline" },
     { name: "linux-x64 musl", s: "Linux", m: "x86_64", extra: { ldd: MUSL_LDD }, want: "linux-x64-musl" },
+    {
+      name: "linux-x64 musl without AVX2",
+      s: "Linux",
+      m: "x86_64",
+      extra: { ldd: MUSL_LDD },
+      cpu: "no-avx2",
+      want: "linux-x64-musl-baseline",
+    },
   ];
   for (const c of cases) {
     test(`${c.name} gets ${c.want}`, async () => {
@@ -348,3 +388,79 @@ describe("verification", () => {
 function readdir(dir: string): string[] {
   return [...new Bun.Glob("*").scanSync({ cwd: dir, dot: true })];
 }
+
+/** Run install.sh (`script`, default the repository's) with exactly `env` plus PATH and HOME. */
+async function installWith(env: Record<string, string | undefined>, args: string[] = [], script = INSTALL_SH) {
+  const machine = fakeMachine("x64-env", "Linux", "x86_64", { ldd: GLIBC_LDD });
+  const full: Record<string, string> = {};
+  for (const [k, v] of Object.entries({
+    PATH: `${machine}:${process.env.PATH}`,
+    HOME: tmp,
+    ZCODE_ACP_DOWNLOAD_BASE: srv.base,
+    ZCODE_ACP_CPUINFO: cpuWithAvx2,
+    ...env,
+  })) {
+    if (v !== undefined) full[k] = v;
+  }
+  return run([Bun.which(SH) ?? SH, script, ...args], { env: full });
+}
+
+describe("where and what it installs", () => {
+  test("XDG_BIN_HOME is the install directory when ZCODE_ACP_INSTALL_DIR is not set", async () => {
+    const xdg = mkdtempSync(join(tmp, "xdg-bin-"));
+    const r = await installWith({ XDG_BIN_HOME: xdg });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(readdir(xdg)).toEqual(["zcode-acp-server"]);
+    expect(r.stdout).toContain(`to ${xdg}/zcode-acp-server`);
+    // ZCODE_ACP_INSTALL_DIR still wins; a relative XDG_BIN_HOME is invalid and ignored.
+    const own = mkdtempSync(join(tmp, "own-bin-"));
+    const wins = await installWith({ XDG_BIN_HOME: xdg, ZCODE_ACP_INSTALL_DIR: own });
+    expect(wins.stdout).toContain(`to ${own}/zcode-acp-server`);
+    const home = mkdtempSync(join(tmp, "home-"));
+    const relative = await installWith({ XDG_BIN_HOME: "bin", HOME: home });
+    expect(relative.code).toBe(0);
+    expect(readdir(join(home, ".local/bin"))).toEqual(["zcode-acp-server"]);
+  });
+
+  test("GITHUB_PATH gets the install directory appended (GitHub Actions)", async () => {
+    const dir = mkdtempSync(join(tmp, "gh-bin-"));
+    const ghPath = join(tmp, "github_path");
+    writeFileSync(ghPath, "/already/there\n");
+    const r = await installWith({ ZCODE_ACP_INSTALL_DIR: dir, GITHUB_PATH: ghPath });
+    expect(r.code).toBe(0);
+    expect(readFileSync(ghPath, "utf8")).toBe(`/already/there\n${dir}\n`);
+  });
+
+  test("the copy stamped for a release installs that release by default; an argument, ZCODE_ACP_VERSION and 'latest' still choose", async () => {
+    const stamped = join(tmp, "install-3.3.3.sh");
+    writeFileSync(stamped, stampInstaller("install.sh", readFileSync(INSTALL_SH, "utf8"), "3.3.3"));
+    const version = async (env: Record<string, string | undefined>, args: string[] = []) => {
+      const dir = mkdtempSync(join(tmp, "stamped-"));
+      const r = await installWith({ ZCODE_ACP_INSTALL_DIR: dir, ...env }, args, stamped);
+      expect(r.stderr).toBe("");
+      return (await run([join(dir, "zcode-acp-server"), "--version"])).stdout.trim();
+    };
+    expect(await version({})).toBe("3.3.3+linux-x64");
+    expect(srv.requests).toContain("/download/v3.3.3/zcode-acp-server-linux-x64.tar.gz");
+    expect(await version({}, ["9.9.9"])).toBe("9.9.9+linux-x64");
+    expect(await version({ ZCODE_ACP_VERSION: "9.9.9" })).toBe("9.9.9+linux-x64");
+    expect(await version({}, ["latest"])).toBe("9.9.9+linux-x64");
+    // The repository's own copy is not stamped: latest.
+    expect(readFileSync(INSTALL_SH, "utf8")).toContain('\nPINNED_VERSION=""\n');
+  });
+
+  test("on musl, a binary that does not start gets the Alpine fix (apk add libstdc++ libgcc)", async () => {
+    const musl = fakeMachine("musl-dead", "Linux", "x86_64", { ldd: MUSL_LDD });
+    const r = await install(SH, ["5.5.5"], { PATH: `${musl}:${process.env.PATH}` });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("does not run on this machine (linux-x64-musl)");
+    expect(r.stderr).toContain("apk add libstdc++ libgcc");
+    expect(readdir(r.dir)).toEqual([]);
+    const glibc = fakeMachine("glibc-dead", "Linux", "x86_64", { ldd: GLIBC_LDD });
+    const g = await install(SH, ["5.5.5"], { PATH: `${glibc}:${process.env.PATH}` });
+    expect(g.code).not.toBe(0);
+    expect(g.stderr).toContain("does not run on this machine (linux-x64)");
+    expect(g.stderr).not.toContain("apk add");
+  });
+});
