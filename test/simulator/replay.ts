@@ -40,6 +40,8 @@ type Step = SendStep | ExpectStep;
 
 export interface ReplayScript {
   steps: Step[];
+  /** workspacePath of the first traced session/create. */
+  workspacePath?: string;
 }
 
 function isObj(x: unknown): x is Frame {
@@ -50,6 +52,7 @@ export function parseTrace(text: string): ReplayScript {
   const steps: Step[] = [];
   /** Latest traced bridge request per id: responses answer it. */
   const lastRequestById = new Map<string, ExpectStep>();
+  let workspacePath: string | undefined;
   for (const [n, line] of text.split("\n").entries()) {
     if (!line.trim()) continue;
     let e: Frame;
@@ -72,6 +75,9 @@ export function parseTrace(text: string): ReplayScript {
       const f = e.msg;
       const hasId = f.id !== undefined && f.id !== null;
       if (typeof f.method === "string") {
+        if (f.method === "session/create" && workspacePath === undefined && isObj(f.params) && isObj(f.params.workspace) && typeof f.params.workspace.workspacePath === "string") {
+          workspacePath = f.params.workspace.workspacePath;
+        }
         const step: ExpectStep = { kind: "expect", t, what: hasId ? "request" : "notification", method: f.method, tracedId: f.id, met: false, skipped: false };
         if (hasId) lastRequestById.set(JSON.stringify(f.id), step);
         steps.push(step);
@@ -80,12 +86,20 @@ export function parseTrace(text: string): ReplayScript {
       }
     }
   }
-  return { steps };
+  return workspacePath === undefined ? { steps } : { steps, workspacePath };
 }
 
-export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 50): (line: string) => void {
-  const { steps } = parseTrace(readFileSync(path, "utf8"));
+const jsonInner = (x: string) => JSON.stringify(x).slice(1, -1);
+
+export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 50, workspace?: string): (line: string) => void {
+  const { steps, workspacePath } = parseTrace(readFileSync(path, "utf8"));
   log(`replaying ${steps.filter((s) => s.kind === "send").length} frames from ${path}`);
+  const from = workspacePath && workspace ? jsonInner(workspacePath) : undefined;
+  const to = workspace ? jsonInner(workspace) : "";
+  const write = (frame: Frame) => {
+    const line = JSON.stringify(frame);
+    sim.out.raw(from ? line.replaceAll(from, to) : line);
+  };
   let cursor = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -95,6 +109,12 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 
     while (cursor < steps.length) {
       const step = steps[cursor]!;
       if (step.kind === "expect") {
+        if (!step.met && !step.skipped && step.what === "request" && steps.some((x, i) => i > cursor && x.kind === "expect" && x.met)) {
+          // The bridge has moved past this request without sending it: skip it (and its answer) now.
+          step.skipped = true;
+          log(`replay: skipped a traced ${step.method} request the bridge did not send`);
+          continue;
+        }
         if (!step.met && !step.skipped) {
           // A bridge that no longer sends this frame must not wedge the replay forever.
           timer = setTimeout(() => {
@@ -116,9 +136,9 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 
       } else if (step.raw !== undefined) sim.out.raw(step.raw);
       else if (step.frame) {
         if (step.answers) {
-          if (step.answers.met) sim.out.frame({ ...step.frame, id: step.answers.actualId });
+          if (step.answers.met) write({ ...step.frame, id: step.answers.actualId });
           else log(`replay: dropped the answer to a ${step.answers.method} request the bridge never sent`);
-        } else sim.out.frame(step.frame);
+        } else write(step.frame);
       }
       cursor++;
     }
