@@ -91,6 +91,9 @@ export function parseTrace(text: string): ReplayScript {
 
 const jsonInner = (x: string) => JSON.stringify(x).slice(1, -1);
 
+/** How long replay waits for a traced request the bridge has already sent once before. */
+const REPEAT_GRACE_MS = 250;
+
 export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 50, workspace?: string): (line: string) => void {
   const { steps, workspacePath } = parseTrace(readFileSync(path, "utf8"));
   log(`replaying ${steps.filter((s) => s.kind === "send").length} frames from ${path}`);
@@ -116,12 +119,16 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 
           continue;
         }
         if (!step.met && !step.skipped) {
-          // A bridge that no longer sends this frame must not wedge the replay forever.
+          // A bridge that no longer sends this frame must not wedge the replay forever. A request
+          // the bridge already sent once (a re-subscribe, a re-read) is given up on quickly: a bridge
+          // that does not repeat it is waiting for the frames traced after it.
+          const repeat = step.what === "request" && steps.some((x, i) => i < cursor && x.kind === "expect" && x.met && x.method === step.method);
+          const wait = repeat ? Math.min(waitMs, REPEAT_GRACE_MS) : waitMs;
           timer = setTimeout(() => {
             step.skipped = true;
-            log(`replay: gave up waiting for ${step.what} ${step.method ?? JSON.stringify(step.tracedId)} after ${waitMs}ms`);
+            log(`replay: gave up waiting for ${step.what} ${step.method ?? JSON.stringify(step.tracedId)} after ${wait}ms`);
             advance();
-          }, waitMs);
+          }, wait);
           return;
         }
       } else if (!step.paced && cursor > 0) {
