@@ -23,6 +23,8 @@ export interface SimConfig {
   bootMs: number;
   /** Extra time every queued request handler takes (makes the serial queue observable). */
   handlerDelayMs: number;
+  /** How long a session stays busy after its turn's end event (the CLI clears it a little later). */
+  busyTailMs: number;
   /** The desktop 3.12+ bundled CLI: refuse to boot without the built-in provider config. */
   requireProviderConfig: boolean;
   /** A cold resume puts every session back on the default model. */
@@ -88,6 +90,7 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     replayMaxGapMs: num(env.ZCODE_SIM_REPLAY_MAX_GAP_MS, 50, "ZCODE_SIM_REPLAY_MAX_GAP_MS"),
     bootMs: num(env.ZCODE_SIM_BOOT_MS, 0, "ZCODE_SIM_BOOT_MS"),
     handlerDelayMs: num(env.ZCODE_SIM_HANDLER_DELAY_MS, 0, "ZCODE_SIM_HANDLER_DELAY_MS"),
+    busyTailMs: num(env.ZCODE_SIM_BUSY_TAIL_MS, 0, "ZCODE_SIM_BUSY_TAIL_MS"),
     requireProviderConfig: flag(env.ZCODE_SIM_REQUIRE_PROVIDER_CONFIG),
     resumeResetsModel: flag(env.ZCODE_SIM_RESUME_RESETS_MODEL),
     defaultModel,

@@ -93,6 +93,10 @@
  * - ZCODE_SIM_SCENARIO: scenario of prompts without a tag (`default`).
  * - ZCODE_SIM_BOOT_MS: delay before answering anything, --version included (0).
  * - ZCODE_SIM_HANDLER_DELAY_MS: time every queued request handler takes (0).
+ * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
+ *   (0: until the end event is written). A send in that window gets -32010, as on a
+ *   real CLI that clears its busy flag after the turn's events; state.updated
+ *   prompt_completed / prompt_failed marks the end of the window.
  * - ZCODE_SIM_REQUIRE_PROVIDER_CONFIG=1: the desktop 3.12+ bundle: app-server exits 1
  *   printing `无法定位 CLI ZCode Built-in Provider Config` unless
  *   ZCODE_BUILTIN_PROVIDER_CONFIG_FILE names an existing file (--version still works).
@@ -105,7 +109,8 @@
  * - ZCODE_SIM_REPLAY: a bridge trace (JSON lines `{t, dir, msg}`) whose
  *   `zcode->bridge` frames are replayed instead of live behaviour (requests
  *   matched by method in order, response ids rewritten; a traced request the
- *   bridge skips is dropped as soon as it sends a later one).
+ *   bridge skips is dropped with its answer as soon as it sends a later one, or
+ *   after 250 ms when it is a repeat of a method the bridge already sent).
  * - ZCODE_SIM_REPLAY_WAIT_MS: how long replay waits for an expected bridge frame (10000).
  * - ZCODE_SIM_REPLAY_MAX_GAP_MS: replay keeps the traced time between frames,
  *   capped at this (50; 0 = as fast as possible).

@@ -293,7 +293,10 @@ export async function runTurn(turn: Turn): Promise<void> {
   }
   s.totalTokens += u.totalTokens;
   if (s.goal?.status === "active") s.goal.tokensUsed += u.totalTokens;
-  // The busy flag clears after the turn's events, just before the state.updated that reports it.
+  // The busy flag clears after the turn's events are on the wire (ZCODE_SIM_BUSY_TAIL_MS later if set),
+  // just before the state.updated that reports it: a send racing the end event may get -32010.
+  await new Promise<void>((res) => setImmediate(res));
+  if (sim.cfg.busyTailMs > 0) await Bun.sleep(sim.cfg.busyTailMs);
   if (r.turn === turn) r.turn = undefined;
   r.revision++;
   sim.store.touch(s);

@@ -644,6 +644,19 @@ describe("failures and stops", () => {
     await c.waitIdle(id);
   });
 
+  test("ZCODE_SIM_BUSY_TAIL_MS: a send right after turn.completed gets -32010 until state.updated reports the end", async () => {
+    const c = sim({ ZCODE_SIM_BUSY_TAIL_MS: "200" });
+    const id = await c.subscribed();
+    const from = c.frames.length;
+    await c.call("session/send", { sessionId: id, content: "first" });
+    await c.waitTurnEnd(id, 5000, from);
+    expect((await c.request("session/send", { sessionId: id, content: "too early" })).error.code).toBe(-32010);
+    await c.waitIdle(id, 5000, from);
+    const from2 = c.frames.length;
+    expect((await c.request("session/send", { sessionId: id, content: "now" })).result.accepted).toBe(true);
+    await c.waitIdle(id, 5000, from2);
+  });
+
   test("ignore-stop keeps streaming for ZCODE_SIM_STOP_IGNORE_MS, then ends cancelled", async () => {
     const c = sim({ ZCODE_SIM_STOP_IGNORE_MS: "300" });
     const id = await c.subscribed();
