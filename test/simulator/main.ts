@@ -62,8 +62,13 @@
  * - session/compact → {response:"", snapshot, compact:{state:"accepted"|"already_running"}};
  *   the compaction runs as a turn (compact_summary message, context drops).
  * - session/goal {action, objective?} → {response, snapshot, startedTurn}.
- * - session/setModel / setThoughtLevel / setMode → snapshot + state.updated
- *   model_changed / thought_level_changed / mode_changed.
+ * - session/setModel / setThoughtLevel / setMode → snapshot (current model only) +
+ *   state.updated model_changed / thought_level_changed / mode_changed, and a
+ *   session.updated event. setModel: a level-bearing model without
+ *   options.reasoningLevel → -32603 `Reasoning level is required for p/m`; a level it
+ *   lacks → `Reasoning effort "l" is not supported by p/m`; unknown or disabled →
+ *   `Provider Registry 中不存在 Model: p/m`. setThoughtLevel without a level → -32602
+ *   `thoughtLevel is required`.
  * - workspace/readPresentation, runtime/capabilities.
  * Personalities (ZCODE_SIM_VERSION): 0.14.7 no subscribe/extensions/workspace;
  * 0.14.8 no workspace/*; 0.15.x adds session/steer and session/rewind (their
@@ -81,6 +86,24 @@
  * omitted) / started / progress / result | error, batch, checkpoint.created,
  * streamRecovery.updated, … then turn.completed | turn.failed, then
  * state.updated prompt_completed | prompt_failed.
+ *
+ * ## Interactions (answers read as ZCode's interaction broker reads them)
+ * - interaction/requestPermission {input, reason, requestId:"perm_…", riskLevel,
+ *   sessionId, options:[allow_once, allow_project (kind allow_always, with
+ *   permissionUpdates), deny], toolCallId, toolName, turnId}, re-announced under a
+ *   new id until a copy is answered. The answer must be a strict permission
+ *   response {decision, reason?, modifiedInput?, permissionUpdates?}; anything else
+ *   (or an error) fails the tool. The permissionUpdates of an allow are stored with
+ *   the conversation: a later matching request is allowed without asking.
+ * - ExitPlanMode: interaction/requestUserInput with schema {interaction:
+ *   "plan_approval"}; approved only when content.answers["Review this
+ *   implementation plan."] ?? content.answer_0 ?? content.answer trims to "approve".
+ * - AskUserQuestion: interaction/requestUserInput; answers by question text (string
+ *   or array of labels) or answer_<i>; the tool result says what arrived.
+ * - interaction/requestProviderRuntimeHeaders before the model request of an
+ *   account provider (providerId "account:…"): {headersApplied:true, requestAuth:
+ *   {apiKey…}} lets the turn run (the echo says `auth: apiKey`); headersApplied
+ *   false, an error or an invalid answer fails the turn.
  *
  * ## Environment (flag)
  * - ZCODE_SIM_VERSION (--sim-version): personality (default 0.16.9).
@@ -149,7 +172,8 @@
  *   garbage, unknown-request, crash (exit 3 mid-turn), huge-line (bytes=),
  *   flood (n=, size=, ts=1, rate=), flood-tools (n=, tail=), evict (first send
  *   → -32004 Session is not active until session/resume), hang-request (that
- *   send's answer is never written; next=1: the following one's).
+ *   send's answer is never written — the queue moves on; next=1: the following
+ *   one's).
  *
  * Modules: wire.ts (framing, stdout), server.ts (frames, queue, dispatch),
  * schema.ts + zcode-schemas.ts (ZCode's strict schemas), methods.ts, snapshot.ts,
