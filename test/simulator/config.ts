@@ -1,6 +1,8 @@
-// Simulator settings, read once from flags and ZCODE_SIM_* environment.
+// Simulator settings, read once from flags and the environment.
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_MODEL, type ModelSel, parseModelSpec } from "./catalog.ts";
 
 export interface SimConfig {
   version: string;
@@ -12,12 +14,31 @@ export interface SimConfig {
   replay?: string;
   replayWaitMs: number;
   replayMaxGapMs: number;
+  /** ZCODE_SIM_REPLAY_WORKSPACE: replaces the traced workspace path in replayed frames. */
+  replayWorkspace?: string;
   defaultScenario: string;
   /** Seed of the fuzzing mode; undefined = off. */
   fuzzSeed?: number;
+  /** Delay before answering anything at all (a slow-booting Node CLI). */
+  bootMs: number;
+  /** Extra time every queued request handler takes (makes the serial queue observable). */
+  handlerDelayMs: number;
+  /** How long a session stays busy after its turn's end event (the CLI clears it a little later). */
+  busyTailMs: number;
+  /** The desktop 3.12+ bundled CLI: refuse to boot without the built-in provider config. */
+  requireProviderConfig: boolean;
+  /** A cold resume puts every session back on the default model. */
+  resumeResetsModel: boolean;
+  defaultModel: ModelSel;
+  /** The launch environment the real CLI would read. */
+  launch: {
+    builtinProviderConfigFile?: string;
+    personalProviderConfigFile?: string;
+    baseUrl?: string;
+  };
 }
 
-export const DEFAULT_VERSION = "0.15.3";
+export const DEFAULT_VERSION = "0.16.9";
 
 function num(v: string | undefined, dflt: number, name: string): number {
   if (v === undefined || v === "") return dflt;
@@ -25,6 +46,8 @@ function num(v: string | undefined, dflt: number, name: string): number {
   if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a non-negative number, got ${JSON.stringify(v)}`);
   return n;
 }
+
+const flag = (v: string | undefined) => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 
 export class UsageError extends Error {}
 
@@ -48,6 +71,14 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
   const version = simVersion ?? env.ZCODE_SIM_VERSION ?? DEFAULT_VERSION;
   if (!/^\d+\.\d+\.\d+/.test(version)) throw new UsageError(`bad simulator version ${JSON.stringify(version)}`);
   const fuzz = env.ZCODE_SIM_FUZZ;
+  let defaultModel = DEFAULT_MODEL;
+  if (env.ZCODE_SIM_DEFAULT_MODEL) {
+    try {
+      defaultModel = parseModelSpec(env.ZCODE_SIM_DEFAULT_MODEL);
+    } catch (e) {
+      throw new UsageError(`ZCODE_SIM_DEFAULT_MODEL: ${(e as Error).message}`);
+    }
+  }
   const cfg: SimConfig = {
     version,
     stateDir: env.ZCODE_SIM_STATE_DIR || join(env.TMPDIR || tmpdir(), `zcode-sim-${uid}`),
@@ -57,9 +88,28 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     defaultScenario: env.ZCODE_SIM_SCENARIO || "default",
     replayWaitMs: num(env.ZCODE_SIM_REPLAY_WAIT_MS, 10_000, "ZCODE_SIM_REPLAY_WAIT_MS"),
     replayMaxGapMs: num(env.ZCODE_SIM_REPLAY_MAX_GAP_MS, 50, "ZCODE_SIM_REPLAY_MAX_GAP_MS"),
+    bootMs: num(env.ZCODE_SIM_BOOT_MS, 0, "ZCODE_SIM_BOOT_MS"),
+    handlerDelayMs: num(env.ZCODE_SIM_HANDLER_DELAY_MS, 0, "ZCODE_SIM_HANDLER_DELAY_MS"),
+    busyTailMs: num(env.ZCODE_SIM_BUSY_TAIL_MS, 0, "ZCODE_SIM_BUSY_TAIL_MS"),
+    requireProviderConfig: flag(env.ZCODE_SIM_REQUIRE_PROVIDER_CONFIG),
+    resumeResetsModel: flag(env.ZCODE_SIM_RESUME_RESETS_MODEL),
+    defaultModel,
+    launch: {},
   };
   if (env.ZCODE_SIM_RECORD) cfg.record = env.ZCODE_SIM_RECORD;
   if (env.ZCODE_SIM_REPLAY) cfg.replay = env.ZCODE_SIM_REPLAY;
+  if (env.ZCODE_SIM_REPLAY_WORKSPACE) cfg.replayWorkspace = env.ZCODE_SIM_REPLAY_WORKSPACE;
   if (fuzz !== undefined && fuzz !== "") cfg.fuzzSeed = num(fuzz, 0, "ZCODE_SIM_FUZZ");
+  if (env.ZCODE_BUILTIN_PROVIDER_CONFIG_FILE) cfg.launch.builtinProviderConfigFile = env.ZCODE_BUILTIN_PROVIDER_CONFIG_FILE;
+  if (env.ZCODE_PERSONAL_PROVIDER_CONFIG_FILE) cfg.launch.personalProviderConfigFile = env.ZCODE_PERSONAL_PROVIDER_CONFIG_FILE;
+  if (env.ZCODE_BASE_URL) cfg.launch.baseUrl = env.ZCODE_BASE_URL;
   return cfg;
+}
+
+/** The desktop bundle's boot check: null when it may start, else the stderr line it dies with. */
+export function providerConfigProblem(cfg: SimConfig): string | null {
+  if (!cfg.requireProviderConfig) return null;
+  const f = cfg.launch.builtinProviderConfigFile;
+  if (f && existsSync(f)) return null;
+  return "无法定位 CLI ZCode Built-in Provider Config";
 }

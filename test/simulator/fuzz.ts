@@ -1,9 +1,12 @@
 // ZCODE_SIM_FUZZ=<seed>: besides its normal behaviour, the simulator writes
 // random-but-bounded junk — bytes that are not UTF-8, JSON that is not a frame,
-// frames with missing fields and wrong types, unknown events, methods and
-// requests, stray and duplicate responses, re-sent old events, huge numbers —
-// and occasionally mangles a real answer. Turns still run to completion, so a
-// fuzz test can check the bridge neither crashes nor hangs.
+// frames with missing fields and wrong types, unknown methods and requests,
+// stray and duplicate responses, re-sent old events, huge numbers, state.updated
+// notifications with odd patches — and real events a bridge may not expect:
+// unknown event types and odd-but-valid payloads, which (like every event the
+// CLI sends) consume a seq. It occasionally mangles a real answer. Turns still
+// run to completion, so a fuzz test can check the bridge neither crashes nor
+// hangs nor opens a seq gap.
 import type { Sim } from "./sim.ts";
 import type { SessionRecord } from "./types.ts";
 
@@ -54,11 +57,13 @@ export function installFuzz(sim: Sim, seed: number): void {
     }
   };
 
-  const event = (s: SessionRecord): Record<string, unknown> => {
-    const env: Record<string, unknown> = { sessionId: s.id, seq: s.seq, type: pick(["model.streaming", "tool.updated", "turn.completed", "session.updated", "mystery.event"]), payload: value() };
+  /** A frame that fails the event schema (written raw: it consumes no seq). */
+  const badEvent = (s: SessionRecord): Record<string, unknown> => {
+    const seq = sim.rt(s.id)?.seq ?? 0;
+    const env: Record<string, unknown> = { eventId: `fuzz-${int(1e9)}`, sessionId: s.id, seq, timestamp: Date.now(), type: pick(["model.streaming", "tool.updated", "turn.completed", "session.updated"]), payload: value() };
     switch (int(7)) {
       case 0: delete env.sessionId; break;
-      case 1: env.seq = pick([String(s.seq), null, -1, 1.5, "NaN"]); break;
+      case 1: env.seq = pick([String(seq), null, -1, 1.5, "NaN"]); break;
       case 2: env.payload = { kind: "text_delta", delta: pick([42, null, { a: 1 }, ["x"]]) }; break;
       case 3: env.type = pick([7, null, "", str(12)]); break;
       case 4: env.sessionId = pick(["sess_unknown", 12, ""]); break;
@@ -68,9 +73,44 @@ export function installFuzz(sim: Sim, seed: number): void {
     return { method: "session/event", params: env };
   };
 
+  /** Real events (stored, with the next seq) of unknown types or with odd-but-valid payloads. */
+  const oddEvent = (s: SessionRecord): void => {
+    const obj = () => {
+      const v = value();
+      return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+    };
+    const odd: [string, Record<string, unknown>][] = [
+      [pick(["mystery.event", "session.somethingNew", "turn.paused", "x"]), obj()],
+      ["session.updated", {}],
+      ["session.updated", obj()],
+      ["session.updated", { usage: { inputTokens: 0 }, contextWindow: null }],
+      ["tool.updated", { kind: "raw", toolCallId: "call_fuzz_raw", payload: obj() }],
+      ["model.streaming", { kind: "tool_input_delta", toolCallId: "call_never_started", delta: "{" }],
+      ["model.streaming", { kind: "text_delta", delta: "" }],
+      ["message.upserted", { content: "" }],
+      ["part.delta", { messageId: "msg_fuzz", partId: "prt_fuzz", delta: "x" }],
+      ["userInput.resolved", { requestId: "perm_fuzz", cancelled: true }],
+      ["turn.steerDrained", { pendingInputIds: [], targetTurnId: "turn_fuzz", injectedMessageIds: [] }],
+      ["streamRecovery.updated", { attemptId: "a", anchorId: "b", failedRequestId: "r", retryNumber: 1, maxRetries: 3, streamMode: "sse", _meta: { zcode: { apiRetry: { kind: "api_retry", attempt: 1, maxRetries: 3, retryDelayMs: 0, errorStatus: null, error: "Model stream recovery retry started" } } } }],
+      ["checkpoint.created", { checkpointId: "checkpoint_fuzz", messageId: "msg_fuzz", scope: "conversation", snapshotRef: "zcode-artifact://x" }],
+    ];
+    const [type, payload] = pick(odd);
+    sim.emit(s, type, payload, { noFuzz: true });
+  };
+
+  const stateUpdated = (s: SessionRecord): Record<string, unknown> => ({
+    method: "state.updated",
+    params: pick([
+      { type: "state.updated", scope: "session", sessionId: s.id, workspace: s.workspace, revision: int(1000), reason: pick(["prompt_started", "mode_changed", "mystery_reason", str(8)]), patch: value() },
+      { type: "state.updated", scope: pick(["server", "workspace"]), revision: int(1000), patch: value() },
+      { type: "state.updated", scope: "session", sessionId: "sess_unknown", revision: pick(HUGE), patch: null },
+      value(),
+    ]),
+  });
+
   const junk = (s?: SessionRecord): void => {
     const out = sim.out;
-    switch (int(s ? 9 : 7)) {
+    switch (int(s ? 11 : 7)) {
       case 0: {
         const b = new Uint8Array(1 + int(200));
         for (let i = 0; i < b.length; i++) b[i] = int(256);
@@ -79,18 +119,21 @@ export function installFuzz(sim: Sim, seed: number): void {
       }
       case 1: out.raw(str(200)); break;
       case 2: out.raw(JSON.stringify(value())); break;
-      case 3: out.frame({ id: pick([`zc-stray-${int(1e6)}`, int(1e6), pick(HUGE), null]), result: value() }); break;
+      case 3: out.frame({ id: pick([`server-stray-${int(1e6)}`, int(1e6), pick(HUGE), null]), result: value() }); break;
       case 4: out.frame({ id: int(1e6), error: pick([value(), { code: "x" }, { message: 5 }]) }); break;
       case 5: out.frame({ method: pick(["zcode/notice", "session/unknownThing", str(10)]), params: value() }); break;
       case 6:
         // An unknown request: the bridge must answer it (-32601); the answer is not awaited.
         void sim.outgoing.request(pick(["zcode/fuzzRequest", "workspace/changed", str(10) || "x/y"]), value());
         break;
-      case 7: out.frame(event(s!)); break;
+      case 7: out.frame(badEvent(s!)); break;
+      case 8: oddEvent(s!); break;
+      case 9: out.frame(stateUpdated(s!)); break;
       default: {
         // An old event again (same seq): delivered twice on the wire, must reach the editor once.
-        const old = s!.events[int(s!.events.length)];
-        if (old) out.frame({ method: "session/event", params: old });
+        const r = sim.rt(s!.id);
+        const old = r?.events[int(r.events.length)];
+        if (old) out.frame({ method: "session/event", params: sim.mapEvent(old, r!.deliveryKind) });
       }
     }
     if (chance(0.02)) out.raw(JSON.stringify({ method: "zcode/padding", params: { data: "x".repeat(64 * 1024) } }));

@@ -1,83 +1,190 @@
 /**
  * # ZCode simulator (`dist/zcode-sim`)
  *
- * A real process that speaks the ZCode CLI's app-server wire over stdio
- * (line-delimited JSON, no `jsonrpc` field), for tests, the demo and the
- * benchmarks. Point the bridge at it with `ZCODE_BIN=$PWD/dist/zcode-sim`; the
- * bridge passes its environment to the child, so every `ZCODE_SIM_*` variable
- * can be set on the bridge.
+ * A real process that plays the ZCode CLI's app-server (`zcode app-server
+ * --stdio`) over stdio, as ZCode's own source defines it (the strict zod
+ * schemas of packages/shared/src/zcode-protocol and the CLI's
+ * server-operations.ts; see /work/shared/spec/ZCODE-REAL-WIRE.md), awkward
+ * parts included. Tests, the demo and the benchmarks run it as the bridge's
+ * child: `ZCODE_BIN=$PWD/dist/zcode-sim`; the bridge passes its environment on,
+ * so every `ZCODE_SIM_*` variable can be set on the bridge.
  *
- * Run: `bun run build --sim-only && dist/zcode-sim app-server --stdio`
+ * Run: `bun scripts/build.ts --sim-only && dist/zcode-sim app-server --stdio`
  * (or `bun test/simulator/main.ts app-server --stdio`); `zcode-sim --version`
- * prints the personality's version. Anything else: usage, exit 2.
- * It exits when stdin closes, like the real CLI.
+ * prints the personality's version. Anything else: usage, exit 2. It exits
+ * when stdin closes, like the real CLI.
  *
- * Environment (flag):
- * - ZCODE_SIM_VERSION (--sim-version): personality. 0.14.7: session/subscribe
- *   and extension methods → -32601. 0.14.8: no workspace/*, steer, rewind.
- *   0.15.3 (default): everything. 0.16.2: steer and rewind → -32601, `turnId`
- *   on event envelopes. Any x.y.z is accepted and classified by these bounds.
- * - ZCODE_SIM_STATE_DIR: sessions as JSON files (default $TMPDIR/zcode-sim-<uid>).
+ * ## Wire
+ * One JSON object per line, no `jsonrpc` key. Bad JSON → `{"error":{"code":
+ * -32700,"message":"Parse error"},"id":"parse-error"}`; a frame that is not one
+ * of the four strict shapes (e.g. it carries `jsonrpc`) → `{"error":{"code":
+ * -32600,"data":{"issues":[…]},"message":"Invalid ZCode Protocol message"},"id":
+ * "invalid-message"}` and is dropped. Notifications (no `id`) are IGNORED —
+ * `session/stop` too. Requests run STRICTLY SERIALLY (the next handler starts
+ * when the previous one settled); `session/stop` bypasses the queue; answers
+ * to the simulator's own requests bypass it. Params are parsed with ZCode's
+ * strict schemas: unknown keys / wrong types → -32602 `Invalid params — <path>:
+ * <msg>`. Errors: plain failures -32603 (data {name, stack, code?}); -32004
+ * `Session is not active: <id>` (any session method on a session not created,
+ * resumed or forked in this process) / `Session not found: <id>` (resume);
+ * -32010 busy; -32009 revision mismatch; -32601 `Method not found: <m>`.
+ * Requests to the bridge use string ids `server-1`, `server-2`, … (one counter).
+ * Notifications to the bridge: `session/event` (only once the session has a
+ * delivery kind) and `state.updated` (always).
+ *
+ * ## Methods (0.16.9)
+ * - session/create → snapshot (full model list); THEN session/requestRuntimePreferences
+ *   {sessionId, scope:"runtime-materialization"}. Its answer is validated strictly
+ *   ({nativeSearchEnhancementsEnabled REQUIRED, …}); -32601 = defaults; any other
+ *   error, an invalid answer or 15 s of silence is logged and fails the session's
+ *   next session/send with -32603 carrying the reason (turns wait for the answer).
+ * - session/resume: unknown → -32004 `Session not found`; active → its snapshot,
+ *   params ignored; else a new materialization (seq restarts at 1, a
+ *   session.resumed event is stored), snapshot, then requestRuntimePreferences.
+ * - session/list {workspace?, sessionIds?, includeArchived?, limit?} → {sessions: info[]}.
+ * - session/read {sessionId, deliveryKind?, messageLimit?, afterSeq?, contentProfile?}
+ *   → snapshot (current model only; last messageLimit messages, else all).
+ *   A deliveryKind turns live pushes on.
+ * - session/messages {sessionId, afterMessageId?, limit?} → {messages}.
+ * - session/events {sessionId, afterSeq?, limit?} → {events}.
+ * - session/subscribe {sessionId, deliveryKind (REQUIRED), afterSeq?, includeSnapshot?}
+ *   → {eventSeq, events (afterSeq omitted: []), sessionId, snapshot?}; subscribing
+ *   again replaces the one stream.
+ * - session/send {sessionId, content, attachments?, inputId?, queryId?, modelSelection?,
+ *   expectedRevision?, …} → state.updated prompt_started {status:"running"} THEN
+ *   {sessionId, accepted:true, stateRevision}; the turn runs in the background.
+ *   Busy → -32010 "A prompt is already running for this session".
+ * - session/stop (a REQUEST) → {}; the turn ends turn.completed resultType "cancelled".
+ * - session/close → {closed:true} and the conversation is DELETED (gone from
+ *   session/list, resume → -32004 Session not found).
+ * - session/fork {sessionId, target?} → {forkedSessionId, parentSessionId,
+ *   targetMessageId, targetCheckpointId, response, snapshot}; the fork is active.
+ * - session/compact → {response:"", snapshot, compact:{state:"accepted"|"already_running"}};
+ *   the compaction runs as a turn (compact_summary message, context drops).
+ * - session/goal {action, objective?} → {response, snapshot, startedTurn}.
+ * - session/setModel / setThoughtLevel / setMode → snapshot (current model only) +
+ *   state.updated model_changed / thought_level_changed / mode_changed, and a
+ *   session.updated event. setModel: a level-bearing model without
+ *   options.reasoningLevel → -32603 `Reasoning level is required for p/m`; a level it
+ *   lacks → `Reasoning effort "l" is not supported by p/m`; unknown or disabled →
+ *   `Provider Registry 中不存在 Model: p/m`. setThoughtLevel without a level → -32602
+ *   `thoughtLevel is required`.
+ * - workspace/readPresentation, runtime/capabilities.
+ * Personalities (ZCODE_SIM_VERSION): 0.14.7 no subscribe/extensions/workspace;
+ * 0.14.8 no workspace/*; 0.15.x adds session/steer and session/rewind (their
+ * 0.15 behaviour); 0.16.x (default 0.16.9) has neither (-32601).
+ *
+ * ## Events
+ * Envelope {deliveryKind?, eventId, payload, seq, sessionId, timestamp,
+ * traceId, turnId?, type}; seq per session, contiguous from 1 over every event
+ * the CLI sends (session.titleUpdated, session.updated, checkpoint.created,
+ * streamRecovery.updated, tool_input_*, permission.* included), restarting at 1
+ * when the session is materialized again. A turn: [session.titleUpdated on the
+ * first input] [session.updated SessionStart hook] turn.started, model.streaming
+ * reasoning_delta/text_delta (and tool_input_start/delta/end, tool_call),
+ * session.updated usage per model request, tool.updated scheduled (input
+ * omitted) / started / progress / result | error, batch, checkpoint.created,
+ * streamRecovery.updated, … then turn.completed | turn.failed, then
+ * state.updated prompt_completed | prompt_failed.
+ *
+ * ## Interactions (answers read as ZCode's interaction broker reads them)
+ * - interaction/requestPermission {input, reason, requestId:"perm_…", riskLevel,
+ *   sessionId, options:[allow_once, allow_project (kind allow_always, with
+ *   permissionUpdates), deny], toolCallId, toolName, turnId}, re-announced under a
+ *   new id until a copy is answered. The answer must be a strict permission
+ *   response {decision, reason?, modifiedInput?, permissionUpdates?}; anything else
+ *   (or an error) fails the tool. The permissionUpdates of an allow are stored with
+ *   the conversation: a later matching request is allowed without asking.
+ * - ExitPlanMode: interaction/requestUserInput with schema {interaction:
+ *   "plan_approval"}; approved only when content.answers["Review this
+ *   implementation plan."] ?? content.answer_0 ?? content.answer trims to "approve".
+ * - AskUserQuestion: interaction/requestUserInput; answers by question text (string
+ *   or array of labels) or answer_<i>; the tool result says what arrived.
+ * - interaction/requestProviderRuntimeHeaders before the model request of an
+ *   account provider (providerId "account:…"): {headersApplied:true, requestAuth:
+ *   {apiKey…}} lets the turn run (the echo says `auth: apiKey`); headersApplied
+ *   false, an error or an invalid answer fails the turn.
+ *
+ * ## Environment (flag)
+ * - ZCODE_SIM_VERSION (--sim-version): personality (default 0.16.9).
+ * - ZCODE_SIM_STATE_DIR: conversations as JSON files (default $TMPDIR/zcode-sim-<uid>).
  * - ZCODE_SIM_RECORD: append every received line as `{t, line}` JSON lines.
- * - ZCODE_SIM_RESEND_MS: re-send interval of unanswered interactions (1000).
- * - ZCODE_SIM_DELAY_MS: delay between streamed events (5).
+ * - ZCODE_SIM_RESEND_MS: re-announce base of unanswered interactions (1000): copies
+ *   after 1, 2, 4, 8, then every 10 bases.
+ * - ZCODE_SIM_DELAY_MS: pause between streamed events (5).
  * - ZCODE_SIM_STOP_IGNORE_MS: how long `ignore-stop` ignores session/stop (3000).
- * - ZCODE_SIM_SCENARIO: scenario for prompts without a tag (`default`).
+ * - ZCODE_SIM_SCENARIO: scenario of prompts without a tag (`default`).
+ * - ZCODE_SIM_BOOT_MS: delay before answering anything, --version included (0).
+ * - ZCODE_SIM_HANDLER_DELAY_MS: time every queued request handler takes (0).
+ * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
+ *   (0: until the end event is written). A send in that window gets -32010, as on a
+ *   real CLI that clears its busy flag after the turn's events; state.updated
+ *   prompt_completed / prompt_failed marks the end of the window.
+ * - ZCODE_SIM_REQUIRE_PROVIDER_CONFIG=1: the desktop 3.12+ bundle: app-server exits 1
+ *   printing `无法定位 CLI ZCode Built-in Provider Config` unless
+ *   ZCODE_BUILTIN_PROVIDER_CONFIG_FILE names an existing file (--version still works).
+ * - ZCODE_SIM_DEFAULT_MODEL=provider/model[@level]: the model new sessions start on
+ *   (default builtin:zai-coding-plan/GLM-5.3@max).
+ * - ZCODE_SIM_RESUME_RESETS_MODEL=1: a cold resume puts the default model back.
+ * - Read like the real CLI: ZCODE_BUILTIN_PROVIDER_CONFIG_FILE,
+ *   ZCODE_PERSONAL_PROVIDER_CONFIG_FILE (reported by the `env` scenario), and
+ *   ZCODE_BASE_URL (if set, every model request fails: turn.failed configuration_error).
  * - ZCODE_SIM_REPLAY: a bridge trace (JSON lines `{t, dir, msg}`) whose
- *   `zcode->bridge` frames are replayed instead of live behaviour: each one is
- *   sent once the bridge frames traced before it have arrived (requests matched
- *   by method in order, response ids rewritten to the ids actually used).
- * - ZCODE_SIM_REPLAY_WAIT_MS: how long replay waits for an expected bridge
- *   frame before skipping it (10000).
+ *   `zcode->bridge` frames are replayed instead of live behaviour (requests
+ *   matched by method in order, response ids rewritten; a traced request the
+ *   bridge skips is dropped with its answer as soon as it sends a later one, or
+ *   after 250 ms when it is a repeat of a method the bridge already sent).
+ * - ZCODE_SIM_REPLAY_WAIT_MS: how long replay waits for an expected bridge frame (10000).
  * - ZCODE_SIM_REPLAY_MAX_GAP_MS: replay keeps the traced time between frames,
  *   capped at this (50; 0 = as fast as possible).
- * - ZCODE_SIM_FUZZ=<seed>: interleave random-but-bounded junk frames (bad
- *   JSON, wrong types, unknown events/methods, stray and duplicate responses)
- *   with the normal answers and events; every turn still completes.
+ * - ZCODE_SIM_REPLAY_WORKSPACE: replaces the trace's workspace path in replayed frames.
+ * - ZCODE_SIM_FUZZ=<seed>: interleave junk (bad JSON and bytes, broken frames,
+ *   unknown methods/requests, stray and duplicate responses, re-sent events,
+ *   odd state.updated) and real events of unknown types or odd-but-valid
+ *   payloads (which consume seqs); every turn still completes.
  *
- * Scenarios: a prompt tag `#scenario:NAME key=value…` picks what the turn does
- * (the tag is removed from the text the turn echoes and from the title; an
- * unknown NAME fails the turn, naming the known ones):
- * - default: reasoning deltas, then `Echo: <prompt>`; text: reasoning and text
- *   with multi-byte UTF-8; usage: a session.updated with fixed usage mid-turn.
- * - bash, read, edit, write, grep, glob, webfetch, task, todo: one tool with
- *   realistic input, cumulative progress tails (bash), structured result
- *   (ZCODE-SHAPES.md); `scheduled` omits the input; todo updates the session's
- *   todos ~50 ms after the tool result. tools: all of them; batch: two tools
- *   finished by a `batch` whose item for the already finished one has no output.
- * - permission: Bash `rm -rf build` asks interaction/requestPermission (re-sent
- *   every ZCODE_SIM_RESEND_MS, same requestId), except in mode yolo; plan:
- *   ExitPlanMode approval (accept → mode build); question / question-multi:
- *   AskUserQuestion with top-level `questions` / `input.questions`.
- * - fail-transient (fails=N, counted per prompt text), fail-fatal, max-tokens,
- *   refusal, max-turns: the matching turn.failed / resultType.
- * - slow (n=): paced deltas, stops promptly; ignore-stop (n=, ignore=ms):
- *   streams on through a stop for ZCODE_SIM_STOP_IGNORE_MS, then `cancelled`.
- * - seq-gap: some events stored but not pushed; stall: the second half (with
- *   turn.completed) is held until the next session/subscribe (afterSeq).
- * - garbage, unknown-request (text says how the bridge answered), crash (exit
- *   3 mid-turn), huge-line (bytes=, default 40 MiB), flood (n=, size=, ts=1:
- *   deltas start `<index>@<µs epoch>:`, rate=: deltas per second), flood-tools
- *   (n=, tail=: Bash progress with a sliding cumulative tail of that size).
- * - evict: the first send of that exact text answers -32004 and deactivates
- *   the session until session/resume; the resent prompt then runs as default.
- * - hang-request: this session/send is never answered (next=1: the following
- *   one instead).
- * Every turn: turn.started first, turn.completed/turn.failed last, then
- * session.updated with usage; seq increases per session; events are stored
- * (session/subscribe afterSeq returns them) and pushed only to subscribed
- * sessions. Busy sends answer 1308; the first session/create waits for the
- * answer to session/requestRuntimePreferences; frames carrying `jsonrpc` are
- * rejected (-32600 when they have an id).
+ * ## Scenarios
+ * A prompt tag `#scenario:NAME key=value…` picks what the turn does (the tag is
+ * removed from the echo and the title; an unknown NAME fails the turn, naming
+ * the known ones):
+ * - default: reasoning, then `Echo: <prompt>` plus a line per note
+ *   (`Attachments: image shot.png image/png 1234 bytes; …`, `auth: apiKey`).
+ *   text: multi-byte text; usage: fixed usage (12345 in / 678 out);
+ *   markers: every model.streaming kind (start/finish/…_start/…_end/error too);
+ *   env: reports the launch environment, mcpServers, runtime preferences, model;
+ *   history (n=20): n earlier exchanges are added to the transcript;
+ *   forget-model: the session's next cold resume falls back to the default model.
+ * - Outcomes: max-turns, max-budget, max-tool-calls, during-execution →
+ *   turn.completed resultType error_*; max-tokens / refusal → success whose
+ *   usage event has that stopReason (no such result type exists);
+ *   fail-transient (fails=N per prompt text; top=1: top-level retryable) →
+ *   turn.failed attribution.retryable:true; fail-fatal → retryable:false.
+ * - Tools: bash, bash-fail (exit 1), read, edit, write, grep, glob, webfetch,
+ *   websearch, task / agent (Agent), todo (session todos ~50 ms later),
+ *   tool-error (an Edit that fails), tools (all of them, a failing Edit and a
+ *   failing Bash included; Read and Grep omit toolName on tool_call), batch (two
+ *   tools in one parallel group).
+ * - Interactions: permission (Bash `rm -rf build` asks unless yolo or an
+ *   "always" rule covers it), plan (ExitPlanMode approval; approved → mode
+ *   build), question, question-multi (AskUserQuestion).
+ * - Faults: slow (n=), ignore-stop (n=, ignore=ms), seq-gap (some events stored
+ *   but not pushed), stall (the rest of the turn only via subscribe afterSeq),
+ *   garbage, unknown-request, crash (exit 3 mid-turn), huge-line (bytes=),
+ *   flood (n=, size=, ts=1, rate=), flood-tools (n=, tail=), evict (first send
+ *   → -32004 Session is not active until session/resume), hang-request (that
+ *   send's answer is never written — the queue moves on; next=1: the following
+ *   one's).
  *
- * Modules: wire.ts (framing, stdout), server.ts (dispatch), methods.ts (every
- * method), store.ts (persistence), runner.ts + turn.ts (turns), scenarios/
- * (registry in scenarios/index.ts), interactions.ts (requests to the bridge,
- * re-sent), personality.ts, replay.ts, fuzz.ts. Tests: test/unit/sim-*.test.ts.
+ * Modules: wire.ts (framing, stdout), server.ts (frames, queue, dispatch),
+ * schema.ts + zcode-schemas.ts (ZCode's strict schemas), methods.ts, snapshot.ts,
+ * catalog.ts (models), store.ts (persistence), sim.ts (sessions, events, seq),
+ * runner.ts + turn.ts (turns, tools, approvals), attachments.ts, scenarios/,
+ * interactions.ts (requests to the bridge), personality.ts, replay.ts, fuzz.ts.
+ * Tests: test/unit/sim-*.test.ts.
  */
-import { loadConfig, parseArgs, type SimConfig, UsageError } from "./config.ts";
+import { loadConfig, parseArgs, providerConfigProblem, type SimConfig, UsageError } from "./config.ts";
 import { personality } from "./personality.ts";
-import { handleLine } from "./server.ts";
+import { Server } from "./server.ts";
 import { Sim } from "./sim.ts";
 import { Store } from "./store.ts";
 import { log, Out, readLines, recorder } from "./wire.ts";
@@ -86,9 +193,8 @@ const USAGE = "usage: zcode-sim app-server --stdio [--sim-version X.Y.Z]\n      
 
 async function serve(cfg: SimConfig): Promise<void> {
   const out = new Out();
-  const store = new Store(cfg.stateDir);
+  const store = new Store(cfg.stateDir, cfg.defaultModel);
   const sim = new Sim(cfg, personality(cfg.version), store, out);
-  out.beforeWrite = () => store.flushEvents();
   let exiting = false;
   sim.exit = async (code) => {
     if (exiting) return new Promise<void>(() => {});
@@ -101,9 +207,14 @@ async function serve(cfg: SimConfig): Promise<void> {
   out.onGone = () => void sim.exit(0);
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void sim.exit(0));
   const record = recorder(cfg.record);
-  let onLine = (line: string) => handleLine(sim, line);
+  const server = new Server(sim);
+  let onLine = (line: string) => server.handleLine(line);
   if (cfg.fuzzSeed !== undefined) (await import("./fuzz.ts")).installFuzz(sim, cfg.fuzzSeed);
-  if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs);
+  if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs, cfg.replayWorkspace);
+  const l = cfg.launch;
+  log(
+    `zcode-sim ${cfg.version} app-server: builtin provider config ${l.builtinProviderConfigFile ?? "unset"}, personal provider config ${l.personalProviderConfigFile ?? "unset"}${l.baseUrl ? `, ZCODE_BASE_URL=${l.baseUrl} (model requests will fail)` : ""}`,
+  );
   for await (const line of readLines(Bun.stdin.stream())) {
     record(line);
     onLine(line);
@@ -116,7 +227,10 @@ async function main(): Promise<void> {
   try {
     const { words, simVersion } = parseArgs(process.argv.slice(2));
     const cfg = loadConfig(process.env, simVersion);
+    // A slow-booting Node CLI: nothing is answered before this (input waits in the pipe).
+    if (cfg.bootMs > 0) await Bun.sleep(cfg.bootMs);
     if (words.length === 1 && words[0] === "--version") {
+      // The real --version works without the provider config (and cannot tell desktop builds apart).
       process.stdout.write(`${cfg.version}\n`);
       return;
     }
@@ -124,7 +238,14 @@ async function main(): Promise<void> {
       process.stdout.write(USAGE);
       return;
     }
-    if (words.length === 2 && words[0] === "app-server" && words[1] === "--stdio") return await serve(cfg);
+    if (words.length === 2 && words[0] === "app-server" && words[1] === "--stdio") {
+      const problem = providerConfigProblem(cfg);
+      if (problem) {
+        process.stderr.write(`${problem}\n`);
+        process.exit(1);
+      }
+      return await serve(cfg);
+    }
     throw new UsageError(`unexpected arguments: ${words.join(" ") || "(none)"}`);
   } catch (e) {
     if (e instanceof UsageError) {

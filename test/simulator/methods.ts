@@ -1,11 +1,17 @@
-// Every method of ZCODE-PROTOCOL.md with the results and errors of
-// ZCODE-SHAPES.md, over real per-session state.
-import { parsePrompt, prepareTurn, runTurn } from "./runner.ts";
-import type { Sim } from "./sim.ts";
-import { newId } from "./store.ts";
-import type { Checkpoint, Goal, SessionRecord, Workspace } from "./types.ts";
-import { CONTEXT_WINDOW, MODELS, MODES, THOUGHT_LEVELS } from "./types.ts";
+// Every method the simulator answers, as ZCode's server-operations.ts does
+// (see /work/notes/zcode-server-facts.md): params are parsed by server.ts with
+// ZCode's strict schemas before a handler runs; most methods need the session
+// ACTIVE in this process (-32004 "Session is not active: <id>").
+import { mapAttachments } from "./attachments.ts";
+import { checkModelSelection, findModel, type ModelSel } from "./catalog.ts";
+import { parsePrompt, prepareTurn, runTurn, type TurnInput } from "./runner.ts";
+import { formatIssues, validate } from "./schema.ts";
+import type { Runtime, Sim } from "./sim.ts";
+import { settings, snapshot } from "./snapshot.ts";
+import { newId, uuid } from "./store.ts";
+import type { Checkpoint, Message, SessionRecord, Workspace } from "./types.ts";
 import { log } from "./wire.ts";
+import { runtimePreferencesResult } from "./zcode-schemas.ts";
 
 export class RpcError extends Error {
   constructor(
@@ -17,316 +23,525 @@ export class RpcError extends Error {
   }
 }
 
-const invalid = (msg: string) => new RpcError(-32602, `Invalid params: ${msg}`);
-
-type Params = Record<string, unknown>;
+type Params = Record<string, any>;
 export interface CallCtx {
-  /** false for a notification (no answer expected). */
-  isRequest: boolean;
+  /** Runs after the response line is written (requests the CLI sends after answering). */
+  after(fn: () => void): void;
+  /** The response is never written (hang-request). */
+  dropAnswer(): void;
 }
 export type Handler = (sim: Sim, p: Params, ctx: CallCtx) => unknown | Promise<unknown>;
 
-function str(p: Params, key: string): string {
-  const v = p[key];
-  if (typeof v !== "string" || v === "") throw invalid(`${key} must be a non-empty string`);
-  return v;
-}
+const RUNTIME_PREFS_TIMEOUT_MS = 15_000;
 
-function workspaceOf(p: Params, required: boolean): Workspace | undefined {
-  const w = p.workspace;
-  if (w === undefined && !required) return undefined;
-  if (!w || typeof w !== "object") throw invalid("workspace must be {workspacePath, workspaceKey}");
-  const { workspacePath, workspaceKey } = w as Params;
-  if (typeof workspacePath !== "string" || workspacePath === "") throw invalid("workspace.workspacePath must be a non-empty string");
-  if (workspaceKey !== undefined && typeof workspaceKey !== "string") throw invalid("workspace.workspaceKey must be a string");
-  return { workspacePath, workspaceKey: (workspaceKey as string | undefined) || workspacePath };
-}
-
-/** A known session (else -32002). */
-function known(sim: Sim, p: Params): SessionRecord {
-  const id = str(p, "sessionId");
+function requireSession(sim: Sim, id: string): { s: SessionRecord; r: Runtime } {
   const s = sim.store.get(id);
-  if (!s) throw new RpcError(-32002, `Session not found: ${id}`, { sessionId: id });
-  return s;
+  const r = sim.rt(id);
+  if (!s || !r) throw new RpcError(-32004, `Session is not active: ${id}`);
+  return { s, r };
 }
 
-/** A session active in this process (else -32004): created or resumed here, not evicted. */
-function active(sim: Sim, p: Params): SessionRecord {
-  const s = known(sim, p);
-  if (!sim.rt(s.id).active) throw new RpcError(-32004, "Session is not active", { sessionId: s.id });
-  return s;
-}
-
-function settings(s: SessionRecord) {
-  const model = MODELS.find((m) => m.modelId === s.model.modelId) ?? MODELS[0]!;
-  return {
-    mode: { current: s.mode, available: MODES },
-    model: { current: { providerId: s.model.providerId, modelId: s.model.modelId }, available: MODELS },
-    thoughtLevel: { current: s.thoughtLevel, available: THOUGHT_LEVELS, defaultLevel: model.defaultLevel },
-  };
-}
-
-function info(s: SessionRecord) {
-  return { sessionId: s.id, title: s.title, traceId: s.traceId, workspace: s.workspace, createdAt: s.createdAt, updatedAt: s.updatedAt };
-}
-
-function projection(s: SessionRecord) {
-  return {
-    status: s.status,
-    mode: s.projectionMode,
-    contextUsed: s.contextUsed,
-    contextWindow: CONTEXT_WINDOW,
-    totalTokenCount: s.usage.totalTokens,
-    turnCount: s.turnCount,
-    currentTurnId: s.currentTurnId,
-    revision: s.revision,
-  };
-}
-
-function promptText(p: Params): string {
-  const c = p.content;
-  if (typeof c === "string") return c;
-  // Tolerate content blocks: [{type:"text", text}].
-  if (Array.isArray(c)) {
-    const texts = c.map((b) => (b && typeof b === "object" && typeof (b as Params).text === "string" ? ((b as Params).text as string) : undefined));
-    if (texts.every((t) => t !== undefined)) return texts.join("\n");
+function assertRevision(r: Runtime, expected: number | undefined): void {
+  if (expected !== undefined && expected !== r.revision) {
+    throw new RpcError(-32009, "Session state revision mismatch", { actualRevision: r.revision, expectedRevision: expected });
   }
-  throw invalid("content must be a string");
 }
 
-function checkpointFor(s: SessionRecord, p: Params): Checkpoint {
-  const target = (p.target ?? { kind: "latestCheckpoint" }) as Params;
-  if (!target || typeof target !== "object") throw invalid("target must be an object");
-  let cp: Checkpoint | undefined;
-  if (target.kind === "latestCheckpoint") cp = s.checkpoints[s.checkpoints.length - 1];
-  else if (target.kind === "checkpoint") {
-    if (typeof target.checkpointId !== "string") throw invalid("target.checkpointId must be a string");
-    cp = s.checkpoints.find((c) => c.checkpointId === target.checkpointId);
-  } else throw invalid(`unknown target kind ${JSON.stringify(target.kind)}`);
-  if (!cp) throw new RpcError(1410, "No checkpoint available", { sessionId: s.id });
-  return cp;
+function ensureNoActiveTurn(r: Runtime, message: string): void {
+  if (r.turn) throw new RpcError(-32010, message);
 }
 
-let runtimePreferences: Promise<unknown> | undefined;
+/** afterStateMutation: revision+1, a snapshot (current model only) and state.updated with its settings. */
+function mutated(sim: Sim, s: SessionRecord, r: Runtime, reason: string): Record<string, unknown> {
+  r.revision++;
+  sim.store.touch(s, { activity: !["model_changed", "thought_level_changed", "mode_changed"].includes(reason) });
+  const snap = snapshot(sim, s, { availability: "current" });
+  sim.stateUpdated(s, reason, snap.settings);
+  return snap;
+}
+
+/**
+ * session/requestRuntimePreferences, sent after the create/resume answer.
+ * -32601 (or -32020) means defaults; any other error, an invalid answer or no
+ * answer within 15 s is logged and makes the session's next send fail.
+ */
+function requestRuntimePreferences(sim: Sim, s: SessionRecord, r: Runtime): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((res) => {
+    timer = setTimeout(() => res("timeout"), RUNTIME_PREFS_TIMEOUT_MS);
+  });
+  const pending = Promise.race([sim.outgoing.request("session/requestRuntimePreferences", { sessionId: s.id, scope: "runtime-materialization" }), timeout]).then((a) => {
+    clearTimeout(timer);
+    const fail = (msg: string) => {
+      r.prefsError = msg;
+      log(`session ${s.id}: ${msg}`);
+    };
+    if (a === "timeout") return fail("Client request timed out: session/requestRuntimePreferences");
+    if ("error" in a) {
+      if (a.error.code === -32601 || a.error.code === -32020) {
+        r.prefs = { askUserQuestionAutoResolutionEnabled: true, memoryEnabled: false, modelContextBudgetStrategy: "preflight-v1", nativeSearchEnhancementsEnabled: true };
+        return;
+      }
+      return fail(`session/requestRuntimePreferences failed: ${a.error.message} (${a.error.code})`);
+    }
+    const v = validate(runtimePreferencesResult, a.result);
+    if (!v.ok) return fail(`Invalid session/requestRuntimePreferences result — ${formatIssues(v.issues)}`);
+    r.prefs = v.value;
+  });
+  r.prefsPending = pending;
+  void pending.finally(() => {
+    if (r.prefsPending === pending) r.prefsPending = undefined;
+  });
+}
+
+function startTurn(sim: Sim, s: SessionRecord, r: Runtime, ctx: CallCtx, input: TurnInput) {
+  const turn = prepareTurn(sim, s, r, input);
+  ctx.after(() => {
+    const go = () => runTurn(turn).catch((e) => log(`turn crashed: ${(e as Error).stack ?? e}`));
+    const wait = r.prefsPending;
+    if (wait) void wait.then(go);
+    else setImmediate(go);
+  });
+  return turn;
+}
+
+function applyCreateModel(s: SessionRecord, model: ModelSel | undefined, thoughtLevel: string | undefined): void {
+  if (model) {
+    // session/create applies the model as a "provider/model" string; its options are dropped.
+    const entry = findModel(model);
+    if (!entry || entry.disabledReason !== undefined) {
+      const e = new Error(`Provider Registry 中不存在 Model: ${model.providerId}/${model.modelId}`);
+      e.name = "ModelProtocolError";
+      (e as Error & { code: string }).code = "model_not_found";
+      throw e;
+    }
+    s.model = { providerId: model.providerId, modelId: model.modelId };
+    if (entry.reasoning?.defaultLevel) s.model.options = { reasoningLevel: entry.reasoning.defaultLevel };
+  }
+  if (thoughtLevel) {
+    const levels = findModel(s.model)?.reasoning?.levels ?? [];
+    // Applied only when the model offers it; otherwise silently skipped (as the CLI).
+    if (levels.some((l) => l.value === thoughtLevel.trim())) s.model.options = { reasoningLevel: thoughtLevel.trim() };
+    else log(`session/create skipped unsupported thought level ${JSON.stringify(thoughtLevel)}`);
+  }
+}
+
+function workspaceMatches(s: SessionRecord, w: Workspace): boolean {
+  const a = s.workspace.workspaceIdentity?.trim() || s.workspace.workspacePath;
+  const b = w.workspaceIdentity?.trim() || w.workspacePath;
+  return a === b;
+}
+
+function latestCheckpoint(s: SessionRecord): Checkpoint | undefined {
+  return s.checkpoints[s.checkpoints.length - 1];
+}
+
+function goalText(title: string, s: SessionRecord): string {
+  return `${title}\nObjective: ${s.goal!.objective}`;
+}
+
+/** Rewrites a copied transcript into another session. */
+function copyMessages(messages: Message[], sessionId: string): Message[] {
+  const out = structuredClone(messages);
+  for (const m of out) {
+    m.info.sessionId = sessionId;
+    for (const p of m.parts) p.sessionId = sessionId;
+  }
+  return out;
+}
 
 const methods: Record<string, Handler> = {
-  async "session/create"(sim, p) {
-    const workspace = workspaceOf(p, true)!;
-    const mode = p.mode === undefined ? "build" : str(p, "mode");
-    if (!MODES.some((m) => m.value === mode)) throw invalid(`unknown mode ${JSON.stringify(mode)}`);
-    // The real CLI asks for runtime preferences before its first create answers.
-    runtimePreferences ??= sim.outgoing.request("session/requestRuntimePreferences", { workspace });
-    await runtimePreferences;
-    const s = sim.store.create(workspace, mode);
-    sim.rt(s.id).active = true;
-    return { session: { sessionId: s.id, title: s.title, traceId: s.traceId }, settings: settings(s) };
+  "session/create"(sim, p, ctx) {
+    if (p.sessionId && !p.importedHistory) throw new RpcError(-32602, "sessionId is only supported for imported history creates");
+    const s = sim.store.create(p.workspace, p.mode ?? "build", { persistence: p.persistence, ...(p.sessionId ? { id: p.sessionId } : {}) });
+    const r = sim.activate(s);
+    try {
+      applyCreateModel(s, p.model, p.thoughtLevel);
+    } catch (e) {
+      sim.deactivate(s.id);
+      sim.store.delete(s);
+      throw e;
+    }
+    if (p.model) r.revision++;
+    if (p.parentSessionId) s.parentSessionId = p.parentSessionId;
+    s.mcpServerNames = (p.mcpServers ?? []).map((m: { name: string }) => m.name);
+    s.lastUsed = { providerId: s.model.providerId, modelId: s.model.modelId };
+    sim.store.touch(s);
+    ctx.after(() => requestRuntimePreferences(sim, s, r));
+    return snapshot(sim, s);
+  },
+
+  "session/resume"(sim, p, ctx) {
+    const existing = sim.store.get(p.sessionId);
+    if (existing && sim.rt(p.sessionId)) return snapshot(sim, existing);
+    if (!existing) throw new RpcError(-32004, `Session not found: ${p.sessionId}`);
+    const s = existing;
+    const r = sim.activate(s);
+    if (sim.cfg.resumeResetsModel || s.forgetModelOnResume) {
+      s.model = structuredClone(sim.cfg.defaultModel);
+      s.forgetModelOnResume = false;
+      log(`session ${s.id} resumed on the default model ${s.model.providerId}/${s.model.modelId}`);
+    }
+    if (p.mcpServers) s.mcpServerNames = p.mcpServers.map((m: { name: string }) => m.name);
+    sim.emit(s, "session.resumed", {
+      directory: s.workspace.workspacePath,
+      interruptedToolCount: 0,
+      messageCount: s.messages.length,
+      partCount: s.messages.reduce((n, m) => n + m.parts.length, 0),
+      recoveredCompactTimelineCount: 0,
+      recoveredSteerInputCount: 0,
+      resumedTodoCount: s.todos.length,
+    });
+    sim.store.touch(s, { activity: false });
+    ctx.after(() => requestRuntimePreferences(sim, s, r));
+    return snapshot(sim, s);
   },
 
   "session/list"(sim, p) {
-    const ws = workspaceOf(p, false);
-    const sessions = sim.store
-      .all()
-      .filter((s) => !ws || s.workspace.workspaceKey === ws.workspaceKey || s.workspace.workspacePath === ws.workspacePath)
-      .sort((a, b) => b.updatedAt - a.updatedAt)
-      .map((s) => ({ ...info(s), status: s.status, turnCount: s.turnCount }));
-    return { sessions };
-  },
-
-  "session/resume"(sim, p) {
-    const s = known(sim, p);
-    workspaceOf(p, false);
-    sim.rt(s.id).active = true;
-    return { session: info(s), settings: settings(s) };
+    let list = sim.store.all().filter((s) => s.persistence !== "deferred");
+    if (p.sessionIds) list = list.filter((s) => p.sessionIds.includes(s.id));
+    if (p.workspace) list = list.filter((s) => workspaceMatches(s, p.workspace));
+    list.sort((a, b) => b.updatedAt - a.updatedAt);
+    if (!p.sessionIds) list = list.slice(0, p.limit ?? 50);
+    return { sessions: list.map((s) => snapshot(sim, s).session) };
   },
 
   "session/read"(sim, p) {
-    const s = active(sim, p);
-    return { session: info(s), projection: projection(s), settings: settings(s), todos: s.todos, goal: s.goal };
+    const { s, r } = requireSession(sim, p.sessionId);
+    // A read with deliveryKind turns live session/event pushes on, like subscribe.
+    if (p.deliveryKind) r.deliveryKind = p.deliveryKind;
+    return snapshot(sim, s, { availability: "current", messageLimit: p.messageLimit });
   },
 
   "session/messages"(sim, p) {
-    const s = active(sim, p);
-    return { messages: s.messages, hasMore: false };
+    const { s } = requireSession(sim, p.sessionId);
+    let messages = s.messages;
+    if (p.afterMessageId) {
+      const i = messages.findIndex((m) => m.info.messageId === p.afterMessageId);
+      if (i >= 0) messages = messages.slice(i + 1);
+    }
+    if (p.limit) messages = messages.slice(-p.limit);
+    return { messages: structuredClone(messages) };
+  },
+
+  "session/events"(sim, p) {
+    const { s } = requireSession(sim, p.sessionId);
+    return { events: sim.eventsAfter(s, p.afterSeq ?? 0, p.limit) };
   },
 
   "session/subscribe"(sim, p) {
-    const s = active(sim, p);
-    const r = sim.rt(s.id);
-    if (p.afterSeq !== undefined && (typeof p.afterSeq !== "number" || !Number.isInteger(p.afterSeq) || p.afterSeq < 0)) {
-      throw invalid("afterSeq must be a non-negative integer");
-    }
-    r.subscribed = true;
+    const { s, r } = requireSession(sim, p.sessionId);
+    // One stream per session: subscribing again replaces it (never duplicates).
+    r.deliveryKind = p.deliveryKind;
     r.holdLive = false;
-    const res: Record<string, unknown> = { eventSeq: s.seq };
-    if (typeof p.afterSeq === "number") res.events = sim.eventsAfter(s, p.afterSeq);
-    if (p.includeSnapshot === true) res.snapshot = { projection: projection(s), messages: s.messages };
+    const events = p.afterSeq === undefined ? [] : sim.eventsAfter(s, p.afterSeq);
+    const res: Record<string, unknown> = { eventSeq: r.seq, events, sessionId: s.id };
+    if (p.includeSnapshot) res.snapshot = snapshot(sim, s, { availability: "current" });
     return res;
   },
 
-  "session/send"(sim, p) {
-    const s = active(sim, p);
-    const r = sim.rt(s.id);
-    const content = promptText(p);
-    if (r.turn) throw new RpcError(1308, "prompt is running");
+  "session/send"(sim, p, ctx) {
+    const { s, r } = requireSession(sim, p.sessionId);
+    assertRevision(r, p.expectedRevision);
+    if (r.turn) throw new RpcError(-32010, "A prompt is already running for this session");
+    if (r.prefsError) {
+      const msg = r.prefsError;
+      r.prefsError = undefined;
+      throw new Error(msg);
+    }
+    if (p.modelSelection) {
+      const { level } = checkModelSelection(p.modelSelection);
+      s.model = { providerId: p.modelSelection.providerId, modelId: p.modelSelection.modelId, ...(level ? { options: { reasoningLevel: level } } : {}) };
+    }
+    if (s.persistence === "deferred") {
+      s.persistence = "immediate";
+      sim.store.saveNow(s);
+    }
+    const content: string = p.content;
     const prompt = parsePrompt(content, sim.cfg.defaultScenario);
     const count = (s.promptCounts[content] ?? 0) + 1;
     s.promptCounts[content] = count;
     if (r.hangNextSend || (prompt.scenario === "hang-request" && prompt.params.next === undefined)) {
       r.hangNextSend = false;
-      log(`session/send on ${s.id} will never be answered (hang-request)`);
-      return new Promise(() => {});
+      log(`the answer to this session/send on ${s.id} is never written (hang-request)`);
+      ctx.dropAnswer();
+      return {};
     }
     if (prompt.scenario === "hang-request") r.hangNextSend = true;
     if (prompt.scenario === "evict" && count === 1) {
-      r.active = false;
-      r.subscribed = false;
-      throw new RpcError(-32004, "Session is not active", { sessionId: s.id });
+      // The resident pool deactivated the session: it needs session/resume (a new seq space).
+      sim.deactivate(s.id);
+      throw new RpcError(-32004, `Session is not active: ${s.id}`);
     }
-    const turn = prepareTurn(sim, s, content, prompt);
-    // Answer first, then stream: the turn starts on the next tick.
-    setImmediate(() => {
-      runTurn(turn).catch((e) => log(`turn crashed: ${(e as Error).stack ?? e}`));
+    if (prompt.scenario === "forget-model") s.forgetModelOnResume = true;
+    const inputId: string | undefined = p.inputId ?? (p.modelSelection ? uuid() : undefined);
+    const queryId: string | undefined = p.queryId ?? inputId;
+    startTurn(sim, s, r, ctx, {
+      raw: content,
+      prompt,
+      attachments: mapAttachments(p.attachments),
+      ...(inputId ? { inputId } : {}),
+      ...(queryId ? { queryId } : {}),
     });
-    return { accepted: true };
+    r.revision++;
+    s.updatedAt = Date.now();
+    // Written before the answer, as afterPromptAccepted does.
+    sim.stateUpdated(s, "prompt_started", { status: "running" });
+    return { sessionId: s.id, accepted: true, stateRevision: r.revision };
   },
 
-  "session/stop"(sim, p, ctx) {
-    let s: SessionRecord;
-    try {
-      s = active(sim, p);
-    } catch (e) {
-      if (ctx.isRequest) throw e;
-      return {};
+  "session/stop"(sim, p) {
+    const { s, r } = requireSession(sim, p.sessionId);
+    if (r.turn) {
+      const pauseGoal = s.goal?.status === "active";
+      r.turn.requestStop();
+      if (pauseGoal && s.goal) {
+        s.goal.status = "paused";
+        s.goal.updatedAt = Date.now();
+        mutated(sim, s, r, "session_stop_goal_paused");
+      }
     }
-    sim.rt(s.id).turn?.requestStop();
     return {};
   },
 
   "session/close"(sim, p) {
-    const s = known(sim, p);
-    const r = sim.rt(s.id);
-    r.turn?.requestStop();
-    r.subscribed = false;
-    r.active = false;
-    sim.store.markDirty(s);
-    return {};
+    const { s } = requireSession(sim, p.sessionId);
+    if (p.expectedPersistence !== undefined && p.expectedPersistence !== s.persistence) return { closed: false };
+    // Closing deletes the conversation (the CLI publishes session.removed): gone from list, not resumable.
+    sim.deactivate(s.id);
+    sim.store.delete(s);
+    log(`session ${s.id} closed and deleted`);
+    return { closed: true };
   },
 
   "session/fork"(sim, p) {
-    const src = active(sim, p);
-    const cp = checkpointFor(src, p);
-    const fork = sim.store.create(src.workspace, src.mode);
-    fork.title = src.title ? `${src.title} (fork)`.slice(0, 60) : "";
-    fork.thoughtLevel = src.thoughtLevel;
-    fork.model = { ...src.model };
-    fork.messages = structuredClone(src.messages.slice(0, cp.messagesAfter));
-    fork.todos = structuredClone(cp.todosAfter);
-    fork.checkpoints = structuredClone(src.checkpoints.slice(0, src.checkpoints.indexOf(cp) + 1));
+    const { s, r } = requireSession(sim, p.sessionId);
+    assertRevision(r, p.expectedRevision);
+    ensureNoActiveTurn(r, "Cannot fork while a prompt is running");
+    const target = p.target as { kind: string; checkpointId?: string; messageId?: string; turnIndex?: number };
+    let upTo: number;
+    let targetMessageId: string | undefined;
+    let checkpoint: Checkpoint | undefined;
+    if (target.kind === "latestCheckpoint" || target.kind === "checkpoint") {
+      checkpoint = target.kind === "latestCheckpoint" ? latestCheckpoint(s) : s.checkpoints.find((c) => c.checkpointId === target.checkpointId);
+      // [GUESSED wording] forkFromCheckpoint without a checkpoint fails as a plain Error (-32603).
+      if (!checkpoint) throw new Error(target.kind === "latestCheckpoint" ? "No checkpoint is available to fork from yet" : `Checkpoint not found: ${target.checkpointId}`);
+      upTo = checkpoint.messagesAfter;
+      targetMessageId = checkpoint.targetMessageId;
+    } else if (target.kind === "message") {
+      const i = s.messages.findIndex((m) => m.info.messageId === target.messageId);
+      if (i < 0) throw new Error(`Message not found: ${target.messageId}`);
+      upTo = i + 1;
+      targetMessageId = target.messageId;
+    } else {
+      const userIdx = s.messages.map((m, i) => (m.info.role === "user" && !(m.info as { synthetic?: boolean }).synthetic ? i : -1)).filter((i) => i >= 0);
+      const start = userIdx[target.turnIndex!];
+      const end = userIdx[target.turnIndex! + 1] ?? s.messages.length;
+      let a = -1;
+      if (start !== undefined) for (let i = end - 1; i > start; i--) if (s.messages[i]!.info.role === "assistant") { a = i; break; }
+      if (a < 0) throw new RpcError(-32004, `Cannot resolve assistant message for turnIndex=${target.turnIndex}`);
+      upTo = a + 1;
+      targetMessageId = s.messages[a]!.info.messageId;
+    }
+    const fork = sim.store.create(s.workspace, s.mode);
+    fork.title = s.title;
+    fork.titleSource = s.titleSource;
+    fork.model = structuredClone(s.model);
+    fork.parentSessionId = s.id;
+    fork.messages = copyMessages(s.messages.slice(0, upTo), fork.id);
+    fork.todos = structuredClone(checkpoint ? checkpoint.todosAfter : s.todos);
+    fork.checkpoints = structuredClone(s.checkpoints.filter((c) => c.messagesAfter <= upTo));
     fork.turnCount = fork.checkpoints.length;
-    fork.goal = src.goal ? { ...src.goal } : null;
+    fork.goal = s.goal ? { ...s.goal, targetId: newId("target") } : null;
+    fork.permissionRules = structuredClone(s.permissionRules);
+    fork.mcpServerNames = [...s.mcpServerNames];
     sim.store.touch(fork);
-    sim.rt(fork.id).active = true;
-    return { forkedSessionId: fork.id, session: info(fork) };
+    // The fork is active at once and inherits the parent's runtime preferences (no request).
+    const fr = sim.activate(fork);
+    fr.prefs = r.prefs;
+    const res: Record<string, unknown> = { forkedSessionId: fork.id, parentSessionId: s.id };
+    if (targetMessageId) res.targetMessageId = targetMessageId;
+    if (checkpoint) res.targetCheckpointId = checkpoint.checkpointId;
+    res.response = "";
+    res.snapshot = snapshot(sim, fork);
+    return res;
+  },
+
+  "session/compact"(sim, p, ctx) {
+    const { s, r } = requireSession(sim, p.sessionId);
+    if (r.turn?.kind === "compact") return { response: "", snapshot: snapshot(sim, s), compact: { state: "already_running", ...(p.inputId ? { inputId: p.inputId } : {}) } };
+    ensureNoActiveTurn(r, "Cannot compact while a prompt is running");
+    assertRevision(r, p.expectedRevision);
+    const command = p.instructions ? `/compact ${p.instructions}` : "/compact";
+    startTurn(sim, s, r, ctx, {
+      raw: command,
+      prompt: { scenario: "compact", params: {}, text: p.instructions ?? "" },
+      kind: "compact",
+      ...(p.inputId ? { inputId: p.inputId } : {}),
+      endReasons: ["session_compacted", "session_compact_failed", "session_compact_cancelled"],
+    });
+    r.revision++;
+    const snap = snapshot(sim, s);
+    sim.stateUpdated(s, "compact_started", { status: "running" });
+    return { response: "", snapshot: snap, compact: { state: "accepted", ...(p.inputId ? { inputId: p.inputId } : {}) } };
+  },
+
+  "session/goal"(sim, p, ctx) {
+    const { s, r } = requireSession(sim, p.sessionId);
+    assertRevision(r, p.expectedRevision);
+    const action: string = p.action;
+    if (action !== "pause") ensureNoActiveTurn(r, "Cannot manage goals while a prompt is running");
+    const full = () => snapshot(sim, s);
+    const change = (reason: string) => {
+      r.revision++;
+      sim.store.touch(s);
+      sim.stateUpdated(s, reason, settings(s, "current"));
+    };
+    /** continueGoalAfterChange: a turn works on the goal unless in plan mode. */
+    const continueGoal = (title: string, reason: string) => {
+      change(reason);
+      let response = goalText(title, s);
+      const plan = s.mode === "plan";
+      if (plan) response += "\n\nPlan mode 下已记录 goal，但不会自动继续。";
+      const startedTurn = !plan && !r.turn;
+      if (startedTurn) {
+        startTurn(sim, s, r, ctx, {
+          raw: s.goal!.objective,
+          prompt: parsePrompt(s.goal!.objective, sim.cfg.defaultScenario),
+          inputSource: "goal-continuation",
+          ...(p.inputId ? { inputId: p.inputId } : {}),
+          endReasons: ["goal_continuation_completed", "goal_continuation_failed", "goal_continuation_completed"],
+        });
+      }
+      return { response, snapshot: full(), startedTurn };
+    };
+    switch (action) {
+      case "show": {
+        if (!s.goal) return { response: "No goal is set. Use /goal <objective> to set one.", snapshot: full(), startedTurn: false };
+        const secs = Math.max(0, Math.floor((Date.now() - s.goal.createdAt) / 1000));
+        return { response: `Goal ${s.goal.status}\nObjective: ${s.goal.objective}\nUsage: ${s.goal.tokensUsed} tokens / none\nTime: ${secs} seconds`, snapshot: full(), startedTurn: false };
+      }
+      case "pause": {
+        if (!s.goal) return { response: "No goal to pause.", snapshot: full(), startedTurn: false };
+        s.goal.status = "paused";
+        s.goal.updatedAt = Date.now();
+        r.turn?.requestStop();
+        change("goal_paused");
+        return { response: "", snapshot: full(), startedTurn: false };
+      }
+      case "resume": {
+        if (!s.goal) return { response: "No goal to resume.", snapshot: full(), startedTurn: false };
+        s.goal.status = "active";
+        s.goal.updatedAt = Date.now();
+        return continueGoal("Goal resumed", "goal_resumed");
+      }
+      case "clear": {
+        if (!s.goal) return { response: "No goal to clear.", snapshot: full(), startedTurn: false };
+        s.goal = null;
+        change("goal_cleared");
+        return { response: "Goal cleared.", snapshot: full(), startedTurn: false };
+      }
+      default: {
+        const objective = (p.objective ?? "").trim();
+        if (!objective) return { response: action === "replace" ? "Usage: /goal replace <objective>" : "Usage: /goal <objective>", snapshot: full(), startedTurn: false };
+        const existed = s.goal !== null;
+        const now = Date.now();
+        s.goal = { targetId: newId("target"), objective, status: "active", tokensUsed: 0, createdAt: now, updatedAt: now };
+        return continueGoal("Goal active", action === "replace" || existed ? "goal_replaced" : "goal_set");
+      }
+    }
+  },
+
+  "session/setModel"(sim, p) {
+    const { s, r } = requireSession(sim, p.sessionId);
+    assertRevision(r, p.expectedRevision);
+    const { level } = checkModelSelection(p.model);
+    const previous = structuredClone(s.model);
+    s.model = { providerId: p.model.providerId, modelId: p.model.modelId, ...(level ? { options: { reasoningLevel: level } } : {}) };
+    if (p.persistAsWorkspaceLastUsed) s.lastUsed = { providerId: s.model.providerId, modelId: s.model.modelId };
+    // [GUESSED fields] the core model_selected payload, streamed as session.updated.
+    sim.emit(s, "session.updated", { model: structuredClone(s.model), previousModel: previous, source: "protocol" });
+    return mutated(sim, s, r, "model_changed");
+  },
+
+  "session/setThoughtLevel"(sim, p) {
+    if (!p.thoughtLevel) throw new RpcError(-32602, "thoughtLevel is required");
+    const { s, r } = requireSession(sim, p.sessionId);
+    assertRevision(r, p.expectedRevision);
+    const levels = findModel(s.model)?.reasoning?.levels ?? [];
+    if (!levels.some((l) => l.value === p.thoughtLevel)) {
+      // [GUESSED] the shared model setter rejects a level the model does not offer.
+      const e = new Error(`Reasoning effort "${p.thoughtLevel}" is not supported by ${s.model.providerId}/${s.model.modelId}`);
+      e.name = "ModelProtocolError";
+      (e as Error & { code: string }).code = "invalid_model_request";
+      throw e;
+    }
+    s.model = { ...s.model, options: { reasoningLevel: p.thoughtLevel } };
+    return mutated(sim, s, r, "thought_level_changed");
+  },
+
+  "session/setMode"(sim, p) {
+    const { s, r } = requireSession(sim, p.sessionId);
+    assertRevision(r, p.expectedRevision);
+    const previousMode = s.mode;
+    s.mode = p.mode;
+    sim.emit(s, "session.updated", { mode: s.mode, previousMode, source: "command" });
+    return mutated(sim, s, r, "mode_changed");
+  },
+
+  "workspace/readPresentation"(_sim, p) {
+    return {
+      workspace: p.workspace,
+      mode: "build",
+      slashCommands: [
+        { name: "compact", description: "Summarize the conversation to free context", source: "builtin" },
+        { name: "goal", description: "Set or manage a long-running goal", inputHint: "<objective>", source: "builtin" },
+      ],
+    };
+  },
+
+  "runtime/capabilities"() {
+    return { independentPlanState: true };
+  },
+
+  // ---- 0.15.x only (the 0.15 behaviour, unchanged) --------------------------------
+
+  "session/steer"(sim, p) {
+    const { r } = requireSession(sim, p.sessionId);
+    const turn = r.turn;
+    if (!turn) throw new RpcError(1309, "no turn is running");
+    const content: string = p.content;
+    return turn
+      .emit("turn.steerQueued", {
+        pendingInputId: newId("pending"),
+        input: content,
+        inputPreview: content.slice(0, 80),
+        inputSize: content.length,
+        delivery: "guide",
+        targetTurnId: turn.id,
+        queueLength: 1,
+      })
+      .catch(() => {})
+      .then(() => ({ accepted: true }));
   },
 
   "session/rewind"(sim, p) {
-    const s = active(sim, p);
-    if (sim.rt(s.id).turn) throw new RpcError(1308, "prompt is running");
-    if (p.expectedRevision !== undefined && p.expectedRevision !== s.revision) {
-      throw new RpcError(1409, `revision conflict: expected ${String(p.expectedRevision)}, current ${s.revision}`, { revision: s.revision });
+    const { s, r } = requireSession(sim, p.sessionId);
+    if (r.turn) throw new RpcError(1308, "prompt is running");
+    if (p.expectedRevision !== undefined && p.expectedRevision !== r.revision) {
+      throw new RpcError(1409, `revision conflict: expected ${String(p.expectedRevision)}, current ${r.revision}`, { revision: r.revision });
     }
-    const cp = checkpointFor(s, p);
+    const target = p.target as { kind: string; checkpointId?: string };
+    const cp = target.kind === "checkpoint" ? s.checkpoints.find((c) => c.checkpointId === target.checkpointId) : latestCheckpoint(s);
+    if (!cp) throw new RpcError(1410, "No checkpoint available", { sessionId: s.id });
     const removedMessages = s.messages.length - cp.messagesBefore;
     s.messages.splice(cp.messagesBefore);
     s.todos = structuredClone(cp.todosBefore);
     s.checkpoints.splice(s.checkpoints.indexOf(cp));
     s.turnCount = s.checkpoints.length;
+    r.revision++;
     sim.store.touch(s);
-    return { revision: s.revision, checkpointId: cp.checkpointId, removedMessages };
-  },
-
-  "session/goal"(sim, p) {
-    const s = active(sim, p);
-    const action = p.action ?? "show";
-    const need = (): Goal => {
-      if (!s.goal) throw invalid("no goal is set");
-      return s.goal;
-    };
-    switch (action) {
-      case "show":
-        break;
-      case "set":
-      case "replace":
-        s.goal = { objective: str(p, "objective"), status: "active", setAt: Date.now() };
-        break;
-      case "clear":
-        s.goal = null;
-        break;
-      case "pause":
-        need().status = "paused";
-        break;
-      case "resume":
-        need().status = "active";
-        break;
-      default:
-        throw invalid(`action must be one of show, set, replace, clear, pause, resume`);
-    }
-    if (action !== "show") sim.store.touch(s);
-    return { goal: s.goal };
-  },
-
-  "session/compact"(sim, p) {
-    const s = active(sim, p);
-    if (sim.rt(s.id).turn) throw new RpcError(1308, "prompt is running");
-    if (p.instructions !== undefined && typeof p.instructions !== "string") throw invalid("instructions must be a string");
-    const messagesBefore = s.messages.length;
-    const summary = `Summary of ${messagesBefore} earlier messages${p.instructions ? ` (focus: ${p.instructions})` : ""}.`;
-    s.messages.push({ info: { id: newId("msg"), role: "assistant", createdAt: Date.now(), finish: "success" }, parts: [{ type: "text", text: summary }], semantics: { kind: "compact_summary" } });
-    const inputTokens = Math.max(100, Math.floor(s.contextUsed / 10));
-    s.contextUsed = inputTokens;
-    sim.store.touch(s);
-    sim.emit(s, "session.updated", { usage: { inputTokens, outputTokens: 0 }, contextWindow: CONTEXT_WINDOW });
-    return { compacted: true, summary, messagesBefore };
-  },
-
-  async "session/steer"(sim, p) {
-    const s = active(sim, p);
-    const content = promptText(p);
-    const turn = sim.rt(s.id).turn;
-    if (!turn) throw new RpcError(1309, "no turn is running");
-    await turn.emit("turn.steerQueued", { content }).catch(() => {});
-    return { accepted: true };
-  },
-
-  "session/setMode"(sim, p) {
-    const s = active(sim, p);
-    const mode = str(p, "mode");
-    if (!MODES.some((m) => m.value === mode)) throw invalid(`unknown mode ${JSON.stringify(mode)} (available: ${MODES.map((m) => m.value).join(", ")})`);
-    s.mode = mode;
-    sim.store.touch(s);
-    return { mode: { current: s.mode } };
-  },
-
-  "session/setThoughtLevel"(sim, p) {
-    const s = active(sim, p);
-    const level = str(p, "thoughtLevel");
-    if (!THOUGHT_LEVELS.some((l) => l.value === level)) {
-      throw invalid(`unknown thoughtLevel ${JSON.stringify(level)} (available: ${THOUGHT_LEVELS.map((l) => l.value).join(", ")})`);
-    }
-    s.thoughtLevel = level;
-    sim.store.touch(s);
-    return { thoughtLevel: { current: s.thoughtLevel } };
-  },
-
-  "workspace/list"(sim) {
-    const byKey = new Map<string, { workspacePath: string; workspaceKey: string; sessionCount: number; updatedAt: number }>();
-    for (const s of sim.store.all()) {
-      const w = byKey.get(s.workspace.workspaceKey) ?? { ...s.workspace, sessionCount: 0, updatedAt: 0 };
-      w.sessionCount++;
-      w.updatedAt = Math.max(w.updatedAt, s.updatedAt);
-      byKey.set(s.workspace.workspaceKey, w);
-    }
-    return { workspaces: [...byKey.values()].sort((a, b) => b.updatedAt - a.updatedAt) };
+    return { revision: r.revision, checkpointId: cp.checkpointId, removedMessages };
   },
 };
 

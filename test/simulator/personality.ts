@@ -1,4 +1,11 @@
-// What each CLI version answers, per the compatibility table of the spec.
+// What each CLI version answers. 0.16.9 (the default) is the version ZCode's
+// source and the captured turn describe; the older personalities keep only
+// what differs:
+// - < 0.14.8: no session/subscribe, no extension methods (fork, goal,
+//   compact, setMode, setThoughtLevel, steer, rewind), no workspace/*.
+// - 0.14.8: no workspace/*; no steer/rewind.
+// - 0.15.x: also session/steer and session/rewind (the 0.15 behaviour).
+// - >= 0.16: steer and rewind removed again: -32601 "Method not found: <m>".
 export interface Personality {
   version: string;
   /** Methods this version answers -32601 to. */
@@ -30,9 +37,10 @@ export function compareVersions(a: string, b: string): number {
 export function personality(version: string): Personality {
   const at = (v: string) => compareVersions(version, v) >= 0;
   const missing = (method: string): boolean => {
+    const steerRewind = method === "session/steer" || method === "session/rewind";
     if (!at("0.14.8")) return method === "session/subscribe" || EXTENSIONS.has(method) || method.startsWith("workspace/");
-    if (!at("0.15.0")) return method.startsWith("workspace/") || method === "session/steer" || method === "session/rewind";
-    if (at("0.16.0")) return method === "session/steer" || method === "session/rewind";
+    if (!at("0.15.0")) return method.startsWith("workspace/") || steerRewind;
+    if (at("0.16.0")) return steerRewind;
     return false;
   };
   return { version, missing, turnIdOnEnvelope: at("0.16.0") };

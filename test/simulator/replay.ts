@@ -40,6 +40,8 @@ type Step = SendStep | ExpectStep;
 
 export interface ReplayScript {
   steps: Step[];
+  /** workspacePath of the first traced session/create. */
+  workspacePath?: string;
 }
 
 function isObj(x: unknown): x is Frame {
@@ -50,6 +52,7 @@ export function parseTrace(text: string): ReplayScript {
   const steps: Step[] = [];
   /** Latest traced bridge request per id: responses answer it. */
   const lastRequestById = new Map<string, ExpectStep>();
+  let workspacePath: string | undefined;
   for (const [n, line] of text.split("\n").entries()) {
     if (!line.trim()) continue;
     let e: Frame;
@@ -72,6 +75,9 @@ export function parseTrace(text: string): ReplayScript {
       const f = e.msg;
       const hasId = f.id !== undefined && f.id !== null;
       if (typeof f.method === "string") {
+        if (f.method === "session/create" && workspacePath === undefined && isObj(f.params) && isObj(f.params.workspace) && typeof f.params.workspace.workspacePath === "string") {
+          workspacePath = f.params.workspace.workspacePath;
+        }
         const step: ExpectStep = { kind: "expect", t, what: hasId ? "request" : "notification", method: f.method, tracedId: f.id, met: false, skipped: false };
         if (hasId) lastRequestById.set(JSON.stringify(f.id), step);
         steps.push(step);
@@ -80,12 +86,23 @@ export function parseTrace(text: string): ReplayScript {
       }
     }
   }
-  return { steps };
+  return workspacePath === undefined ? { steps } : { steps, workspacePath };
 }
 
-export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 50): (line: string) => void {
-  const { steps } = parseTrace(readFileSync(path, "utf8"));
+const jsonInner = (x: string) => JSON.stringify(x).slice(1, -1);
+
+/** How long replay waits for a traced request the bridge has already sent once before. */
+const REPEAT_GRACE_MS = 250;
+
+export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 50, workspace?: string): (line: string) => void {
+  const { steps, workspacePath } = parseTrace(readFileSync(path, "utf8"));
   log(`replaying ${steps.filter((s) => s.kind === "send").length} frames from ${path}`);
+  const from = workspacePath && workspace ? jsonInner(workspacePath) : undefined;
+  const to = workspace ? jsonInner(workspace) : "";
+  const write = (frame: Frame) => {
+    const line = JSON.stringify(frame);
+    sim.out.raw(from ? line.replaceAll(from, to) : line);
+  };
   let cursor = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -95,13 +112,23 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 
     while (cursor < steps.length) {
       const step = steps[cursor]!;
       if (step.kind === "expect") {
+        if (!step.met && !step.skipped && step.what === "request" && steps.some((x, i) => i > cursor && x.kind === "expect" && x.met)) {
+          // The bridge has moved past this request without sending it: skip it (and its answer) now.
+          step.skipped = true;
+          log(`replay: skipped a traced ${step.method} request the bridge did not send`);
+          continue;
+        }
         if (!step.met && !step.skipped) {
-          // A bridge that no longer sends this frame must not wedge the replay forever.
+          // A bridge that no longer sends this frame must not wedge the replay forever. A request
+          // the bridge already sent once (a re-subscribe, a re-read) is given up on quickly: a bridge
+          // that does not repeat it is waiting for the frames traced after it.
+          const repeat = step.what === "request" && steps.some((x, i) => i < cursor && x.kind === "expect" && x.met && x.method === step.method);
+          const wait = repeat ? Math.min(waitMs, REPEAT_GRACE_MS) : waitMs;
           timer = setTimeout(() => {
             step.skipped = true;
-            log(`replay: gave up waiting for ${step.what} ${step.method ?? JSON.stringify(step.tracedId)} after ${waitMs}ms`);
+            log(`replay: gave up waiting for ${step.what} ${step.method ?? JSON.stringify(step.tracedId)} after ${wait}ms`);
             advance();
-          }, waitMs);
+          }, wait);
           return;
         }
       } else if (!step.paced && cursor > 0) {
@@ -116,9 +143,9 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 
       } else if (step.raw !== undefined) sim.out.raw(step.raw);
       else if (step.frame) {
         if (step.answers) {
-          if (step.answers.met) sim.out.frame({ ...step.frame, id: step.answers.actualId });
+          if (step.answers.met) write({ ...step.frame, id: step.answers.actualId });
           else log(`replay: dropped the answer to a ${step.answers.method} request the bridge never sent`);
-        } else sim.out.frame(step.frame);
+        } else write(step.frame);
       }
       cursor++;
     }

@@ -1,11 +1,17 @@
-// Starts and ends turns: prompt parsing (#scenario tags), the turn.started /
-// turn.completed|turn.failed frame around a scenario, checkpoints and usage.
+// Starts and ends turns: prompt parsing (#scenario tags), what happens before
+// the first model request (title, SessionStart hook, launch and provider-auth
+// checks), the turn.completed / turn.failed that ends every turn, and the
+// state.updated that follows it.
+import { type TurnAttachment, wireAttachment } from "./attachments.ts";
+import { isAccountProvider } from "./catalog.ts";
+import { formatIssues, validate } from "./schema.ts";
 import { scenarios } from "./scenarios/index.ts";
-import type { Sim } from "./sim.ts";
-import { newId } from "./store.ts";
-import { Stopped, Turn } from "./turn.ts";
-import type { SessionRecord } from "./types.ts";
+import type { Runtime, Sim } from "./sim.ts";
+import { newId, uuid } from "./store.ts";
+import { Stopped, Turn, type TurnFailure } from "./turn.ts";
+import type { Message, SessionRecord } from "./types.ts";
 import { log } from "./wire.ts";
+import { providerHeadersResponse } from "./zcode-schemas.ts";
 
 export interface ParsedPrompt {
   scenario: string;
@@ -29,77 +35,271 @@ export function parsePrompt(content: string, dflt: string): ParsedPrompt {
   return { scenario: m[1]!, params, text };
 }
 
+export interface TurnInput {
+  raw: string;
+  prompt: ParsedPrompt;
+  kind?: "regular" | "compact";
+  inputId?: string;
+  queryId?: string;
+  attachments?: TurnAttachment[];
+  /** A turn the CLI starts itself (goal continuation): synthetic input source. */
+  inputSource?: string;
+  /** state.updated reasons at the end: [completed, failed, cancelled]. */
+  endReasons?: [string, string, string];
+}
+
 /**
  * Claims the session for a turn synchronously (so a second send in the same
- * tick gets 1308 and an early stop is not lost); `runTurn` then plays it.
+ * tick gets -32010 and an early stop is not lost); `runTurn` then plays it.
  */
-export function prepareTurn(sim: Sim, s: SessionRecord, raw: string, p: ParsedPrompt): Turn {
-  const turn = new Turn(sim, s, p.text, raw, p.scenario, p.params);
-  sim.rt(s.id).turn = turn;
-  s.status = "running";
-  s.currentTurnId = turn.id;
-  s.projectionMode = s.mode;
-  if (!s.title) s.title = (p.text || raw).slice(0, 50);
+export function prepareTurn(sim: Sim, s: SessionRecord, r: Runtime, input: TurnInput): Turn {
+  const turn = new Turn(sim, s, r, {
+    text: input.prompt.text,
+    raw: input.raw,
+    scenario: input.prompt.scenario,
+    params: input.prompt.params,
+    kind: input.kind ?? "regular",
+    ...(input.inputId ? { inputId: input.inputId } : {}),
+    ...(input.queryId ? { queryId: input.queryId } : {}),
+    ...(input.inputSource ? { inputSource: input.inputSource } : {}),
+    attachments: input.attachments ?? [],
+    endReasons: input.endReasons ?? ["prompt_completed", "prompt_failed", "prompt_completed"],
+  });
+  r.turn = turn;
   return turn;
+}
+
+const HOOK_DESCRIPTOR = {
+  clientVisible: true,
+  commandDisplay: 'node "/home/dev/.zcode/cli/plugins/cache/claude-plugins-official/vercel/0.45.1/hooks/session-start-seen-skills.mjs"',
+  executionMode: "foreground",
+  executionType: "command",
+  pluginId: "vercel@claude-plugins-official",
+  pluginName: "vercel",
+  sourceKind: "plugin",
+  sourcePath: "/home/dev/.zcode/cli/plugins/cache/claude-plugins-official/vercel/0.45.1/hooks/hooks.json",
+  timeoutMs: 60000,
+};
+
+const REMINDERS = [
+  "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. This is just a gentle reminder - ignore if not applicable.",
+  "As you answer the user's questions, you can use the following context:\n# currentDate\nToday's date is in the session metadata. IMPORTANT: this context may or may not be relevant to your tasks.",
+];
+
+function reminderMessage(turn: Turn, n: number): Message {
+  const info = turn.userInfo({
+    synthetic: true,
+    source: "todo_reminder",
+    visibility: "model-only",
+    semantics: { origin: "system", kind: "system_reminder", uiVisibility: "hidden", providerVisibility: "visible", transcriptVisibility: "hidden" },
+  });
+  return { info, parts: [turn.part(info.messageId, { type: "text" as const, text: `<system-reminder>\n${REMINDERS[n % REMINDERS.length]}\n</system-reminder>`, synthetic: true })] };
+}
+
+/** Checks the CLI makes before a model request; a failure ends the turn. */
+async function beforeModelRequest(turn: Turn): Promise<void> {
+  const { sim, s } = turn;
+  const baseUrl = sim.cfg.launch.baseUrl;
+  if (baseUrl) {
+    // [GUESSED wording] The CLI reads ZCODE_BASE_URL as its service origin; requests go there and fail.
+    turn.failure = {
+      type: "configuration_error",
+      code: "service_origin_override",
+      message: `Model request failed: ZCODE_BASE_URL (${baseUrl}) overrides the ZCode service origin, so the provider endpoint cannot be reached`,
+      attribution: { source: "runtime", errorPhase: "configuration", retryable: false },
+      turnPhase: "model_request",
+    };
+    return;
+  }
+  if (!isAccountProvider(s.model.providerId)) return;
+  const modelSelection = structuredClone(s.model);
+  const ans = await sim.outgoing
+    .request(
+      "interaction/requestProviderRuntimeHeaders",
+      {
+        requestId: uuid(),
+        sessionId: s.id,
+        turnId: turn.id,
+        workspace: s.workspace,
+        modelSelection,
+        providerId: s.model.providerId,
+        reason: "model-request",
+      },
+      { signal: turn.signal },
+    )
+    .catch(() => {
+      throw new Stopped();
+    });
+  let problem: string | undefined;
+  if ("error" in ans) problem = `${ans.error.message} (${ans.error.code})`;
+  else {
+    const v = validate(providerHeadersResponse, ans.result);
+    if (!v.ok) problem = `invalid interaction/requestProviderRuntimeHeaders result — ${formatIssues(v.issues)}`;
+    else {
+      const r = v.value as { headersApplied: boolean; requestAuth?: Record<string, unknown>; errorMessage?: string };
+      if (!r.headersApplied) problem = r.errorMessage ?? "the client did not apply provider runtime headers";
+      else {
+        const auth = r.requestAuth ?? {};
+        const how = ["apiKey", "apiKeyId", "accountScope", "headers"].filter((k) => auth[k] !== undefined);
+        turn.notes.push(`auth: ${how.length ? how.join("+") : "none"}`);
+      }
+    }
+  }
+  if (problem !== undefined) {
+    // [GUESSED shape] The model request fails as an account-auth error (-32031-like).
+    turn.failure = {
+      type: "model_error",
+      code: "runtime_authentication_required",
+      message: `Provider authentication failed for ${s.model.providerId}: ${problem}`,
+      detail: `provider=${s.model.providerId} model=${s.model.modelId} protocol_code=-32031 retryable=false`,
+      attribution: { source: "provider", reason: "runtime_authentication_required", errorPhase: "prepare", providerId: s.model.providerId, modelId: s.model.modelId, retryable: false },
+      turnPhase: "model_request",
+    };
+  }
 }
 
 /** Runs a prepared turn to its end. Resolves when the final events are stored. */
 export async function runTurn(turn: Turn): Promise<void> {
-  const { sim, s, raw } = turn;
-  const rt = sim.rt(s.id);
-  const scenario = scenarios[turn.scenario];
+  const { sim, s, r } = turn;
+  const attachments = turn.o.attachments;
+  const turnNumber = s.turnCount + 1;
   const messagesBefore = s.messages.length;
   const todosBefore = structuredClone(s.todos);
-  s.messages.push({ info: { id: newId("msg"), role: "user", createdAt: Date.now() }, parts: [{ type: "text", text: raw }] }, turn.assistant);
-  sim.store.touch(s);
   try {
+    if (s.title === "" && turn.kind === "regular" && !turn.o.inputSource) {
+      const title = (turn.text || turn.raw).split("\n")[0]!.trim().slice(0, 100);
+      s.title = title;
+      s.titleSource = "first_input";
+      await turn.emit("session.titleUpdated", { previousTitle: "", source: "first_input", title });
+    }
+    if (!r.started) {
+      r.started = true;
+      await turn.emit("session.updated", { descriptor: HOOK_DESCRIPTOR, hookEventName: "SessionStart", hookIndex: 0, hookCount: 1, startedAt: Date.now() });
+    }
+    if (turnNumber % 2 === 0 && turn.kind === "regular") s.messages.push(reminderMessage(turn, turnNumber / 2));
+    const userSemantics = turn.kind === "compact"
+      ? { semantics: { origin: "real_user" as const, kind: "slash_command", commandName: "compact", uiVisibility: "visible" as const, providerVisibility: "visible" as const, transcriptVisibility: "visible" as const } }
+      : turn.o.inputSource
+        ? { synthetic: true, source: turn.o.inputSource, visibility: "model-only" as const }
+        : {};
+    const info = turn.userInfo(userSemantics);
+    const parts: Message["parts"] = [turn.part(info.messageId, { type: "text" as const, text: turn.raw })];
+    for (const a of attachments) {
+      if (a.type === "image" || a.type === "pdf") {
+        parts.push(turn.part(info.messageId, { type: "file", mime: a.mimeType ?? (a.type === "pdf" ? "application/pdf" : "image/*"), filename: a.filename, url: a.content ?? `file://${a.path}` }) as never);
+      }
+    }
+    turn.userMessage = { info, parts };
+    s.messages.push(turn.userMessage);
+    sim.store.touch(s);
+    const started: Record<string, unknown> = {
+      executionStartedAt: performance.timeOrigin + performance.now(),
+      turnNumber,
+      input: turn.raw,
+    };
+    if (turn.o.inputId) started.inputId = turn.o.inputId;
+    if (turn.o.queryId) started.queryId = turn.o.queryId;
+    if (turn.o.inputSource) {
+      started.inputSource = turn.o.inputSource;
+      started.inputVisibility = "model-only";
+    }
+    started.messageId = info.messageId;
+    started.foregroundExecutionId = `runtime_command_${turnNumber}`;
+    if (attachments.length) started.attachments = attachments.map(wireAttachment);
     // Not via turn.emit: even a turn stopped before it began is framed by started/completed.
-    sim.emit(s, "turn.started", { turnId: turn.id, inputSource: "user" }, { turnId: turn.id });
+    sim.emit(s, "turn.started", started, { turnId: turn.id, live: turn.live("turn.started") });
     turn.check();
-    if (!scenario) {
-      turn.failure = { code: 1500, message: `unknown simulator scenario "${turn.scenario}" (known: ${Object.keys(scenarios).join(", ")})` };
-    } else await scenario(turn);
+    if (attachments.length) turn.notes.push(`Attachments: ${attachments.map((a) => a.seen).join("; ")}`);
+    if (r.prefsError) {
+      // The runtime could not be materialized: the answer to session/requestRuntimePreferences was rejected.
+      turn.failure = { type: "configuration_error", message: r.prefsError, turnPhase: "prepare" };
+      r.prefsError = undefined;
+    } else await beforeModelRequest(turn);
+    if (!turn.failure) {
+      const scenario = scenarios[turn.scenario];
+      if (!scenario) {
+        turn.failure = {
+          type: "unknown_error",
+          code: "sim_unknown_scenario",
+          message: `unknown simulator scenario "${turn.scenario}" (known: ${Object.keys(scenarios).join(", ")})`,
+          turnPhase: "model_request",
+        };
+      } else {
+        await scenario(turn);
+        await turn.endStep();
+      }
+    }
   } catch (e) {
-    if (e instanceof Stopped) turn.resultType = "cancelled";
-    else {
+    if (!(e instanceof Stopped)) {
       log(`scenario ${turn.scenario} threw: ${(e as Error).stack ?? e}`);
-      turn.failure = { code: 1500, message: `simulator scenario failed: ${(e as Error).message}` };
+      turn.failure = { type: "unknown_error", message: `simulator scenario failed: ${(e as Error).message}`, turnPhase: "model_streaming" };
     }
   }
-  if (turn.stopped && !turn.failure) turn.resultType = "cancelled";
-  for (const part of turn.assistant.parts) {
-    if (part.type === "tool" && (part.state.status === "pending" || part.state.status === "running")) {
-      part.state = { status: "error", error: turn.failure ? turn.failure.message : "Interrupted by user" };
-    }
+  const cancelled = turn.stopped && !turn.failure;
+  if (cancelled) turn.resultType = "cancelled";
+  if (cancelled || turn.failure) turn.interruptTools();
+  if (turn.step) {
+    const st = turn.step;
+    turn.step = undefined;
+    st.info.finish = cancelled ? "cancelled" : "error";
+    st.info.time.completed = Date.now();
+    if (turn.failure) st.info.error = { name: turn.failure.type, message: turn.failure.message };
   }
-  const usage = turn.usage();
-  s.usage = {
-    inputTokens: s.usage.inputTokens + usage.inputTokens,
-    outputTokens: s.usage.outputTokens + usage.outputTokens,
-    totalTokens: s.usage.totalTokens + usage.totalTokens,
-  };
-  s.contextUsed = usage.inputTokens + usage.outputTokens;
-  turn.assistant.info.finish = turn.failure ? "error" : turn.resultType;
-  // Idle before turn.completed goes out, so a prompt sent on seeing it is accepted.
-  s.status = "idle";
-  s.currentTurnId = null;
-  rt.turn = undefined;
+  if (turn.userMessage) turn.userMessage.info.time.completed = Date.now();
   const opts = { turnId: turn.id };
+  const u = turn.usage;
+  const usage = u.modelRequestCount > 0 ? { ...u } : undefined;
+  const duration = Date.now() - turn.startedAt;
   if (turn.failure) {
-    sim.emit(s, "turn.failed", { turnId: turn.id, error: turn.failure }, { ...opts, live: turn.live("turn.failed") });
+    const f: TurnFailure = turn.failure;
+    const error: Record<string, unknown> = { type: f.type };
+    if (f.attribution) error.attribution = f.attribution;
+    if (f.code !== undefined) error.code = f.code;
+    error.message = f.message;
+    if (f.detail) error.detail = f.detail;
+    if (f.retryable !== undefined) error.retryable = f.retryable;
+    error.stack = `Error: ${f.message}\n    at runTurn (zcode.cjs:1:1)`;
+    const payload: Record<string, unknown> = { error, turnPhase: f.turnPhase };
+    if (turn.o.inputId) payload.inputId = turn.o.inputId;
+    sim.emit(s, "turn.failed", payload, { ...opts, live: turn.live("turn.failed") });
   } else {
-    s.turnCount++;
-    s.checkpoints.push({
-      checkpointId: newId("ckpt"),
-      turnId: turn.id,
-      messagesBefore,
-      messagesAfter: s.messages.length,
-      todosBefore,
-      todosAfter: structuredClone(s.todos),
-      createdAt: Date.now(),
-    });
-    sim.emit(s, "turn.completed", { turnId: turn.id, resultType: turn.resultType, usage }, { ...opts, live: turn.live("turn.completed") });
+    s.turnCount = turnNumber;
+    const payload: Record<string, unknown> = cancelled
+      ? { response: "", tokenCount: 0, ...(usage ? { usage } : {}), toolCallCount: 0, historyRoundCount: turn.historyRoundCount, duration, resultType: "cancelled" }
+      : {
+          response: turn.response,
+          tokenCount: u.totalTokens,
+          ...(usage ? { usage } : {}),
+          toolCallCount: turn.toolCallCount,
+          historyRoundCount: turn.historyRoundCount,
+          duration,
+          resultType: turn.resultType,
+          cacheStats: { totalMessages: s.messages.length, cachedMessages: Math.max(0, s.messages.length - 2), lastCacheHit: u.cacheReadTokens > 0, cacheReadTokens: u.cacheReadTokens },
+        };
+    if (turn.o.inputId) payload.inputId = turn.o.inputId;
+    sim.emit(s, "turn.completed", payload, { ...opts, live: turn.live("turn.completed") });
+    if (!cancelled && turn.userMessage) {
+      s.checkpoints.push({
+        checkpointId: newId("checkpoint"),
+        turnId: turn.id,
+        messagesBefore,
+        messagesAfter: s.messages.length,
+        todosBefore,
+        todosAfter: structuredClone(s.todos),
+        targetMessageId: turn.userMessage.info.messageId,
+        createdAt: Date.now(),
+      });
+    }
   }
-  sim.emit(s, "session.updated", { usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, contextWindow: turn.contextWindow() }, { live: turn.live("session.updated") });
+  s.totalTokens += u.totalTokens;
+  if (s.goal?.status === "active") s.goal.tokensUsed += u.totalTokens;
+  // The busy flag clears after the turn's events are on the wire (ZCODE_SIM_BUSY_TAIL_MS later if set),
+  // just before the state.updated that reports it: a send racing the end event may get -32010.
+  await new Promise<void>((res) => setImmediate(res));
+  if (sim.cfg.busyTailMs > 0) await Bun.sleep(sim.cfg.busyTailMs);
+  if (r.turn === turn) r.turn = undefined;
+  r.revision++;
   sim.store.touch(s);
+  const [done, failed, stopped] = turn.o.endReasons;
+  if (sim.rt(s.id) === r) sim.stateUpdated(s, turn.failure ? failed : cancelled ? stopped : done, turn.settingsPatch());
 }

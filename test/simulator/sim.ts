@@ -1,22 +1,69 @@
-// Process-wide simulator state: sessions, which of them are active and
-// subscribed here, the event log with seq numbers, and the running turns.
+// Process-wide simulator state: the conversations active in this process
+// (created, resumed or forked here — the CLI's `context.sessions`), each with
+// its own event log and seq counter, and the running turns.
+//
+// Seq numbering follows the CLI: a per-session counter, contiguous from 1 over
+// every event it would send, kept on the in-memory record. A session that is
+// materialized again (resumed in a new process, or after `evict`) starts a new
+// seq space at 1 [INFERRED from the server code and the 0.16.9 capture, whose
+// first event in a 7-turn-old session has seq 1]. Events are stored from the
+// start; they are pushed as `session/event` only once session/subscribe (or
+// session/read with deliveryKind) has set the session's delivery kind.
 import type { SimConfig } from "./config.ts";
 import { Outgoing } from "./interactions.ts";
 import type { Personality } from "./personality.ts";
-import type { Store } from "./store.ts";
+import { type Store, uuid } from "./store.ts";
 import type { Turn } from "./turn.ts";
-import type { EventEnvelope, SessionRecord } from "./types.ts";
+import type { PermissionRule, SessionRecord, StoredEvent } from "./types.ts";
 import type { Out } from "./wire.ts";
 
+/** Events kept in memory per session for afterSeq replays. */
+const MAX_EVENTS = 20_000;
+
+export type DeliveryKind = "desktop-continuous" | "web-remote-replayable";
+
+export interface PendingPermission {
+  requestId: string;
+  toolCallId: string;
+  toolName: string;
+  reason: string;
+  riskLevel: "low" | "medium" | "high" | "critical";
+  input: unknown;
+  options: unknown[];
+  requestedAt: number;
+}
+
+export interface ActiveTool {
+  toolCallId: string;
+  toolName: string;
+  status: "pending" | "running" | "completed" | "failed" | "denied";
+  startedAt?: number;
+}
+
+/** One materialization of a session in this process. */
 export interface Runtime {
-  /** Created or resumed in this process and not evicted. */
-  active: boolean;
-  subscribed: boolean;
+  deliveryKind?: DeliveryKind;
   /** `stall`: live pushes held back until the next session/subscribe. */
   holdLive: boolean;
+  events: StoredEvent[];
+  seq: number;
+  /** stateRevision: bumped by every state mutation (send, settings, goal, …). */
+  revision: number;
   turn?: Turn;
-  /** `hang-request next=1`: the next session/send is never answered. */
+  /** `hang-request next=1`: the answer to the next session/send is never written. */
   hangNextSend: boolean;
+  /** The answer to session/requestRuntimePreferences, once validated. */
+  prefs?: Record<string, unknown>;
+  /** Why the last runtime-preferences answer was rejected: the next session/send fails with it. */
+  prefsError?: string;
+  /** The runtime-preferences request still waiting for its answer (turns wait for it). */
+  prefsPending?: Promise<void>;
+  pendingPermissions: Map<string, PendingPermission>;
+  activeTools: Map<string, ActiveTool>;
+  /** Session-scoped rules granted while this record lives (in addition to the persisted ones). */
+  sessionRules: PermissionRule[];
+  /** The first input of this materialization has been seen (session.updated SessionStart hook). */
+  started: boolean;
 }
 
 export class Sim {
@@ -39,35 +86,71 @@ export class Sim {
     this.outgoing = new Outgoing(out, cfg.resendMs);
   }
 
-  rt(id: string): Runtime {
-    let r = this.runtimes.get(id);
-    if (!r) {
-      r = { active: false, subscribed: false, holdLive: false, hangNextSend: false };
-      this.runtimes.set(id, r);
-    }
+  /** The session's runtime if it is active in this process. */
+  rt(id: string): Runtime | undefined {
+    return this.runtimes.get(id);
+  }
+
+  /** Materializes a session here: a fresh record, a fresh seq space. */
+  activate(s: SessionRecord): Runtime {
+    const r: Runtime = {
+      holdLive: false,
+      events: [],
+      seq: 0,
+      revision: 1,
+      hangNextSend: false,
+      pendingPermissions: new Map(),
+      activeTools: new Map(),
+      sessionRules: [],
+      started: false,
+    };
+    this.runtimes.set(s.id, r);
     return r;
   }
 
-  /** Stores an event (seq+1) and pushes it when the session is subscribed. */
-  emit(s: SessionRecord, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string } = {}): EventEnvelope {
-    const env: EventEnvelope = { sessionId: s.id, seq: ++s.seq, type, payload };
-    if (opts.turnId && this.pers.turnIdOnEnvelope) env.turnId = opts.turnId;
-    s.events.push(env);
-    this.store.trimEvents(s);
-    // Serialized once for both the durable log and the wire.
-    const json = JSON.stringify(env);
-    this.store.appendEvent(s.id, json);
-    const r = this.rt(s.id);
-    if (r.subscribed && !r.holdLive && opts.live !== false) {
-      this.fuzz.between(s);
-      this.out.raw(`{"method":"session/event","params":${json}}`);
-    }
-    return env;
+  deactivate(id: string): void {
+    const r = this.runtimes.get(id);
+    r?.turn?.abortNow();
+    this.runtimes.delete(id);
   }
 
-  eventsAfter(s: SessionRecord, afterSeq: number): EventEnvelope[] {
-    // Events are in seq order: binary search the first one after afterSeq.
-    const ev = s.events;
+  /** The envelope as the CLI maps it (keys in its order), with the current delivery kind. */
+  mapEvent(e: StoredEvent, deliveryKind: DeliveryKind | undefined): Record<string, unknown> {
+    const m: Record<string, unknown> = {};
+    if (deliveryKind) m.deliveryKind = deliveryKind;
+    m.eventId = e.eventId;
+    m.payload = e.payload;
+    m.seq = e.seq;
+    m.sessionId = e.sessionId;
+    m.timestamp = e.timestamp;
+    m.traceId = e.traceId;
+    if (e.turnId !== undefined) m.turnId = e.turnId;
+    m.type = e.type;
+    return m;
+  }
+
+  /**
+   * Stores an event under the next seq and pushes it when the session has a
+   * delivery kind. `live:false` stores without pushing (seq-gap).
+   */
+  emit(s: SessionRecord, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string; noFuzz?: boolean } = {}): StoredEvent | undefined {
+    const r = this.runtimes.get(s.id);
+    if (!r) return undefined;
+    const pushing = r.deliveryKind !== undefined && !r.holdLive && opts.live !== false;
+    if (pushing && !opts.noFuzz) this.fuzz.between(s);
+    const e: StoredEvent = { eventId: uuid(), payload, seq: ++r.seq, sessionId: s.id, timestamp: Date.now(), traceId: s.traceId, type };
+    if (opts.turnId && this.pers.turnIdOnEnvelope) e.turnId = opts.turnId;
+    r.events.push(e);
+    if (r.events.length > MAX_EVENTS * 1.1) r.events.splice(0, r.events.length - MAX_EVENTS);
+    if (pushing) this.out.raw(`{"method":"session/event","params":${JSON.stringify(this.mapEvent(e, r.deliveryKind))}}`);
+    return e;
+  }
+
+  /** Stored events with seq > afterSeq (optionally only the last `limit`), mapped with the current delivery kind. */
+  eventsAfter(s: SessionRecord, afterSeq: number, limit?: number): Record<string, unknown>[] {
+    const r = this.runtimes.get(s.id);
+    if (!r) return [];
+    const ev = r.events;
     let lo = 0;
     let hi = ev.length;
     while (lo < hi) {
@@ -75,6 +158,18 @@ export class Sim {
       if (ev[mid]!.seq <= afterSeq) lo = mid + 1;
       else hi = mid;
     }
-    return ev.slice(lo);
+    let out = ev.slice(lo);
+    if (limit !== undefined && limit > 0) out = out.slice(-limit);
+    return out.map((e) => this.mapEvent(e, r.deliveryKind));
+  }
+
+  /** A `state.updated` notification (written whether or not the session is subscribed). */
+  stateUpdated(s: SessionRecord, reason: string, patch: unknown): void {
+    const r = this.runtimes.get(s.id);
+    if (!r) return;
+    this.out.frame({
+      method: "state.updated",
+      params: { patch, reason, revision: r.revision, scope: "session", sessionId: s.id, type: "state.updated", workspace: s.workspace },
+    });
   }
 }

@@ -1,111 +1,161 @@
-// Shapes the simulator stores and sends (ZCODE-SHAPES.md).
+// Shapes the simulator stores and sends (ZCode's zcode-protocol schemas; see
+// zcode-schemas.ts for the strict versions the tests check against).
+import type { ModelSel } from "./catalog.ts";
+
 export interface Workspace {
   workspacePath: string;
   workspaceKey: string;
+  workspaceIdentity?: string;
+  remoteSessionId?: string;
 }
 
 export interface Todo {
-  id?: string;
   content: string;
   status: "pending" | "in_progress" | "completed";
   priority: "high" | "medium" | "low";
-  activeForm?: string;
 }
 
-export type ToolStatus = "pending" | "running" | "completed" | "error";
+export interface TokenUsage {
+  total?: number;
+  input: number;
+  output: number;
+  reasoning: number;
+  cache: { read: number; write: number };
+}
 
+export interface Semantics {
+  origin: "real_user" | "agent_runtime" | "system" | "migration" | "import";
+  kind: string;
+  source?: string;
+  commandName?: string;
+  uiVisibility: "visible" | "hidden" | "debug";
+  providerVisibility: "visible" | "hidden";
+  transcriptVisibility: "visible" | "hidden";
+}
+
+export type ToolState =
+  | { status: "pending"; input: Record<string, unknown>; raw: string }
+  | { status: "running"; input: Record<string, unknown>; title?: string; metadata?: Record<string, unknown>; startedAt: number }
+  | { status: "completed"; input: Record<string, unknown>; output: string; title: string; metadata: Record<string, unknown>; startedAt: number; completedAt: number }
+  | { status: "error"; input: Record<string, unknown>; error: string; metadata?: Record<string, unknown>; startedAt: number; completedAt: number };
+
+interface PartBase {
+  partId: string;
+  sessionId: string;
+  messageId: string;
+}
+
+export type TextPart = PartBase & { type: "text"; text: string; synthetic?: boolean };
+export type ReasoningPart = PartBase & { type: "reasoning"; text: string };
+export type ToolPart = PartBase & { type: "tool"; callId: string; tool: string; state: ToolState };
 export type MessagePart =
-  | { type: "text"; text: string }
-  | { type: "reasoning"; text: string }
-  | {
-      type: "tool";
-      toolCallId: string;
-      toolName: string;
-      input: unknown;
-      state: { status: ToolStatus; output?: string; result?: unknown; error?: string };
-    };
+  | TextPart
+  | ReasoningPart
+  | ToolPart
+  | (PartBase & { type: "step-start" })
+  | (PartBase & { type: "step-finish"; reason: string; cost: number; tokens: TokenUsage })
+  | (PartBase & { type: "compaction"; auto: boolean; reason?: string; summaryMessageId?: string });
+
+export interface UserInfo {
+  messageId: string;
+  sessionId: string;
+  role: "user";
+  time: { created: number; completed?: number };
+  agent: string;
+  model?: ModelSel;
+  synthetic?: boolean;
+  source?: string;
+  visibility?: "user-visible" | "model-only";
+  semantics?: Semantics;
+}
+
+export interface AssistantInfo {
+  messageId: string;
+  sessionId: string;
+  role: "assistant";
+  time: { created: number; completed?: number };
+  parentMessageId: string;
+  agent: string;
+  model?: ModelSel;
+  path: { cwd: string; root: string };
+  cost: number;
+  tokens: TokenUsage;
+  finish?: string;
+  error?: Record<string, unknown>;
+  semantics?: Semantics;
+}
 
 export interface Message {
-  info: { id: string; role: "user" | "assistant"; createdAt: number; finish?: string };
+  info: UserInfo | AssistantInfo;
   parts: MessagePart[];
-  semantics?: { kind: "compact_summary" };
 }
 
-export interface EventEnvelope {
-  sessionId: string;
-  seq: number;
-  type: string;
+/** A session event as stored: the envelope without deliveryKind (added when mapped). */
+export interface StoredEvent {
+  eventId: string;
   payload: Record<string, unknown>;
+  seq: number;
+  sessionId: string;
+  timestamp: number;
+  traceId: string;
   turnId?: string;
+  type: string;
 }
 
 export interface Checkpoint {
   checkpointId: string;
   turnId: string;
-  /** Messages before the turn's user message: rewinding here undoes the turn. */
-  messagesBefore: number;
   /** Messages after the turn: forking here copies the whole turn. */
   messagesAfter: number;
+  /** Messages before the turn: rewinding here undoes it (0.15 session/rewind). */
+  messagesBefore: number;
   todosBefore: Todo[];
   todosAfter: Todo[];
+  targetMessageId: string;
   createdAt: number;
 }
 
 export interface Goal {
+  targetId: string;
   objective: string;
-  status: "active" | "paused";
-  setAt: number;
+  status: "active" | "paused" | "budget_limited" | "complete";
+  tokensUsed: number;
+  createdAt: number;
+  updatedAt: number;
 }
 
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
+export interface PermissionRule {
+  toolName: string;
+  ruleContent?: string;
+  behavior: "allow" | "deny" | "ask";
 }
 
+/** A conversation as the CLI persists it (one JSON file per session). */
 export interface SessionRecord {
   id: string;
   traceId: string;
   workspace: Workspace;
   title: string;
+  titleSource?: "default" | "first_input" | "generated" | "custom";
   mode: string;
-  /** What `projection.mode` reports: refreshed only when a turn starts (it can be stale). */
-  projectionMode: string;
-  thoughtLevel: string;
-  model: { providerId: string; modelId: string };
+  model: ModelSel;
+  lastUsed?: { providerId: string; modelId: string };
   todos: Todo[];
   messages: Message[];
-  events: EventEnvelope[];
-  seq: number;
   checkpoints: Checkpoint[];
-  revision: number;
   goal: Goal | null;
   createdAt: number;
   updatedAt: number;
-  status: "idle" | "running";
   turnCount: number;
-  currentTurnId: string | null;
-  usage: Usage;
+  totalTokens: number;
   contextUsed: number;
   /** How many times each prompt text was sent (fail-transient, evict). */
   promptCounts: Record<string, number>;
+  persistence: "immediate" | "deferred";
+  parentSessionId?: string;
+  mcpServerNames: string[];
+  /** "Always allow" rules the user granted (permissionUpdates of an allow answer). */
+  permissionRules: PermissionRule[];
+  /** The next cold resume puts the default model back (scenario forget-model). */
+  forgetModelOnResume?: boolean;
 }
-
-export const MODES = [
-  { value: "plan", label: "Plan" },
-  { value: "build", label: "Build" },
-  { value: "edit", label: "Edit" },
-  { value: "yolo", label: "YOLO" },
-  { value: "auto", label: "Auto" },
-];
-export const THOUGHT_LEVELS = [
-  { value: "low", label: "Low" },
-  { value: "medium", label: "Medium" },
-  { value: "high", label: "High" },
-  { value: "max", label: "Max" },
-];
-export const MODELS = [
-  { providerId: "zhipu", modelId: "GLM-5.2", label: "GLM-5.2", defaultLevel: "high" },
-  { providerId: "zhipu", modelId: "GLM-4.6-Air", label: "GLM-4.6 Air", defaultLevel: "medium" },
-];
-export const CONTEXT_WINDOW = 200000;

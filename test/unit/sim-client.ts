@@ -43,6 +43,8 @@ export interface SimOptions {
   args?: string[];
   /** Answer session/requestRuntimePreferences automatically (default true). */
   autoPreferences?: boolean;
+  /** Answer interaction/requestProviderRuntimeHeaders automatically with this result. */
+  autoHeaders?: unknown;
 }
 
 export class SimClient {
@@ -62,7 +64,7 @@ export class SimClient {
       env: { ...process.env, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_SIM_DELAY_MS: "1", ...opts.env },
     });
     this.exitCode = this.proc.exited;
-    void this.pump(opts.autoPreferences !== false);
+    void this.pump(opts.autoPreferences !== false, opts.autoHeaders);
     void this.pumpStderr();
   }
 
@@ -71,7 +73,7 @@ export class SimClient {
     for await (const c of this.proc.stderr as ReadableStream<Uint8Array>) this.stderr += dec.decode(c, { stream: true });
   }
 
-  private async pump(autoPrefs: boolean): Promise<void> {
+  private async pump(autoPrefs: boolean, autoHeaders: unknown): Promise<void> {
     const dec = new TextDecoder();
     let tail = "";
     for await (const chunk of this.proc.stdout as ReadableStream<Uint8Array>) {
@@ -91,6 +93,7 @@ export class SimClient {
         if (autoPrefs && f.method === "session/requestRuntimePreferences" && f.id !== undefined) {
           this.send({ id: f.id, result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false } });
         }
+        if (autoHeaders !== undefined && f.method === "interaction/requestProviderRuntimeHeaders" && f.id !== undefined) this.send({ id: f.id, result: autoHeaders });
         this.frames.push(f);
         const idx = this.frames.length - 1;
         this.waiters = this.waiters.filter((w) => {
@@ -152,7 +155,7 @@ export class SimClient {
   }
 
   notify(method: string, params?: unknown): void {
-    this.send({ method, params });
+    this.send(params === undefined ? { method } : { method, params });
   }
 
   events(sessionId?: string): Frame[] {
@@ -184,12 +187,27 @@ export class SimClient {
     return id;
   }
 
-  /** Sends a prompt and waits for its end event; returns the turn's pushed events. */
-  async turn(sessionId: string, content: string, timeoutMs = 5000): Promise<Frame[]> {
+  /** Resolves with the state.updated of a turn's end (prompt_completed / prompt_failed / …) after frame `from`. */
+  waitIdle(sessionId: string, timeoutMs = 5000, from = 0): Promise<Frame> {
+    const ends = new Set(["prompt_completed", "prompt_failed", "session_compacted", "session_compact_failed", "session_compact_cancelled", "goal_continuation_completed", "goal_continuation_failed"]);
+    return this.waitFor((f) => f.method === "state.updated" && f.params.sessionId === sessionId && ends.has(f.params.reason), timeoutMs, from).then((f) => f.params);
+  }
+
+  /** state.updated notifications of a session. */
+  stateUpdates(sessionId: string): Frame[] {
+    return this.frames.filter((f) => f.method === "state.updated" && f.params?.sessionId === sessionId).map((f) => f.params);
+  }
+
+  /**
+   * Sends a prompt and waits until the session is idle again (the state.updated
+   * after its end event); returns the turn's pushed events up to its end event.
+   */
+  async turn(sessionId: string, content: string, timeoutMs = 5000, extra: Record<string, unknown> = {}): Promise<Frame[]> {
     const from = this.frames.length;
-    const r = await this.request("session/send", { sessionId, content });
+    const r = await this.request("session/send", { sessionId, content, ...extra });
     if (r.error) throw new Error(`session/send → ${r.error.code} ${r.error.message}`);
     const end = await this.waitTurnEnd(sessionId, timeoutMs, from);
+    await this.waitIdle(sessionId, timeoutMs, from);
     const ev = this.frames.slice(from).filter((f) => f.method === "session/event" && f.params.sessionId === sessionId).map((f) => f.params);
     return ev.slice(0, ev.indexOf(end) + 1);
   }

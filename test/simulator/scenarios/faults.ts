@@ -3,6 +3,7 @@
 import type { Turn } from "../turn.ts";
 import { log } from "../wire.ts";
 import { defaultReply } from "./basic.ts";
+import { bashContent, bashDetail, bashProgress } from "./fixtures.ts";
 
 export async function slow(t: Turn): Promise<void> {
   const n = t.num("n", 200);
@@ -22,10 +23,10 @@ export async function ignoreStop(t: Turn): Promise<void> {
   }
 }
 
-/** Some events (by position in the turn) are stored but not pushed. */
+/** Some events (by position in the scenario) are stored but not pushed. */
 export async function seqGap(t: Turn): Promise<void> {
-  const hidden = new Set([3, 4, 7]);
-  let i = 1; // turn.started was event 1
+  const hidden = new Set([2, 3, 6]);
+  let i = 0;
   t.live = () => !hidden.has(++i);
   for (const d of ["one ", "two ", "three ", "four ", "five ", "six ", "seven ", "eight"]) {
     await t.say(d);
@@ -37,7 +38,7 @@ export async function seqGap(t: Turn): Promise<void> {
 export async function stall(t: Turn): Promise<void> {
   const words = ["alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta"];
   for (let i = 0; i < words.length; i++) {
-    if (i === words.length / 2) t.sim.rt(t.s.id).holdLive = true;
+    if (i === words.length / 2) t.r.holdLive = true;
     await t.say(words[i]!);
     await t.pace();
   }
@@ -48,7 +49,7 @@ export async function garbage(t: Turn): Promise<void> {
   await t.say("Before the noise. ");
   out.raw("Warning: this is not JSON {{{");
   out.raw(JSON.stringify({ method: "session/event", params: { sessionId: t.s.id, seq: "not-a-number", type: "model.streaming", payload: { kind: "text_delta", delta: 42 } } }));
-  out.raw(JSON.stringify({ id: "zc-nobody-asked-999", result: { ok: true } }));
+  out.raw(JSON.stringify({ id: "server-nobody-asked-999", result: { ok: true } }));
   process.stderr.write("(node:1234) ExperimentalWarning: simulated diagnostic on stderr\n");
   await t.emit("mystery.event", { note: "an event type no bridge knows" });
   await t.pace();
@@ -105,19 +106,24 @@ export async function flood(t: Turn): Promise<void> {
   }
 }
 
+/** A Bash with n progress events whose tails slide over `tail` characters. */
 export async function floodTools(t: Turn): Promise<void> {
   const n = t.num("n", 1000);
   const tailMax = t.num("tail", 4096);
-  const part = await t.toolCall("Bash", { command: "yes build-output | head", description: "Produce a lot of output" });
-  await t.scheduled(part);
-  await t.started(part);
-  let out = "";
-  for (let i = 0; i < n; i++) {
-    out += `line ${i} of build output\n`;
-    if (out.length > tailMax) out = out.slice(out.length - tailMax);
-    await t.progress(part, out, "");
-  }
-  await t.result(part, out, { stdout: out, stderr: "", exitCode: 0, interrupted: false });
+  const command = "yes build-output | head";
+  const calls = await t.callTools([{ toolName: "Bash", input: { command, description: "Produce a lot of output" } }]);
+  await t.runTools(calls, () => ({
+    run: async (c) => {
+      const t0 = Date.now();
+      let out = "";
+      for (let i = 0; i < n; i++) {
+        out += `line ${i} of build output\n`;
+        if (out.length > tailMax) out = out.slice(out.length - tailMax);
+        await bashProgress(t, c, out, "", Date.now() - t0, tailMax);
+      }
+      return { kind: "result", content: bashContent(out, "", 0), detail: bashDetail(command, 0, out.length, Date.now() - t0), budgetStrategy: "artifact" };
+    },
+  }));
   await t.say("Done.");
 }
 

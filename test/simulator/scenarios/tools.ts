@@ -1,107 +1,86 @@
-// One scenario per tool kind, `tools` (all of them) and `batch`.
-import type { Turn } from "../turn.ts";
-import type { ToolFixture } from "./fixtures.ts";
+// One scenario per tool, `tools` (all of them, including a failing Edit and a
+// Bash with a non-zero exit) and `batch` (two tools in one parallel group).
+import type { ToolCall, Turn } from "../turn.ts";
 import {
-  BASH_INPUT,
-  BASH_STDERR,
-  BASH_STDOUT,
-  editFixture,
-  globFixture,
-  grepFixture,
-  readFixture,
-  taskFixture,
-  todoFixture,
-  webFetchFixture,
-  writeFixture,
+  agentSpec,
+  bashSpec,
+  editSpec,
+  FAILING_TESTS,
+  failingEditSpec,
+  globSpec,
+  grepSpec,
+  LS,
+  readSpec,
+  type ToolSpec,
+  todoSpec,
+  webFetchSpec,
+  webSearchSpec,
+  writeSpec,
 } from "./fixtures.ts";
 
-export async function bash(t: Turn): Promise<void> {
-  await t.say("Let me look at the files. ");
-  const part = await t.toolCall("Bash", BASH_INPUT);
-  await t.pace();
-  await t.scheduled(part);
-  await t.started(part);
-  let out = "";
-  let err = "";
-  for (let i = 0; i < BASH_STDOUT.length; i++) {
-    out += BASH_STDOUT[i];
-    err += BASH_STDERR[i];
-    await t.pace();
-    await t.progress(part, out, err);
-  }
-  await t.pace();
-  await t.result(part, out + err, { stdout: out, stderr: err, exitCode: 0, interrupted: false }, 31);
-  await t.pace();
-  await t.say("The workspace has a package.json and a src directory.");
+/** One model request calling `specs`, then their execution. */
+export async function useTools(t: Turn, specs: ToolSpec[], opts: { parallel?: boolean } = {}): Promise<ToolCall[]> {
+  const calls = await t.callTools(specs.map((s) => ({ toolName: s.toolName, input: s.input, nameOnCall: s.nameOnCall !== false })));
+  const byId = new Map(calls.map((c, i) => [c.toolCallId, specs[i]!.exec]));
+  await t.runTools(calls, (c) => byId.get(c.toolCallId)!, opts);
+  return calls;
 }
 
-function oneTool(make: (t: Turn) => ToolFixture, before: string, after: string) {
+function oneTool(make: (t: Turn) => ToolSpec, before: string, after: string) {
   return async (t: Turn): Promise<void> => {
     await t.say(before);
-    const f = make(t);
-    await t.runTool(f.toolName, f.input, f.output, f.result);
-    await t.say(after);
+    await useTools(t, [make(t)]);
+    await t.sayChunked(after, "text", 2);
   };
 }
 
-const ws = (t: Turn) => t.s.workspace.workspacePath;
+export async function bash(t: Turn): Promise<void> {
+  await t.reasoning("I should look at the workspace first. ");
+  await t.say("Let me look at the files. ");
+  await useTools(t, [bashSpec(t, LS)]);
+  await t.sayChunked("The workspace has a package.json and a src directory.", "text", 2);
+}
 
-export async function todo(t: Turn): Promise<void> {
-  await t.say("Let me plan this. ");
-  const f = todoFixture(structuredClone(t.s.todos));
-  await t.runTool(f.toolName, f.input, f.output, f.result);
-  t.setTodosLater((f.result as { newTodos: typeof t.s.todos }).newTodos);
-  await t.say("I made a plan with three steps.");
+export async function bashFail(t: Turn): Promise<void> {
+  await t.say("Running the tests. ");
+  await useTools(t, [bashSpec(t, FAILING_TESTS)]);
+  await t.sayChunked("One test fails: greet does not add an exclamation mark yet.", "text", 2);
 }
 
 export async function tools(t: Turn): Promise<void> {
   await bash(t);
-  for (const make of [readFixture, editFixture, writeFixture, grepFixture, globFixture]) {
-    const f = make(ws(t));
-    await t.runTool(f.toolName, f.input, f.output, f.result);
-  }
-  for (const f of [webFetchFixture(), taskFixture()]) await t.runTool(f.toolName, f.input, f.output, f.result);
-  await todo(t);
-  await t.say(" All tools ran.");
+  // Read and Grep leave toolName off their tool_call, as the CLI sometimes does.
+  await useTools(t, [readSpec(t.ws, false), grepSpec(t.ws, false), globSpec(t.ws)]);
+  await t.say("Editing. ");
+  await useTools(t, [failingEditSpec(t.ws)]);
+  await useTools(t, [editSpec(t.ws), writeSpec(t.ws)]);
+  await useTools(t, [webFetchSpec(), webSearchSpec(t), agentSpec()]);
+  await useTools(t, [todoSpec(t)]);
+  await useTools(t, [bashSpec(t, FAILING_TESTS)]);
+  await t.sayChunked("All tools ran; one edit missed and one test still fails.", "text", 2);
 }
 
-/** Two tools run together; the CLI's batch repeats the finished one without output. */
+/** Two tools in one parallel group: both start, both finish, one batch. */
 export async function batch(t: Turn): Promise<void> {
   await t.say("Searching in parallel. ");
-  const g = grepFixture(ws(t));
-  const l = globFixture(ws(t));
-  const a = await t.toolCall(g.toolName, g.input);
-  const b = await t.toolCall(l.toolName, l.input);
-  await t.pace();
-  await t.scheduled(a);
-  await t.scheduled(b);
-  await t.started(a);
-  await t.started(b);
-  await t.pace();
-  await t.result(a, g.output, g.result);
-  await t.pace();
-  b.state = { status: "completed", output: l.output, result: l.result };
-  await t.emit("tool.updated", {
-    kind: "batch",
-    items: [
-      { toolCallId: a.toolCallId, toolName: a.toolName, kind: "result" },
-      { toolCallId: b.toolCallId, toolName: b.toolName, kind: "result", output: l.output, result: l.result },
-    ],
-  });
-  await t.pace();
+  await useTools(t, [grepSpec(t.ws), globSpec(t.ws)], { parallel: true });
   await t.say("Both searches finished.");
 }
 
 export const toolScenarios = {
   bash,
-  read: oneTool((t) => readFixture(ws(t)), "Reading the file. ", "It defines greet()."),
-  edit: oneTool((t) => editFixture(ws(t)), "Editing the file. ", "Added an exclamation mark."),
-  write: oneTool((t) => writeFixture(ws(t)), "Creating a file. ", "Created farewell.ts."),
-  grep: oneTool((t) => grepFixture(ws(t)), "Searching. ", "Found two files."),
-  glob: oneTool((t) => globFixture(ws(t)), "Listing files. ", "Three TypeScript files."),
-  webfetch: oneTool(() => webFetchFixture(), "Fetching the docs. ", "The API greets people."),
-  task: oneTool(() => taskFixture(), "Delegating to a subagent. ", "The subagent found two callers."),
-  todo,
+  "bash-fail": bashFail,
+  read: oneTool((t) => readSpec(t.ws), "Reading the file. ", "It defines greet()."),
+  edit: oneTool((t) => editSpec(t.ws), "Editing the file. ", "Added an exclamation mark."),
+  write: oneTool((t) => writeSpec(t.ws), "Creating a file. ", "Created farewell.ts."),
+  grep: oneTool((t) => grepSpec(t.ws), "Searching. ", "Found two files."),
+  glob: oneTool((t) => globSpec(t.ws), "Listing files. ", "Three TypeScript files."),
+  webfetch: oneTool(() => webFetchSpec(), "Fetching the docs. ", "The API greets people."),
+  websearch: oneTool((t) => webSearchSpec(t), "Searching the web. ", "Keep greetings short."),
+  task: oneTool(() => agentSpec(), "Delegating to a subagent. ", "The subagent found two callers."),
+  agent: oneTool(() => agentSpec(), "Delegating to a subagent. ", "The subagent found two callers."),
+  todo: oneTool((t) => todoSpec(t), "Let me plan this. ", "I made a plan with three steps."),
+  "tool-error": oneTool((t) => failingEditSpec(t.ws), "Editing the file. ", "The edit did not apply."),
   tools,
   batch,
 };
