@@ -1,8 +1,9 @@
-// tailDelta's native fast path for a sliding output window must decide
-// exactly as the KMP overlap does: random streams, random window sizes and
-// slides, including repetitive text and discontinuities.
-import { expect, test } from "bun:test";
-import { suffixPrefixOverlap, tailDelta } from "../../../src/bridge/tool-calls.ts";
+// Cumulative output tails → only what is new: growth, a sliding bounded
+// window, discontinuities, and the final output. tailDelta's native fast path
+// for a sliding window must decide exactly as the KMP overlap does: random
+// streams, random window sizes and slides, repetitive text, discontinuities.
+import { describe, expect, test } from "bun:test";
+import { finalDelta, OUTPUT_GAP_MARKER, suffixPrefixOverlap, tailDelta } from "../../../src/bridge/output-tail.ts";
 import { rng } from "../../simulator/fuzz.ts";
 
 const MIN_OVERLAP = 32;
@@ -16,6 +17,63 @@ function reference(prev: string, next: string): { data: string; gap: boolean } {
   return { data: next, gap: true };
 }
 
+describe("tailDelta", () => {
+  test("growing tail: only the new part", () => {
+    expect(tailDelta("", "abc")).toEqual({ data: "abc", gap: false });
+    expect(tailDelta("abc", "abcdef")).toEqual({ data: "def", gap: false });
+    expect(tailDelta("abc", "abc")).toEqual({ data: "", gap: false });
+  });
+
+  test("a sliding (bounded) tail: the overlap is found and only what follows it is new", () => {
+    const stream = Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join("");
+    const prev = stream.slice(100, 1100);
+    const next = stream.slice(400, 1400);
+    expect(tailDelta(prev, next)).toEqual({ data: stream.slice(1100, 1400), gap: false });
+  });
+
+  test("a tail that does not continue: the whole new tail, flagged as a gap", () => {
+    expect(tailDelta("something else entirely", "fresh output")).toEqual({ data: "fresh output", gap: true });
+    // Shrunk: e.g. the window reset.
+    expect(tailDelta("abcdef", "xy")).toEqual({ data: "xy", gap: true });
+    // A short accidental overlap is not trusted.
+    expect(tailDelta("hello world\n", "\nnext")).toEqual({ data: "\nnext", gap: true });
+  });
+
+  test("the gap marker is a line of its own", () => {
+    expect(OUTPUT_GAP_MARKER.endsWith("\n")).toBe(true);
+    expect(OUTPUT_GAP_MARKER.split("\n")).toHaveLength(2);
+  });
+});
+
+describe("finalDelta", () => {
+  test("what the complete output adds to the last tail", () => {
+    expect(finalDelta("", "all")).toEqual({ data: "all", gap: false });
+    expect(finalDelta("tail end", "the whole output up to the tail end")).toEqual({ data: "", gap: false });
+    expect(finalDelta("start", "start and more")).toEqual({ data: " and more", gap: false });
+    expect(finalDelta("middle", "start middle end")).toEqual({ data: " end", gap: false });
+    // Repetitive output: the last tail already ended the output.
+    expect(finalDelta("y\ny\n", "y\n".repeat(1000))).toEqual({ data: "", gap: false });
+    // Not found at all: a discontinuity.
+    expect(finalDelta("unrelated", "other")).toEqual({ data: "other", gap: true });
+  });
+});
+
+describe("suffixPrefixOverlap", () => {
+  test("the longest suffix of prev that is a prefix of next", () => {
+    expect(suffixPrefixOverlap("abcabc", "abcabcx")).toBe(6);
+    expect(suffixPrefixOverlap("xxabab", "ababyy")).toBe(4);
+    expect(suffixPrefixOverlap("aaaa", "aab")).toBe(2);
+    expect(suffixPrefixOverlap("abc", "")).toBe(0);
+    expect(suffixPrefixOverlap("abc", "d")).toBe(0);
+  });
+
+  test("linear time on large tails", () => {
+    const a = "ab".repeat(200_000);
+    const t0 = performance.now();
+    suffixPrefixOverlap(a + "c", "a".repeat(400_000));
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+});
 
 test("fast path agrees with the KMP reference on random sliding tails", () => {
   const r = rng(20261202);

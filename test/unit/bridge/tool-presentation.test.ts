@@ -1,59 +1,72 @@
+// How ZCode's tools look in an ACP editor, from real tool results
+// (`result.content` is the text a person reads; `display` and `perf` add the
+// rest): titles, kinds, locations, result content, outcomes.
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
 import {
-  displayPath,
-  fenced,
-  languageOf,
-  oneLine,
+  commandText,
+  outcomeOfPart,
+  outcomeOfResult,
   presentTool,
   resultContent,
   resultLocations,
-  reversePatch,
+  streamsOutput,
 } from "../../../src/bridge/tool-presentation.ts";
-import { CWD, EDITED_TS, ORIGINAL_TS, RESULTS, expectValid } from "../support/bridge-fixtures.ts";
+import { CWD, EDITED_TS, ORIGINAL_TS, TOOLS, expectValid, type ToolFixture } from "../support/bridge-fixtures.ts";
 
 function text(c: ToolCallContent[]): string {
   return c.map((x) => (x.type === "content" && x.content.type === "text" ? x.content.text : "")).join("\n");
 }
 
+/** The content a finished fixture shows. */
+function shown(t: ToolFixture): ToolCallContent[] {
+  return resultContent(t.name, t.input, outcomeOfResult(t.name, t.result), CWD);
+}
+
 /** Wraps presentation output into a tool_call so the SDK schema checks it. */
-function asUpdate(name: string, input: unknown, output?: string, result?: unknown): SessionUpdate {
-  const p = presentTool(name, input, CWD);
+function asUpdate(t: ToolFixture, finished = true): SessionUpdate {
+  const p = presentTool(t.name, t.input, CWD);
+  const outcome = outcomeOfResult(t.name, t.result);
   return {
     sessionUpdate: "tool_call",
     toolCallId: "t1",
     title: p.title,
     kind: p.kind,
-    status: "completed",
-    locations: p.locations,
-    rawInput: input,
-    rawOutput: result,
-    content: result === undefined ? p.content : resultContent(name, input, output, result, CWD),
+    status: finished ? (outcome.failed ? "failed" : "completed") : "pending",
+    locations: finished ? resultLocations(t.name, t.input, outcome, CWD) : p.locations,
+    rawInput: t.input,
+    rawOutput: t.result,
+    content: finished ? resultContent(t.name, t.input, outcome, CWD) : p.content,
   };
 }
 
-describe("presentTool: title, kind, locations per tool", () => {
+describe("presentTool: title, kind per tool", () => {
   const cases: Array<[string, unknown, string, string]> = [
     ["Bash", { command: "ls -la" }, "ls -la", "execute"],
+    ["Bash", { description: "List files" }, "List files", "execute"],
     ["Read", { file_path: `${CWD}/src/x.ts` }, "Read src/x.ts", "read"],
     ["Read", { file_path: `${CWD}/src/x.ts`, offset: 10, limit: 20 }, "Read src/x.ts (lines 10–29)", "read"],
     ["Read", { file_path: "/etc/hosts", offset: 5 }, "Read /etc/hosts (from line 5)", "read"],
+    ["Read", { file_path: "a.ts", limit: 5 }, "Read a.ts (lines 1–5)", "read"],
     ["Edit", { file_path: `${CWD}/src/x.ts`, old_string: "a", new_string: "b" }, "Edit src/x.ts", "edit"],
-    ["MultiEdit", { file_path: "src/y.ts", edits: [] }, "Edit src/y.ts", "edit"],
     ["Write", { file_path: `${CWD}/src/new.ts`, content: "x" }, "Write src/new.ts", "edit"],
     ["Grep", { pattern: "TODO", path: `${CWD}/src` }, 'grep "TODO" in src', "search"],
     ["Grep", { pattern: "x", glob: "*.ts" }, 'grep "x" (*.ts)', "search"],
     ["Grep", { pattern: "greet\\(" }, 'grep "greet\\("', "search"],
     ["Glob", { pattern: "**/*.ts", path: "lib" }, 'Find "**/*.ts" in lib', "search"],
-    ["LS", { path: CWD }, "List .", "search"],
     ["WebFetch", { url: "https://example.com" }, "Fetch https://example.com", "fetch"],
     ["WebSearch", { query: "bun test" }, 'Search the web for "bun test"', "fetch"],
-    ["Task", { description: "Find the bug", subagent_type: "explore" }, "Find the bug (explore)", "think"],
-    ["Agent", { description: "Review" }, "Review", "think"],
+    ["Agent", { description: "Find the bug", subagent_type: "Explore" }, "Find the bug (Explore)", "think"],
+    ["Agent", { prompt: "p", subagent_type: "Explore" }, "Run Explore agent", "think"],
+    ["Task", { description: "Review" }, "Review", "think"],
     ["ExitPlanMode", { plan: "1. do it" }, "Ready to code?", "switch_mode"],
+    ["EnterPlanMode", {}, "Plan first", "switch_mode"],
     ["TodoWrite", { todos: [] }, "Update plan", "think"],
+    ["TodoRead", {}, "Read plan", "think"],
     ["AskUserQuestion", { questions: [{ question: "Which?", header: "Pick", options: [] }] }, "Ask: Pick", "other"],
+    ["AskUserQuestion", { questions: [{ question: "Which one?", options: [] }] }, "Ask: Which one?", "other"],
     ["FrobnicateTool", { x: 1 }, "FrobnicateTool", "other"],
+    ["mcp__github__create_issue", { title: "x" }, "mcp__github__create_issue", "other"],
     ["bash", { command: "pwd" }, "pwd", "execute"],
   ];
   for (const [name, input, title, kind] of cases) {
@@ -61,7 +74,7 @@ describe("presentTool: title, kind, locations per tool", () => {
       const p = presentTool(name, input, CWD);
       expect(p.title).toBe(title);
       expect(p.kind).toBe(kind as never);
-      expectValid([asUpdate(name, input)]);
+      expectValid([asUpdate({ name, input: input as Record<string, unknown>, result: {} }, false)]);
     });
   }
 
@@ -69,80 +82,139 @@ describe("presentTool: title, kind, locations per tool", () => {
     expect(presentTool("Read", { file_path: "src/x.ts", offset: 10 }, CWD).locations).toEqual([{ path: `${CWD}/src/x.ts`, line: 10 }]);
     expect(presentTool("Read", { file_path: "src/x.ts", offset: 0 }, CWD).locations).toEqual([{ path: `${CWD}/src/x.ts` }]);
     expect(presentTool("Edit", { file_path: "a/b.ts" }, CWD).locations).toEqual([{ path: `${CWD}/a/b.ts` }]);
+    expect(presentTool("Grep", { pattern: "x", path: "src" }, CWD).locations).toEqual([{ path: `${CWD}/src` }]);
     expect(presentTool("Grep", { pattern: "x" }, CWD).locations).toEqual([]);
     expect(presentTool("Bash", { command: "x" }, CWD).locations).toEqual([]);
   });
 
   test("long and multi-line commands are shortened to one line", () => {
-    const long = `echo ${"x".repeat(300)}`;
-    const t = presentTool("Bash", { command: long }, CWD).title;
+    const t = presentTool("Bash", { command: `echo ${"x".repeat(300)}` }, CWD).title;
     expect(t.length).toBeLessThanOrEqual(120);
     expect(t.endsWith("…")).toBe(true);
     expect(presentTool("Bash", { command: "set -e\nmake all" }, CWD).title).toBe("set -e …");
-    expect(oneLine("  a   b  ")).toBe("a b");
   });
 
   test("missing or malformed input falls back to readable titles", () => {
     expect(presentTool("Bash", undefined, CWD).title).toBe("Run command");
     expect(presentTool("Read", { file_path: 42 }, CWD).title).toBe("Read file");
     expect(presentTool("Edit", null, CWD).title).toBe("Edit file");
+    expect(presentTool("Write", [], CWD).title).toBe("Write file");
     expect(presentTool("", {}, CWD).title).toBe("Tool");
   });
 
-  test("previews: the plan, an edit's strings, a subagent's prompt", () => {
+  test("previews: the command's description, the plan, an edit's strings, a write's text, a subagent's prompt", () => {
+    expect(text(presentTool("Bash", TOOLS.bash.input, CWD).content)).toBe("List files");
     expect(text(presentTool("ExitPlanMode", { plan: "1. a\n2. b" }, CWD).content)).toBe("1. a\n2. b");
-    expect(presentTool("Edit", RESULTS.edit.input, CWD).content).toEqual([
+    expect(presentTool("Edit", TOOLS.edit.input, CWD).content).toEqual([
       { type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const b = 2;", newText: "export const b = 42;" },
     ]);
-    expect(text(presentTool("Task", RESULTS.task.input, CWD).content)).toBe("Look for the bug in src");
+    expect(text(presentTool("Write", TOOLS.writeCreate.input, CWD).content)).toBe("```typescript\nhello\n```");
+    expect(text(presentTool("Agent", TOOLS.agent.input, CWD).content)).toBe("Look for the bug in src");
+    expect(text(presentTool("WebFetch", TOOLS.webfetch.input, CWD).content)).toBe("Summarize");
+    expect(presentTool("Read", TOOLS.read.input, CWD).content).toEqual([]);
+  });
+
+  test("only Bash streams its output", () => {
+    expect(streamsOutput("Bash")).toBe(true);
+    expect(streamsOutput("bash")).toBe(true);
+    for (const n of ["Read", "Edit", "Agent", "Mystery", ""]) expect(streamsOutput(n)).toBe(false);
+  });
+});
+
+describe("outcomes", () => {
+  test("Bash: the exit code from result.perf.detail.command", () => {
+    expect(outcomeOfResult("Bash", TOOLS.bash.result)).toMatchObject({ exitCode: 0, failed: false, text: "total 0\nfile.txt" });
+  });
+
+  test("Bash that exited non-zero is still success:true on the wire, but a failed command", () => {
+    const o = outcomeOfResult("Bash", TOOLS.bashFailed.result);
+    expect(o).toMatchObject({ exitCode: 2, failed: true });
+    expect(o.error).toContain("make: *** [test] Error 2");
+  });
+
+  test("grep's exit 1 without ZCode's `Exit code` line is not a failure", () => {
+    expect(outcomeOfResult("Bash", TOOLS.bashGrepNothing.result)).toMatchObject({ exitCode: 1, failed: false });
+  });
+
+  test("a timed-out or unspawnable command failed; the `Exit code` line alone gives the code", () => {
+    expect(outcomeOfResult("Bash", { success: true, content: "", perf: { detail: { kind: "command", command: { status: "timed_out" } } } }).failed).toBe(true);
+    expect(outcomeOfResult("Bash", { success: true, content: "x", perf: { detail: { kind: "command", command: { status: "spawn_error" } } } }).failed).toBe(true);
+    expect(outcomeOfResult("Bash", { success: true, content: "Exit code 127\nsh: nope: not found" })).toMatchObject({ exitCode: 127, failed: true });
+  });
+
+  test("success:false is a failure, with the error's message when there is one", () => {
+    expect(outcomeOfResult("Read", { success: false, content: "File does not exist.", error: { type: "tool_execution_failed", message: "File does not exist. Note: …" } })).toMatchObject({
+      failed: true,
+      error: "File does not exist. Note: …",
+    });
+    expect(outcomeOfResult("Read", { success: false, content: "nope" })).toMatchObject({ failed: true, error: "nope" });
+    expect(outcomeOfResult("Read", undefined)).toEqual({ text: undefined, display: {}, failed: false });
+  });
+
+  test("non-command tools have no exit code, even with an `Exit code` text", () => {
+    const o = outcomeOfResult("Read", { success: true, content: "Exit code 2\nx" });
+    expect(o.failed).toBe(false);
+    expect("exitCode" in o).toBe(false);
+  });
+
+  test("history parts: output, display from metadata, error status, Bash `Exit code N`", () => {
+    expect(outcomeOfPart("Edit", { status: "completed", output: "ok", metadata: { display: { kind: "file_diff" } } })).toEqual({
+      text: "ok",
+      display: { kind: "file_diff" },
+      failed: false,
+    });
+    expect(outcomeOfPart("Edit", { status: "error", error: "String to replace not found in file." })).toEqual({
+      display: {},
+      failed: true,
+      error: "String to replace not found in file.",
+    });
+    expect(outcomeOfPart("Bash", { status: "error" }).error).toBe("Tool failed");
+    expect(outcomeOfPart("Bash", { status: "completed", output: "Exit code 3\nboom" })).toMatchObject({ exitCode: 3, failed: true });
+    expect(outcomeOfPart("Bash", { status: "completed", output: "fine" })).toEqual({ text: "fine", display: {}, failed: false, exitCode: undefined });
+  });
+
+  test("commandText: the output without ZCode's exit line or no-output placeholder; bash_output display preferred", () => {
+    expect(commandText(outcomeOfResult("Bash", TOOLS.bashFailed.result))).toBe("make: *** [test] Error 2");
+    expect(commandText(outcomeOfResult("Bash", TOOLS.bashSilent.result))).toBe("");
+    expect(commandText(outcomeOfResult("Bash", TOOLS.bashLarge.result))).toBe("line 1\nline 2\nline 3");
+    expect(commandText({ display: {}, failed: false })).toBe("");
   });
 });
 
 describe("resultContent", () => {
-  test("Bash: console block with stdout, stderr and the exit code", () => {
-    const c = resultContent("Bash", RESULTS.bash.input, RESULTS.bash.output, RESULTS.bash.result, CWD);
-    expect(text(c)).toBe("```console\ntotal 0\nfile.txt\n```\nexit code 0");
-    const failed = resultContent("Bash", {}, "", { stdout: "", stderr: "boom", exitCode: 2 }, CWD);
-    expect(text(failed)).toBe("```console\nboom\n```\nexit code 2");
-    expectValid([asUpdate("Bash", RESULTS.bash.input, RESULTS.bash.output, RESULTS.bash.result)]);
+  test("Bash: console block and the exit code", () => {
+    expect(text(shown(TOOLS.bash))).toBe("```console\ntotal 0\nfile.txt\n```\nexit code 0");
+    expect(text(shown(TOOLS.bashFailed))).toBe("```console\nmake: *** [test] Error 2\n```\nexit code 2");
+    expect(text(shown(TOOLS.bashSilent))).toBe("exit code 0");
   });
 
-  test("fences survive backticks in the output", () => {
-    const f = fenced("a ``` b ```` c");
-    expect(f.startsWith("`````\n")).toBe(true);
-    expect(f.endsWith("\n`````")).toBe(true);
+  test("Bash: the bash_output display is shown rather than the persisted-output notice", () => {
+    const t = text(shown(TOOLS.bashLarge));
+    expect(t).toBe("```console\nline 1\nline 2\nline 3\n```\nexit code 0");
+    expect(t).not.toContain("persisted-output");
   });
 
-  test("Read: the excerpt as fenced code in the file's language; location at startLine", () => {
-    const c = resultContent("Read", RESULTS.read.input, RESULTS.read.output, RESULTS.read.result, CWD);
-    expect(text(c)).toBe("```typescript\nconst x = 1;\n```");
-    expect(resultLocations("Read", RESULTS.read.input, RESULTS.read.result, CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 10 }]);
-    expect(languageOf("a/Dockerfile")).toBe("dockerfile");
-    expect(languageOf("x.unknownext")).toBe("");
+  test("Read: the file without ZCode's `N\\t` numbering, fenced in its language; reminders dropped", () => {
+    expect(text(shown(TOOLS.read))).toBe("```typescript\nconst x = 1;\nconst y = 2;\n```");
+    expect(text(shown(TOOLS.readWithReminder))).toBe("```markdown\n# Title\n\nText\n```");
+    // Text that is not all numbered lines is shown as it is.
+    const mixed = resultContent("Read", { file_path: "a.txt" }, outcomeOfResult("Read", { success: true, content: "1\tone\nnot numbered" }), CWD);
+    expect(text(mixed)).toBe("```\n1\tone\nnot numbered\n```");
+    expect(resultLocations("Read", TOOLS.read.input, outcomeOfResult("Read", TOOLS.read.result), CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 10 }]);
   });
 
-  test("Edit: a diff of the whole file built from originalFile", () => {
-    const c = resultContent("Edit", RESULTS.edit.input, RESULTS.edit.output, RESULTS.edit.result, CWD);
-    expect(c).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: ORIGINAL_TS, newText: EDITED_TS }]);
-    expect(resultLocations("Edit", RESULTS.edit.input, RESULTS.edit.result, CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 1 }]);
-    expectValid([asUpdate("Edit", RESULTS.edit.input, RESULTS.edit.output, RESULTS.edit.result)]);
+  test("Edit: the diff of the input's strings; the location's line from the view's hunk", () => {
+    expect(shown(TOOLS.edit)).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const b = 2;", newText: "export const b = 42;" }]);
+    const top = { oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ["-a", "+b"] };
+    const at = (newStart: number) =>
+      outcomeOfResult("Edit", { success: true, content: "ok", display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, structuredPatch: [{ ...top, oldStart: newStart, newStart }] } });
+    expect(resultLocations("Edit", TOOLS.edit.input, at(1), CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 1 }]);
+    expect(resultLocations("Edit", TOOLS.edit.input, at(42), CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 42 }]);
+    expect(resultLocations("Edit", TOOLS.edit.input, outcomeOfResult("Edit", { success: true, content: "ok" }), CWD)).toEqual([{ path: `${CWD}/src/x.ts` }]);
   });
 
-  test("Edit with replace_all replaces every occurrence", () => {
-    const c = resultContent(
-      "Edit",
-      { file_path: "f.txt", old_string: "a", new_string: "b", replace_all: true },
-      undefined,
-      { filePath: `${CWD}/f.txt`, oldString: "a", newString: "b", originalFile: "a a a" },
-      CWD,
-    );
-    expect(c).toEqual([{ type: "diff", path: `${CWD}/f.txt`, oldText: "a a a", newText: "b b b" }]);
-  });
-
-  test("Edit without originalFile: the hunks, else the strings", () => {
-    const { originalFile: _, ...noOriginal } = RESULTS.edit.result;
-    const c = resultContent("Edit", RESULTS.edit.input, undefined, noOriginal, CWD);
-    expect(c).toEqual([
+  test("Edit without strings in the input: ZCode's hunks; without either: its status line", () => {
+    expect(resultContent("Edit", { file_path: "src/x.ts" }, outcomeOfResult("Edit", TOOLS.edit.result), CWD)).toEqual([
       {
         type: "diff",
         path: `${CWD}/src/x.ts`,
@@ -150,92 +222,58 @@ describe("resultContent", () => {
         newText: "export const a = 1;\nexport const b = 42;\nexport const c = 3;",
       },
     ]);
-    const bare = resultContent("Edit", RESULTS.edit.input, undefined, {}, CWD);
-    expect(bare).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const b = 2;", newText: "export const b = 42;" }]);
+    expect(text(resultContent("Edit", {}, outcomeOfResult("Edit", { success: true, content: "The file f has been updated." }), CWD))).toBe("The file f has been updated.");
   });
 
-  test("MultiEdit applies every edit to the original", () => {
-    const c = resultContent(
-      "MultiEdit",
-      { file_path: "m.ts", edits: [{ old_string: "1", new_string: "one" }, { old_string: "3", new_string: "three" }] },
-      undefined,
-      { filePath: `${CWD}/m.ts`, originalFile: ORIGINAL_TS },
-      CWD,
+  test("Write create: oldText null; overwrite: the old text rebuilt from the view's hunks", () => {
+    expect(shown(TOOLS.writeCreate)).toEqual([{ type: "diff", path: `${CWD}/src/new.ts`, oldText: null, newText: "hello\n" }]);
+    expect(shown(TOOLS.writeUpdate)).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: ORIGINAL_TS, newText: EDITED_TS }]);
+  });
+
+  test("Grep and Glob: path lists relative to cwd; content and count modes as a block", () => {
+    expect(text(shown(TOOLS.grep))).toBe("Found 2 files\n- src/a.ts\n- src/b.ts");
+    expect(text(shown(TOOLS.glob))).toBe("Found 2 files\n- src/a.ts\n- src/b.ts");
+    expect(text(shown(TOOLS.grepContent))).toBe("```\nsrc/a.ts:3:// TODO fix\nsrc/b.ts:9:// TODO test\n```");
+    expect(text(shown(TOOLS.grepCount))).toBe("```\nsrc/a.ts:2\nsrc/b.ts:1\n\nFound 3 total occurrences across 2 files.\n```");
+    expect(text(shown(TOOLS.globTruncated))).toBe("Found 1 file\n- a.ts\n(Results are truncated. Consider using a more specific path or pattern.)");
+    const paged = resultContent("Grep", {}, outcomeOfResult("Grep", { success: true, content: "Found 3 files limit: 250, offset: 0\n/etc/a\nb\nc" }), CWD);
+    expect(text(paged)).toBe("Found 3 files limit: 250, offset: 0\n- /etc/a\n- b\n- c");
+    const many = Array.from({ length: 250 }, (_, i) => `${CWD}/f${i}`).join("\n");
+    expect(text(resultContent("Glob", {}, outcomeOfResult("Glob", { success: true, content: many }), CWD))).toContain("- … and 50 more");
+  });
+
+  test("WebFetch and unknown tools: ZCode's text", () => {
+    expect(text(shown(TOOLS.webfetch))).toBe("The page explains things.");
+    expect(text(resultContent("Mystery", {}, outcomeOfResult("Mystery", { success: true, content: "did it" }), CWD))).toBe("did it");
+    expect(resultContent("Mystery", {}, outcomeOfResult("Mystery", undefined), CWD)).toEqual([]);
+  });
+
+  test("Agent: the report without the agentId line and <usage> block", () => {
+    expect(text(shown(TOOLS.agent))).toBe("Found it in src/x.ts");
+  });
+
+  test("TodoWrite: the list from the input, not ZCode's JSON", () => {
+    expect(text(shown(TOOLS.todo))).toBe("- [x] Read the code\n- [~] Fix the bug\n- [ ] Add a test");
+    expect(text(resultContent("TodoWrite", {}, outcomeOfResult("TodoWrite", { success: true, content: "{}" }), CWD))).toBe("{}");
+  });
+
+  test("ExitPlanMode, AskUserQuestion", () => {
+    expect(text(resultContent("ExitPlanMode", { plan: "P" }, outcomeOfResult("ExitPlanMode", { success: true, content: "User has approved your plan." }), CWD))).toBe(
+      "P\nPlan approved.",
     );
-    expect(c).toEqual([
-      { type: "diff", path: `${CWD}/m.ts`, oldText: ORIGINAL_TS, newText: ORIGINAL_TS.replace("1", "one").replace("3", "three") },
-    ]);
+    const answered = 'User has answered your questions: "Which?"="A". You can now continue with the user\'s answers in mind.';
+    expect(text(resultContent("AskUserQuestion", {}, outcomeOfResult("AskUserQuestion", { success: true, content: answered }), CWD))).toBe(answered);
   });
 
-  test("Write create: oldText null; update: old text rebuilt from the patch", () => {
-    const created = resultContent("Write", RESULTS.writeCreate.input, RESULTS.writeCreate.output, RESULTS.writeCreate.result, CWD);
-    expect(created).toEqual([{ type: "diff", path: `${CWD}/src/new.ts`, oldText: null, newText: "hello\n" }]);
-    const updated = resultContent("Write", RESULTS.writeUpdate.input, RESULTS.writeUpdate.output, RESULTS.writeUpdate.result, CWD);
-    expect(updated).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: ORIGINAL_TS, newText: EDITED_TS }]);
-    const withOriginal = resultContent("Write", RESULTS.writeUpdate.input, undefined, { ...RESULTS.writeUpdate.result, originalFile: "zzz" }, CWD);
-    expect(withOriginal).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "zzz", newText: EDITED_TS }]);
-    expectValid([asUpdate("Write", RESULTS.writeCreate.input, RESULTS.writeCreate.output, RESULTS.writeCreate.result)]);
+  test("a failed tool shows why", () => {
+    const denied = outcomeOfResult("Edit", { success: false, content: "", error: { message: "File has not been read yet. Read it first before writing to it." } });
+    expect(text(resultContent("Edit", TOOLS.edit.input, denied, CWD))).toBe("File has not been read yet. Read it first before writing to it.");
+    expect(text(resultContent("Read", {}, outcomeOfPart("Read", { status: "error", error: "File does not exist." }), CWD))).toBe("File does not exist.");
+    expect(text(resultContent("Read", {}, { display: {}, failed: true }, CWD))).toBe("Tool failed");
   });
 
-  test("reversePatch rebuilds the old file, several hunks, and refuses a patch that does not fit", () => {
-    const newText = "a\nB\nc\nd\ne\nF\ng";
-    const patch = [
-      { oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [" a", "-b", "+B", " c"] },
-      { oldStart: 5, oldLines: 3, newStart: 5, newLines: 4, lines: [" e", "-f", "+F", "+g"] },
-    ];
-    expect(reversePatch(newText, patch)).toBe("a\nb\nc\nd\ne\nf");
-    expect(reversePatch("nothing alike", patch)).toBeUndefined();
-    expect(reversePatch("x", [])).toBeUndefined();
-  });
-
-  test("Grep and Glob: file lists relative to cwd", () => {
-    const g = text(resultContent("Grep", RESULTS.grep.input, RESULTS.grep.output, RESULTS.grep.result, CWD));
-    expect(g).toBe("Found 2 files\n- src/a.ts\n- src/b.ts");
-    const withContent = text(resultContent("Grep", {}, undefined, { mode: "content", content: "src/a.ts:3: TODO" }, CWD));
-    expect(withContent).toBe("```\nsrc/a.ts:3: TODO\n```");
-    const gl = text(resultContent("Glob", RESULTS.glob.input, RESULTS.glob.output, { ...RESULTS.glob.result, truncated: true }, CWD));
-    expect(gl).toBe("Found 1 file\n- src/a.ts\n- … (results truncated)");
-    const many = text(resultContent("Glob", {}, undefined, { filenames: Array.from({ length: 250 }, (_, i) => `f${i}`) }, CWD));
-    expect(many).toContain("- … and 50 more");
-  });
-
-  test("WebFetch: status, size and the summary", () => {
-    const c = text(resultContent("WebFetch", RESULTS.webfetch.input, RESULTS.webfetch.output, RESULTS.webfetch.result, CWD));
-    expect(c).toBe("HTTP 200, 1234 bytes\n\nThe page explains things.");
-  });
-
-  test("Task, unknown tools: the output text; unknown tool with only a result: JSON", () => {
-    expect(text(resultContent("Task", RESULTS.task.input, RESULTS.task.output, RESULTS.task.result, CWD))).toBe("Found it in src/x.ts");
-    expect(text(resultContent("Mystery", {}, "did it", { a: 1 }, CWD))).toBe("did it");
-    expect(text(resultContent("Mystery", {}, undefined, { a: 1 }, CWD))).toBe('```json\n{\n  "a": 1\n}\n```');
-    expect(resultContent("Mystery", {}, undefined, undefined, CWD)).toEqual([]);
-  });
-
-  test("ExitPlanMode, TodoWrite, AskUserQuestion", () => {
-    expect(text(resultContent("ExitPlanMode", { plan: "P" }, undefined, { approved: true }, CWD))).toBe("P\nPlan approved.");
-    const todos = { todos: [{ content: "a", status: "completed" }, { content: "b", status: "in_progress" }, { content: "c", status: "pending" }] };
-    expect(text(resultContent("TodoWrite", todos, undefined, {}, CWD))).toBe("- [x] a\n- [~] b\n- [ ] c");
-    expect(text(resultContent("AskUserQuestion", {}, undefined, { answers: { "Which?": ["a", "b"] } }, CWD))).toBe("Which?: a, b");
-  });
-
-  test("displayPath: inside cwd relative, outside absolute", () => {
-    expect(displayPath(`${CWD}/a/b`, CWD)).toBe("a/b");
-    expect(displayPath("a/b", CWD)).toBe("a/b");
-    expect(displayPath("/etc/x", CWD)).toBe("/etc/x");
-    expect(displayPath("/home/dev/projectX/y", CWD)).toBe("/home/dev/projectX/y");
-  });
-
-  test("every tool's result content validates as ACP", () => {
-    const all = Object.entries({
-      Bash: RESULTS.bash,
-      Read: RESULTS.read,
-      Edit: RESULTS.edit,
-      Write: RESULTS.writeUpdate,
-      Grep: RESULTS.grep,
-      Glob: RESULTS.glob,
-      WebFetch: RESULTS.webfetch,
-      Task: RESULTS.task,
-    }).map(([name, r]) => asUpdate(name, r.input, r.output, r.result));
-    expectValid(all);
+  test("every tool's finished update is valid ACP", () => {
+    expectValid(Object.values(TOOLS).map((t) => asUpdate(t)));
+    expectValid(Object.values(TOOLS).map((t) => asUpdate(t, false)));
   });
 });

@@ -1,11 +1,15 @@
-// Turn races that the simulator cannot time precisely: a cancel that lands
-// while the turn is still getting ready to send (here: resuming the session
-// in a new child) must end it without ever sending the prompt to ZCode.
+// One prompt turn against a scripted ZCode: what is sent, how each real turn
+// end (turn.completed resultType, turn.failed with attribution.retryable) is
+// answered, and races the simulator cannot time precisely (a cancel that
+// lands while the turn is still getting ready to send must end it without
+// ever sending the prompt to ZCode).
 import { describe, expect, test } from "bun:test";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { UpdateSink } from "../../../src/acp/update-sink.ts";
-import { BridgeCore, DEFAULT_TIMINGS } from "../../../src/bridge/core.ts";
+import { BridgeCore, DEFAULT_TIMINGS, type CoreTimings } from "../../../src/bridge/core.ts";
 import { Turn } from "../../../src/bridge/turn.ts";
-import type { ZCodeApi } from "../../../src/zcode/api.ts";
+import type { ZCodeApi, ZCodeAttachment } from "../../../src/zcode/api.ts";
+import { fakeCore, tick, zcodeError } from "../support/core-fakes.ts";
 
 /** A ZCodeApi whose child restarts after the first subscription, and whose session/resume answers only when told. */
 function fakeApi() {
@@ -48,7 +52,7 @@ describe("Turn", () => {
     const { api, calls, resuming, answerResume } = fakeApi();
     const core = new BridgeCore(api, new UpdateSink(async () => {}), { timings: DEFAULT_TIMINGS, terminalOutput: () => false });
     const s = core.register("sess_1", "/tmp", undefined, 1);
-    const turn = new Turn(core, s, "do not send me");
+    const turn = new Turn(core, s, { text: "do not send me", attachments: [] });
     const answer = turn.run();
     await resuming;
     const t0 = Date.now();
@@ -84,7 +88,7 @@ describe("interactions of a cancelled turn", () => {
       terminalOutput: () => false,
     });
     const s = core.register("sess_1", "/tmp", undefined, 1);
-    const first = new Turn(core, s, "first");
+    const first = new Turn(core, s, { text: "first", attachments: [] });
     const firstAnswer = first.run();
     deliver({ sessionId: s.id, seq: 1, type: "turn.started", payload: {} });
     expect(s.refusesInteractions).toBe(false);
@@ -92,7 +96,7 @@ describe("interactions of a cancelled turn", () => {
     expect(s.refusesInteractions).toBe(true);
     expect(await firstAnswer).toEqual({ stopReason: "cancelled" });
     // ZCode ignored the stop: the next turn waits, and what ZCode asks meanwhile is the old turn's.
-    const second = new Turn(core, s, "second");
+    const second = new Turn(core, s, { text: "second", attachments: [] });
     const secondAnswer = second.run();
     expect(s.refusesInteractions).toBe(true);
     deliver({ sessionId: s.id, seq: 2, type: "turn.completed", payload: { resultType: "cancelled" } });
@@ -102,5 +106,171 @@ describe("interactions of a cancelled turn", () => {
     expect(s.refusesInteractions).toBe(false);
     deliver({ sessionId: s.id, seq: 4, type: "turn.completed", payload: { resultType: "success" } });
     expect((await secondAnswer).stopReason).toBe("end_turn");
+  });
+});
+
+/** A registered session and a running turn on a scripted ZCode. */
+function start(text = "hi", opts: { attachments?: ZCodeAttachment[]; timings?: Partial<CoreTimings>; cancelInteractions?: (id: string) => void } = {}) {
+  const f = fakeCore({ ...(opts.timings ? { timings: opts.timings } : {}), ...(opts.cancelInteractions ? { cancelInteractions: opts.cancelInteractions } : {}) });
+  const s = f.core.register("s1", "/w", undefined, 1);
+  const turn = new Turn(f.core, s, { text, attachments: opts.attachments ?? [] });
+  const answer = turn.run();
+  /** Resolves once the prompt reached ZCode. */
+  const sent = async () => {
+    for (let i = 0; i < 200 && !f.zcode.methods().includes("session/send"); i++) await tick(1);
+  };
+  return { ...f, s, turn, answer, sent };
+}
+
+describe("a turn on the real wire", () => {
+  test("subscribed before sending; the text and attachments go out in session/send", async () => {
+    const png: ZCodeAttachment = { kind: "image", filename: "a.png", mimeType: "image/png", sizeBytes: 3, dataBase64: "AAAA" };
+    const t = start("what is this?", { attachments: [png] });
+    await t.sent();
+    expect(t.zcode.methods()).toEqual(["session/subscribe", "session/send"]);
+    expect(t.zcode.calls[1]!.params).toEqual({ sessionId: "s1", content: "what is this?", attachments: [png] });
+    t.zcode.emit("turn.started", { turnNumber: 1, input: "what is this?" });
+    t.zcode.emit("model.streaming", { kind: "text_delta", delta: "A cat." });
+    t.zcode.emit("turn.completed", { response: "A cat.", resultType: "success" });
+    expect(await t.answer).toEqual({ stopReason: "end_turn" });
+    expect(t.editor.text()).toBe("A cat.");
+  });
+
+  test("turn.completed's usage becomes the answer's usage", async () => {
+    const t = start();
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.completed", {
+      response: "PROBE_OK",
+      usage: { source: "provider", modelRequestCount: 1, inputTokens: 134370, outputTokens: 4, totalTokens: 134374, cacheReadTokens: 64, cacheWriteTokens: 0, reasoningTokens: 1 },
+      resultType: "success",
+    });
+    expect(await t.answer).toEqual({
+      stopReason: "end_turn",
+      usage: { inputTokens: 134370, outputTokens: 4, totalTokens: 134374, thoughtTokens: 1, cachedReadTokens: 64, cachedWriteTokens: 0 },
+    });
+  });
+
+  const ENDS: Array<[string, string, string | undefined]> = [
+    ["success", "end_turn", undefined],
+    ["cancelled", "cancelled", undefined],
+    ["error_max_turns", "max_turn_requests", "limit of model requests"],
+    ["error_max_tool_calls", "max_turn_requests", "limit of tool calls"],
+    ["error_max_budget", "max_turn_requests", "token budget"],
+    ["error_during_execution", "end_turn", "an error interrupted the turn"],
+    ["some_future_result", "end_turn", undefined],
+  ];
+  for (const [resultType, stopReason, notice] of ENDS) {
+    test(`resultType ${resultType} → ${stopReason}${notice ? ", with a notice" : ""}`, async () => {
+      const t = start();
+      await t.sent();
+      t.zcode.emit("turn.started");
+      t.zcode.emit("turn.completed", { response: "", resultType });
+      expect((await t.answer).stopReason).toBe(stopReason as never);
+      if (notice) expect(t.editor.text()).toContain(notice);
+      else expect(t.editor.text()).toBe("");
+    });
+  }
+
+  test("a retryable turn.failed (attribution.retryable) is sent again, with a notice", async () => {
+    const t = start();
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.failed", {
+      error: { type: "model_error", code: "model_rate_limited", message: "Rate limit reached", attribution: { source: "provider", retryable: true, statusCode: 429 } },
+      turnPhase: "model_streaming",
+    });
+    for (let i = 0; i < 100 && t.zcode.methods().filter((m) => m === "session/send").length < 2; i++) await tick(2);
+    expect(t.zcode.methods().filter((m) => m === "session/send")).toHaveLength(2);
+    expect(t.editor.text()).toContain("Rate limit reached; retrying");
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.completed", { resultType: "success" });
+    expect((await t.answer).stopReason).toBe("end_turn");
+  });
+
+  test("a turn.failed that is not retryable fails the prompt with ZCode's message and code", async () => {
+    const t = start();
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.failed", { error: { type: "model_context_exceeded", code: "1261", message: "Model request exceeded the provider context window." }, turnPhase: "model_streaming" });
+    const e = await t.answer.catch((x) => x);
+    expect(e).toBeInstanceOf(RequestError);
+    expect(e.code).toBe(-32603);
+    expect(e.message).toBe("ZCode: Model request exceeded the provider context window. (code 1261)");
+    expect(t.zcode.methods().filter((m) => m === "session/send")).toHaveLength(1);
+  });
+
+  test("a failed turn withdraws the session's open interactions and fails its open tools", async () => {
+    const withdrawn: string[] = [];
+    const t = start("hi", { cancelInteractions: (id) => withdrawn.push(id) });
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("model.streaming", { kind: "tool_input_start", toolCallId: "call_1", toolName: "Bash" });
+    t.zcode.emit("turn.failed", { error: { message: "boom" } });
+    await t.answer.catch(() => undefined);
+    expect(withdrawn).toEqual(["s1"]);
+    expect(t.editor.updates().at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "failed" });
+  });
+
+  test("busy (-32010) from session/send: wait for idle, then send again", async () => {
+    const t = start();
+    let sends = 0;
+    t.zcode.answers["session/send"] = () => (++sends === 1 ? zcodeError(-32010, "A prompt is already running for this session", "session/send") : { accepted: true });
+    for (let i = 0; i < 200 && sends < 2; i++) await tick(1);
+    expect(sends).toBe(2);
+    expect(t.zcode.methods()).toContain("session/read");
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.completed", { resultType: "success" });
+    expect((await t.answer).stopReason).toBe("end_turn");
+  });
+
+  test("cancel: session/stop as a request, then ZCode's `cancelled` ends the turn", async () => {
+    const t = start("hi", { timings: { cancelGraceMs: 5000 } });
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("model.streaming", { kind: "tool_input_start", toolCallId: "call_1", toolName: "Bash" });
+    t.turn.cancel();
+    await tick(1);
+    expect(t.zcode.calls.filter((c) => c.method === "session/stop")).toEqual([{ method: "session/stop", params: { sessionId: "s1" } }]);
+    t.zcode.emit("turn.completed", { response: "", resultType: "cancelled" });
+    expect(await t.answer).toEqual({ stopReason: "cancelled" });
+    expect(t.editor.updates().at(-1)).toMatchObject({ toolCallId: "call_1", status: "failed", content: [{ content: { text: "Cancelled" } }] });
+  });
+
+  test("cancel: a ZCode that never ends the turn still gets an answer after the grace, and the next prompt waits for idle", async () => {
+    const t = start();
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.turn.cancel();
+    expect(await t.answer).toEqual({ stopReason: "cancelled" });
+    expect(t.s.needsIdleWait).toBe(true);
+  });
+
+  test("nothing of a turn reaches the editor after its answer", async () => {
+    const t = start();
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("model.streaming", { kind: "text_delta", delta: "before" });
+    t.turn.cancel();
+    await t.answer;
+    t.zcode.emit("model.streaming", { kind: "text_delta", delta: " after" });
+    await t.core.sink.flush("s1");
+    expect(t.editor.text()).toBe("before");
+  });
+
+  test("the end of turn read refreshes the title and the context in use", async () => {
+    const t = start();
+    t.zcode.answers["session/read"] = {
+      session: { sessionId: "s1", title: "Reply with exactly the token: PROBE_OK" },
+      projection: { status: "idle", contextUsed: 134374, contextWindow: 200000 },
+    };
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.completed", { resultType: "success" });
+    await t.answer;
+    expect(t.editor.updates()).toEqual([
+      { sessionUpdate: "session_info_update", title: "Reply with exactly the token: PROBE_OK" },
+      { sessionUpdate: "usage_update", used: 134374, size: 200000 },
+    ]);
   });
 });
