@@ -93,11 +93,12 @@ describe("model.streaming", () => {
 describe("turns", () => {
   test("turn.started, turn.completed and turn.failed reach the running turn", () => {
     const calls: Array<[string, unknown?]> = [];
-    const hooks: TurnHooks = {
+    const hooks = {
       started: () => calls.push(["started"]),
-      completed: (p) => calls.push(["completed", p.resultType]),
-      failed: (p) => calls.push(["failed", p.error?.code]),
-    };
+      completed: (p: Parameters<TurnHooks["completed"]>[0]) => calls.push(["completed", p.resultType]),
+      failed: (p: Parameters<TurnHooks["failed"]>[0]) => calls.push(["failed", p.error?.code]),
+      modelStopped: (reason: string) => calls.push(["modelStopped", reason]),
+    } as TurnHooks;
     const h = harness(session(), hooks);
     h.apply(
       ev("turn.started", { turnNumber: 7, input: "hi", messageId: "msg_1" }),

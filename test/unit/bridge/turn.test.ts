@@ -69,6 +69,7 @@ describe("Turn", () => {
 describe("interactions of a cancelled turn", () => {
   test("refused from the cancel until the next turn has really started, also while that turn waits", async () => {
     let deliver!: (e: unknown) => void;
+    let sends = 0;
     const api = {
       conn: {
         onExit: () => () => {},
@@ -79,8 +80,11 @@ describe("interactions of a cancelled turn", () => {
         start: async () => ({ generation: 1 }),
       },
       subscribe: async () => ({ eventSeq: 0, events: [] }),
-      send: async () => ({}),
-      stop: () => {},
+      send: async () => {
+        sends++;
+        return {};
+      },
+      stop: async () => {},
       read: async () => ({ projection: { status: "idle" } }),
     } as unknown as ZCodeApi;
     const core = new BridgeCore(api, new UpdateSink(async () => {}), {
@@ -90,6 +94,8 @@ describe("interactions of a cancelled turn", () => {
     const s = core.register("sess_1", "/tmp", undefined, 1);
     const first = new Turn(core, s, { text: "first", attachments: [] });
     const firstAnswer = first.run();
+    // ZCode starts the turn once the prompt reached it.
+    while (sends < 1) await Bun.sleep(1);
     deliver({ sessionId: s.id, seq: 1, type: "turn.started", payload: {} });
     expect(s.refusesInteractions).toBe(false);
     first.cancel();

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { allCommands, availableCommands, matchCommand } from "../../../src/commands/registry.ts";
+import { CliCapabilities } from "../../../src/zcode/capabilities.ts";
 import { checkSessionUpdate } from "../../support/schema.ts";
 import { FakeCaps, FakeZCodeError, fakeApi, fakeContext } from "../support/commands-fakes.ts";
 
@@ -26,7 +27,6 @@ describe("matchCommand", () => {
       "/forks",
       "/fork-bomb",
       "/fork/child",
-      "/Fork",
       "please /fork this",
       "fork",
       "/",
@@ -38,6 +38,11 @@ describe("matchCommand", () => {
     ]) {
       expect(matchCommand(text)).toBeUndefined();
     }
+  });
+
+  test("a name typed in another case is still the command, never a prompt", () => {
+    expect(matchCommand("/FORK")?.command.name).toBe("fork");
+    expect(matchCommand("/Goal Ship it")).toMatchObject({ command: { name: "goal" }, args: "Ship it" });
   });
 
   test("every registered command matches by its own name", () => {
@@ -70,7 +75,14 @@ describe("availableCommands", () => {
     ]);
   });
 
-  test("0.14.8 and 0.16.x (no steer, no rewind)", () => {
+  test("0.14.8 and 0.16.x, as the real capabilities table says (no steer, no rewind)", () => {
+    for (const version of ["0.14.8", "0.16.9"]) {
+      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual(["fork", "goal", "compact", "mode", "thought", "help"]);
+    }
+    expect(availableCommands(new CliCapabilities("0.15.3")).map((c) => c.name)).toHaveLength(8);
+  });
+
+  test("0.14.8 and 0.16.x with the fake capabilities", () => {
     const expected = ["fork", "goal", "compact", "mode", "thought", "help"];
     expect(names(new FakeCaps("0.14.8", ["session/steer", "session/rewind"]))).toEqual(expected);
     expect(names(new FakeCaps("0.16.2", ["session/steer", "session/rewind"]))).toEqual(expected);
@@ -125,7 +137,7 @@ describe("shared handling", () => {
   test("-32601 from the method: 'not supported', and the capability is marked off", async () => {
     const caps = new FakeCaps("0.15.3");
     const { api, calls } = fakeApi(
-      { compact: new FakeZCodeError(-32601, "Method not found", "session/compact"), read: {} },
+      { compact: new FakeZCodeError(-32601, "Method not found: session/compact", "session/compact") },
       caps,
     );
     const f = fakeContext(api, { version: "0.15.3" });
@@ -138,7 +150,7 @@ describe("shared handling", () => {
   });
 
   test("an error nobody can explain propagates (the agent maps it to an ACP error)", async () => {
-    const { api } = fakeApi({ fork: new FakeZCodeError(-32002, "Session not found", "session/fork") });
+    const { api } = fakeApi({ fork: new FakeZCodeError(-32004, "Session not found: sess_1", "session/fork") });
     const f = fakeContext(api);
     await expect(matchCommand("/fork")!.command.run(f.ctx)).rejects.toThrow("Session not found");
     expect(f.said).toEqual([]);

@@ -1,10 +1,25 @@
 // Fakes for the command unit tests: a ZCodeApi that records every call and
-// answers from a script, capabilities as a plain set, and a CommandContext
-// that records what a command said and sent.
+// answers from a script (in ZCode's real result shapes, read through the
+// api's own schemas), capabilities as a plain set, and a CommandContext that
+// records what a command said, sent and waited for.
+import * as v from "valibot";
+import { expect } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { CommandContext } from "../../../src/commands/registry.ts";
+import { optionsFromSettings, type SessionOptions } from "../../../src/bridge/options.ts";
+import { matchCommand, type CommandContext } from "../../../src/commands/registry.ts";
 import type { ZCodeApi } from "../../../src/zcode/api.ts";
 import type { CliCapabilities } from "../../../src/zcode/capabilities.ts";
+import {
+  CompactResultSchema,
+  ForkResultSchema,
+  GoalResultSchema,
+  RewindResultSchema,
+  SettingsResultSchema,
+  SnapshotSchema,
+  SteerResultSchema,
+} from "../../../src/zcode/result-schemas.ts";
+import { checkSessionUpdate } from "../../support/schema.ts";
+import { CREATE_SETTINGS, settings } from "./bridge-fixtures.ts";
 
 /** Stands in for ZCodeError: the commands only look at `code` and `method`. */
 export class FakeZCodeError extends Error {
@@ -22,7 +37,7 @@ export class FakeCaps {
   changes = 0;
   private listeners = new Set<() => void>();
   constructor(
-    readonly version = "0.15.3",
+    readonly version = "0.16.9",
     unsupported: string[] = [],
   ) {
     for (const m of unsupported) this.unsupported.add(m);
@@ -48,56 +63,59 @@ export class FakeCaps {
   }
 }
 
+/** A CLI 0.15.x, the last with session/steer and session/rewind. */
+export const CAPS_015 = () => new FakeCaps("0.15.3");
+/** A CLI 0.16.x: no steer, no rewind. */
+export const CAPS_016 = () => new FakeCaps("0.16.9", ["session/steer", "session/rewind"]);
+
 type Answer = unknown | ((params: any) => unknown);
 
-/** api method name (e.g. "fork") → ZCode wire method. */
-const WIRE: Record<string, string> = {
-  read: "session/read",
-  fork: "session/fork",
-  rewind: "session/rewind",
-  goal: "session/goal",
-  compact: "session/compact",
-  steer: "session/steer",
-  setMode: "session/setMode",
-  setThoughtLevel: "session/setThoughtLevel",
+/** api method name → ZCode wire method and the schema the real api reads its answer with. */
+const WIRE: Record<string, { method: string; schema: v.GenericSchema }> = {
+  read: { method: "session/read", schema: SnapshotSchema },
+  fork: { method: "session/fork", schema: ForkResultSchema },
+  rewind: { method: "session/rewind", schema: RewindResultSchema },
+  goal: { method: "session/goal", schema: GoalResultSchema },
+  compact: { method: "session/compact", schema: CompactResultSchema },
+  steer: { method: "session/steer", schema: SteerResultSchema },
+  setMode: { method: "session/setMode", schema: SettingsResultSchema },
+  setThoughtLevel: { method: "session/setThoughtLevel", schema: SettingsResultSchema },
 };
 
-export const SETTINGS = {
-  mode: {
-    current: "build",
-    available: [
-      { value: "plan", label: "Plan" },
-      { value: "build", label: "Build" },
-      { value: "yolo", label: "YOLO" },
-    ],
-  },
-  model: { current: { providerId: "zai", modelId: "GLM-5.2" }, available: [] },
-  thoughtLevel: {
-    current: "high",
-    available: [
-      { value: "low", label: "Low" },
-      { value: "high", label: "High" },
-      { value: "max", label: "Max" },
-    ],
-  },
-};
+/** A session snapshot as session/read answers it (messageLimit:1). */
+export function snapshot(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    protocol: { name: "ZCode Protocol", version: 1 },
+    session: { sessionId: "sess_1", title: "Refactor auth", mode: "build", status: "idle" },
+    settings: { ...CREATE_SETTINGS, mode: { current: "build" } },
+    projection: { sessionId: "sess_1", status: "idle", mode: "build", contextUsed: 1500, contextWindow: 200000 },
+    runtime: { eventSeq: 12, stateRevision: 7 },
+    ...extra,
+  };
+}
 
 export function fakeApi(answers: Record<string, Answer>, caps?: FakeCaps) {
   const calls: Array<{ method: string; params: unknown }> = [];
   const api: Record<string, unknown> = {
     capabilities: () => caps?.asCaps(),
   };
-  for (const [name, wire] of Object.entries(WIRE)) {
+  for (const [name, { method, schema }] of Object.entries(WIRE)) {
     api[name] = async (params: unknown) => {
-      calls.push({ method: wire, params });
+      calls.push({ method, params });
       const a = answers[name];
-      if (a === undefined) throw new Error(`fake api: no answer scripted for ${wire}`);
-      const v = typeof a === "function" ? (a as (p: unknown) => unknown)(params) : a;
-      if (v instanceof Error) throw v;
-      return v;
+      if (a === undefined) throw new Error(`fake api: no answer scripted for ${method}`);
+      const value = typeof a === "function" ? (a as (p: unknown) => unknown)(params) : a;
+      if (value instanceof Error) throw value;
+      // What the real api would resolve with.
+      return v.parse(schema, value);
     };
   }
   return { api: api as unknown as ZCodeApi, calls };
+}
+
+/** The options a session created with CREATE_SETTINGS (mode build) shows. */
+export function sessionOptions(): SessionOptions {
+  return optionsFromSettings(settings({ ...CREATE_SETTINGS, mode: { current: "build" } }));
 }
 
 export interface FakeContext {
@@ -106,16 +124,27 @@ export interface FakeContext {
   updates: SessionUpdate[];
   modeSets: string[];
   levelSets: string[];
+  /** The budgets waitIdle was called with. */
+  waits: number[];
 }
 
-export function fakeContext(
-  api: ZCodeApi,
-  opts: { args?: string; turnRunning?: boolean; version?: string; setMode?: (m: string) => Promise<void> } = {},
-): FakeContext {
+export interface ContextOptions {
+  args?: string;
+  turnRunning?: boolean;
+  version?: string;
+  setMode?: (m: string) => Promise<void>;
+  options?: SessionOptions;
+  /** What waitIdle answers (default: idle at once). */
+  idle?: boolean | (() => Promise<boolean>);
+}
+
+export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeContext {
   const said: string[] = [];
   const updates: SessionUpdate[] = [];
   const modeSets: string[] = [];
   const levelSets: string[] = [];
+  const waits: number[] = [];
+  const options = opts.options ?? sessionOptions();
   const ctx: CommandContext = {
     sessionId: "sess_1",
     cwd: "/work/project",
@@ -128,6 +157,12 @@ export function fakeContext(
       updates.push(u);
     },
     turnRunning: () => opts.turnRunning ?? false,
+    waitIdle: async (budgetMs) => {
+      waits.push(budgetMs);
+      const idle = opts.idle ?? true;
+      return typeof idle === "function" ? idle() : idle;
+    },
+    options: () => options,
     setMode: async (m) => {
       modeSets.push(m);
       await opts.setMode?.(m);
@@ -135,7 +170,24 @@ export function fakeContext(
     setThoughtLevel: async (l) => {
       levelSets.push(l);
     },
-    cliVersion: () => opts.version ?? "0.15.3",
+    cliVersion: () => opts.version ?? "0.16.9",
   };
-  return { ctx, said, updates, modeSets, levelSets };
+  return { ctx, said, updates, modeSets, levelSets, waits };
 }
+
+/** Runs `text` as a command against scripted ZCode answers; every update it sent must be valid ACP. */
+export async function runCommand(
+  text: string,
+  answers: Record<string, Answer>,
+  opts: Omit<ContextOptions, "args"> & { caps?: FakeCaps } = {},
+) {
+  const m = matchCommand(text);
+  if (!m) throw new Error(`not a command: ${text}`);
+  const { api, calls } = fakeApi(answers, opts.caps ?? new FakeCaps());
+  const f = fakeContext(api, { ...opts, args: m.args });
+  await m.command.run(f.ctx);
+  for (const u of f.updates) expect(checkSessionUpdate(u)).toEqual([]);
+  return { ...f, calls };
+}
+
+export const zerr = (code: number, message: string, method: string) => new FakeZCodeError(code, message, method);
