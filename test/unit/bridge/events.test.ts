@@ -73,6 +73,10 @@ describe("model.streaming", () => {
     expect(h.apply(...kinds.map((kind) => ev("model.streaming", { kind })))).toEqual([]);
     expect(h.apply(ev("model.streaming", { kind: "tool_input_delta", toolCallId: "c", delta: '{"co' }))).toEqual([]);
     expect(h.apply(text(""), thought(""))).toEqual([]);
+    // Nor do they split a message.
+    const u = h.apply(text("a"), ...kinds.map((kind) => ev("model.streaming", { kind })), text("b"));
+    expect(u.map((x) => x.content.text)).toEqual(["a", "b"]);
+    expect(u[0]!.messageId).toBe(u[1]!.messageId);
   });
 
   test("tool_input_start announces the tool by name; tool_call adds its input; text after it is a new message", () => {

@@ -235,6 +235,9 @@ describe("modelChoiceFor", () => {
     const high = withCurrent(o, "thought", "high");
     expect(modelChoiceFor(high, "openrouter/z-ai/glm-5.3").choice).toEqual({ providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } });
     expect(modelChoiceFor(o, "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({ reasoningLevel: "max" });
+    // Not the model's default (max): the user's.
+    expect(modelChoiceFor(withCurrent(o, "thought", "low"), "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({ reasoningLevel: "low" });
+    expect(modelChoiceFor(withCurrent(o, "thought", "low"), "openrouter/z-ai/glm-5.3").choice.options).toEqual({ reasoningLevel: "low" });
   });
 
   test("else the model's defaultLevel, else its last level", () => {
