@@ -430,10 +430,18 @@ class AcpAgent {
     signal.addEventListener("abort", cancel, { once: true });
     const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
     const openTools = new Set<string>();
+    const state = { signal: abort.signal, openTools, zcodeWorking: false };
     try {
-      const run = this.runCommand(s, command, args, { signal: abort.signal, openTools });
+      const run = this.runCommand(s, command, args, state);
       if (await Promise.race([run.then(() => true), cancelled.then(() => false)])) return { stopReason: "end_turn" };
       run.catch((err) => logger.debug("cancelled command failed:", err));
+      if (state.zcodeWorking) {
+        // ZCode is working for the command (a goal, a compaction): the cancel stops
+        // it, and what it still streams is not shown after the answer.
+        s.dropStale = true;
+        s.needsIdleWait = true;
+        this.api.stop(s.id).catch((err) => logger.debug("session/stop failed:", err));
+      }
       for (const toolCallId of openTools) {
         this.core.emit(s, {
           sessionUpdate: "tool_call_update",
@@ -454,7 +462,7 @@ class AcpAgent {
     s: SessionState,
     command: { run(ctx: CommandContext): Promise<void> },
     args: string,
-    run?: { signal: AbortSignal; openTools: Set<string> },
+    run?: { signal: AbortSignal; openTools: Set<string>; zcodeWorking: boolean },
   ) {
     await this.core.ensureActive(s);
     // Cancelled while the session was being resumed: ZCode never hears of it.
@@ -478,7 +486,14 @@ class AcpAgent {
       say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
       update: async (u) => emit(u),
       turnRunning: () => s.turn instanceof Turn && s.turn.running,
-      waitIdle: (budgetMs) => this.core.waitIdle(s, budgetMs, () => run?.signal.aborted === true),
+      waitIdle: async (budgetMs) => {
+        if (run) run.zcodeWorking = true;
+        try {
+          return await this.core.waitIdle(s, budgetMs, () => run?.signal.aborted === true);
+        } finally {
+          if (run) run.zcodeWorking = false;
+        }
+      },
       options: () => s.options,
       setMode: (mode) => this.setMode(s, mode),
       setThoughtLevel: (level) => this.setThoughtLevel(s, level),
@@ -489,7 +504,7 @@ class AcpAgent {
     } catch (err) {
       // Evicted since the last call: resume and run it once more, silently.
       if (!isNotActive(err)) throw err;
-      s.markInactive(false);
+      s.markInactive();
       await this.core.ensureActive(s);
       if (run?.signal.aborted) return;
       await command.run(ctx);

@@ -68,7 +68,7 @@ export class BridgeCore {
   ) {
     api.conn.onExit((info) => {
       for (const s of this.registry.all()) {
-        if (s.generation === info.generation) s.markInactive(true);
+        if (s.generation === info.generation) s.markInactive();
       }
     });
   }
@@ -167,7 +167,7 @@ export class BridgeCore {
     } catch (err) {
       if (!isNotActive(err)) throw err;
       logger.info("session", s.id, "was evicted by ZCode; resuming");
-      s.markInactive(false);
+      s.markInactive();
       await this.ensureActive(s);
       return fn();
     }
@@ -191,7 +191,8 @@ export class BridgeCore {
           // (never "everything after 0", which would replay old turns).
           s.seqFromFirstEvent = true;
         } else {
-          this.dispatchAll(s, s.order.reset(Math.max(s.order.last, r.eventSeq)));
+          // A new child numbers its events afresh (seq restarts with every materialization).
+          this.dispatchAll(s, s.order.reset(r.eventSeq));
         }
       } else {
         this.feed(s, r.events);

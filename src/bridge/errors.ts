@@ -1,5 +1,6 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import {
+  isSessionMissing,
   ZCODE_ERR,
   ZCodeError,
   ZCodeExitedError,
@@ -24,7 +25,6 @@ type Mapper = (err: ZCodeError, ctx: { sessionId?: string }) => RequestError;
 
 /** ZCode error code → ACP error. Codes not listed keep ZCode's message. */
 const BY_CODE = new Map<number, Mapper>([
-  [ZCODE_ERR.sessionNotFound, (_e, ctx) => RequestError.sessionNotFound(ctx.sessionId ?? "")],
   [ZCODE_ERR.invalidParams, (e) => RequestError.invalidParams(undefined, `ZCode rejected the request: ${e.message}`)],
   [
     ZCODE_ERR.methodNotFound,
@@ -46,6 +46,7 @@ export function toRequestError(err: unknown, ctx: { sessionId?: string } = {}): 
   }
   if (err instanceof ZCodeTimeoutError) return new RequestError(INTERNAL, err.message);
   if (err instanceof ZCodeError) {
+    if (isSessionMissing(err.code, err.message)) return RequestError.sessionNotFound(ctx.sessionId ?? "");
     const mapped = BY_CODE.get(err.code);
     if (mapped) return mapped(err, ctx);
     return new RequestError(INTERNAL, `ZCode: ${err.message}`, { zcodeCode: err.code });
@@ -63,5 +64,7 @@ export const isBusy = (err: unknown): boolean => {
   const code = zcodeCode(err);
   return code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy;
 };
-export const isNotActive = (err: unknown): boolean => zcodeCode(err) === ZCODE_ERR.notActive;
+/** ZCode evicted the session from memory (it still has it): resume and retry. */
+export const isNotActive = (err: unknown): boolean =>
+  err instanceof ZCodeError && err.code === ZCODE_ERR.notActive && !isSessionMissing(err.code, err.message);
 export const isExited = (err: unknown): err is ZCodeExitedError => err instanceof ZCodeExitedError;

@@ -10,6 +10,8 @@ export interface TurnHooks {
   started(): void;
   completed(p: TurnCompleted): void;
   failed(p: TurnFailed): void;
+  /** A model request of the turn ended, for this reason. */
+  modelStopped(reason: string): void;
 }
 
 export interface EventContext {
@@ -69,6 +71,7 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
   },
   "session.updated": (ctx, e) => {
     for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);
+    if (e.payload.stopReason) ctx.turn?.modelStopped(e.payload.stopReason);
   },
 };
 

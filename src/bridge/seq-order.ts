@@ -27,6 +27,12 @@ export class SeqOrder<E extends { seq: number }> {
     return ready;
   }
 
+  /** Forgets everything: another child's events are numbered from scratch. */
+  clear(): void {
+    this.buffer.clear();
+    this.last = 0;
+  }
+
   /** True while events wait behind a hole. */
   get hasGap(): boolean {
     return this.buffer.size > 0;

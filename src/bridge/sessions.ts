@@ -95,10 +95,14 @@ export class SessionState {
     return run;
   }
 
-  /** The child this session was active in is gone or evicted it: resume on next use. */
-  markInactive(newChild: boolean): void {
+  /**
+   * The child this session was active in is gone or evicted it: resume on
+   * next use. The resumed session numbers its events from scratch.
+   */
+  markInactive(): void {
     this.generation = 0;
-    if (newChild) this.seqKnown = false;
+    this.seqKnown = false;
+    this.order.clear();
   }
 }
 

@@ -23,6 +23,17 @@ const OUTCOMES: Record<string, { stop: StopReason; why?: string }> = {
   error_during_execution: { stop: "end_turn", why: "an error interrupted the turn" },
 };
 
+/**
+ * A turn that succeeded but whose last model answer was cut short: the
+ * editor should know it is truncated (max_tokens) or withheld (refusal).
+ */
+const SHORT_ANSWERS: Record<string, StopReason> = {
+  max_tokens: "max_tokens",
+  length: "max_tokens",
+  refusal: "refusal",
+  "content-filter": "refusal",
+};
+
 /** A turn.failed ZCode says is worth another try (a busy code is handled apart). */
 function retryable(p: TurnFailed): boolean {
   return p.error?.attribution?.retryable === true || p.error?.retryable === true;
@@ -46,6 +57,8 @@ export class Turn implements EventConsumer {
   private attempts = 0;
   /** One busy budget per turn, however often ZCode says it is busy. */
   private busyDeadline: number | undefined;
+  /** Why the turn's last model request ended. */
+  private lastModelStop: string | undefined;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private lastEventAt = 0;
   /** Stalls in a row after which ZCode said the session is idle. */
@@ -69,6 +82,9 @@ export class Turn implements EventConsumer {
       },
       completed: (p) => this.onCompleted(p),
       failed: (p) => this.onFailed(p),
+      modelStopped: (reason) => {
+        this.lastModelStop = reason;
+      },
     };
     this.ctx = { session: s, emit: (u) => core.emit(s, u), turn: this.hooks };
   }
@@ -193,7 +209,8 @@ export class Turn implements EventConsumer {
     if (this.cancelled) return void this.finish("cancelled", toUsage(p.usage));
     const outcome = OUTCOMES[p.resultType ?? "success"] ?? { stop: "end_turn" };
     if (outcome.why) this.notice(`ZCode stopped: ${outcome.why}.`);
-    void this.finish(outcome.stop, toUsage(p.usage));
+    const short = outcome.stop === "end_turn" && this.lastModelStop ? SHORT_ANSWERS[this.lastModelStop] : undefined;
+    void this.finish(short ?? outcome.stop, toUsage(p.usage));
   }
 
   /** A line of the bridge's own in the conversation, apart from ZCode's text. */

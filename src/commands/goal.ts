@@ -20,6 +20,9 @@ export function parseGoalArgs(args: string): { action: GoalAction; objective?: s
   return { action: "set", objective: text };
 }
 
+/** How long a /goal prompt stays open while ZCode works toward the goal. */
+const GOAL_WORK_MS = 6 * 60 * 60 * 1000;
+
 /** What to say when ZCode's answer is empty (it answers "" to a pause that worked). */
 const DONE: Record<GoalAction, string> = {
   show: "No goal is set. Use `/goal <objective>` to set one.",
@@ -43,8 +46,11 @@ export const goalCommand: SlashCommand = {
     }
     const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
     // ZCode's own words: it knows what it did (and says so in the user's language).
-    const text = result.response?.trim() || DONE[parsed.action];
-    const working = result.startedTurn ? "\n\nZCode is working toward the goal now." : "";
-    await ctx.say(`${text}${working}`);
+    await ctx.say(result.response?.trim() || DONE[parsed.action]);
+    if (!result.startedTurn) return;
+    // ZCode set to work on the goal: this prompt shows that work and ends with it
+    // (cancelling it stops ZCode, which pauses the goal).
+    await ctx.say("\n\nWorking toward the goal…\n\n");
+    if (!(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say("\n\nZCode is still working toward the goal.");
   },
 };

@@ -51,6 +51,9 @@ export const DEFAULT_TIMEOUTS: Readonly<Record<string, number>> = {
 
 export type Timeouts = Partial<Record<string, number>>;
 
+/** How many sessions session/list asks ZCode for (newest first). */
+const LIST_LIMIT = 1000;
+
 /** An MCP server as session/create and session/resume take it (ZCode's schema is strict: nothing else). */
 export type ZCodeMcpServer =
   | { name: string; command: string; args: string[]; env: Array<{ name: string; value: string }> }
@@ -130,8 +133,13 @@ export class ZCodeApi {
     );
   }
 
-  list(p: { workspace?: WorkspaceArg } = {}): Promise<ListResult> {
-    return this.call("session/list", p.workspace ? { workspace: workspaceOf(p.workspace) } : {}, ListResultSchema);
+  /** ZCode answers 50 sessions unless asked for more; the editor pages through what we get. */
+  list(p: { workspace?: WorkspaceArg; limit?: number } = {}): Promise<ListResult> {
+    return this.call(
+      "session/list",
+      { ...(p.workspace ? { workspace: workspaceOf(p.workspace) } : {}), limit: p.limit ?? LIST_LIMIT },
+      ListResultSchema,
+    );
   }
 
   /**

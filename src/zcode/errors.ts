@@ -119,6 +119,16 @@ export class ZCodeUnsupportedError extends ZCodeError {
   }
 }
 
+/**
+ * ZCode answers -32004 both for a session it does not have in memory ("Session
+ * is not active: <id>", resume it) and for one it does not have at all
+ * ("Session not found: <id>"); only the message tells them apart, as ZCode's
+ * own desktop client reads it.
+ */
+export function isSessionMissing(code: number, message: string): boolean {
+  return code === ZCODE_ERR.sessionNotFound || (code === ZCODE_ERR.notActive && /\bSession not found\b/i.test(message));
+}
+
 /** An error answer from the CLI, typed by its code. */
 export function errorFromWire(method: string, err: { code: number; message: string; data?: unknown }): ZCodeError {
   return new ZCodeError(err.message || `ZCode error ${err.code}`, {

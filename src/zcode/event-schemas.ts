@@ -97,6 +97,8 @@ export const SessionUpdatedSchema = loose({
   previousMode: maybe(str),
   usage: maybe(UsageSchema),
   contextWindow: maybe(v.nullable(num)),
+  /** Why a model request ended (max_tokens, refusal, end_turn, tool_use, …). */
+  stopReason: maybe(str),
 });
 export type SessionUpdated = v.InferOutput<typeof SessionUpdatedSchema>;
 

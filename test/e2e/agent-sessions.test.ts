@@ -44,7 +44,8 @@ describe("initialize", () => {
       expect(r.agentInfo?.name).toBe("zcode-acp-server");
       expect(r.agentInfo?.title).toBe("ZCode");
       expect(r.agentCapabilities?.loadSession).toBe(true);
-      expect(r.agentCapabilities?.promptCapabilities).toEqual({ image: false, audio: false, embeddedContext: true });
+      expect(r.agentCapabilities?.promptCapabilities).toEqual({ image: true, audio: false, embeddedContext: true });
+      expect(r.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
       const sc = r.agentCapabilities?.sessionCapabilities;
       expect(sc?.list).toEqual({});
       expect(sc?.resume).toEqual({});
@@ -124,7 +125,7 @@ describe("sessions", () => {
     });
   });
 
-  test("relative cwd is -32602; unknown session is -32002; content not advertised is -32602", async () => {
+  test("relative cwd is -32602; unknown session is -32002; audio and broken images are -32602", async () => {
     await withBridge({}, async (h) => {
       await expectError(h.agent.request(m.session.new, { cwd: "relative/dir", mcpServers: [] }), -32602);
       const { sessionId } = await h.newSession();
@@ -132,8 +133,10 @@ describe("sessions", () => {
       await expectError(h.agent.request(m.session.resume, { sessionId, cwd: "rel" }), -32602);
       await expectError(h.agent.request(m.session.fork, { sessionId, cwd: "rel", mcpServers: [] }), -32602);
       await expectError(h.agent.request(m.session.list, { cwd: "rel" }), -32602);
-      const image = await expectError(h.prompt(sessionId, [{ type: "image", data: "AAAA", mimeType: "image/png" }]), -32602);
-      expect(image.message + JSON.stringify(image.data ?? "")).toMatch(/image/i);
+      const image = await expectError(h.prompt(sessionId, [{ type: "image", data: "not base64!", mimeType: "image/png" }]), -32602);
+      expect(image.message).toMatch(/base64/i);
+      const bmp = await expectError(h.prompt(sessionId, [{ type: "image", data: "AAAA", mimeType: "image/bmp" }]), -32602);
+      expect(bmp.message).toMatch(/PNG, JPEG, WebP or GIF/);
       await expectError(h.prompt(sessionId, [{ type: "audio", data: "AAAA", mimeType: "audio/wav" }]), -32602);
       // The refused prompts did not break the session.
       expect((await h.prompt(sessionId, "still fine")).stopReason).toBe("end_turn");

@@ -51,7 +51,7 @@ describe("event translation", () => {
     });
   });
 
-  test("tool events become tool calls that all finish before the response", async () => {
+  test("tool events become tool calls that all finish (completed or failed) before the response", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
@@ -63,7 +63,8 @@ describe("event translation", () => {
           if (u.status) finals.set(u.toolCallId, u.status);
         }
       }
-      for (const c of calls) expect(finals.get(c.toolCallId)).toBe("completed");
+      for (const c of calls) expect(["completed", "failed"]).toContain(finals.get(c.toolCallId)!);
+      expect(calls.filter((c) => finals.get(c.toolCallId) === "completed").length).toBeGreaterThanOrEqual(5);
       expect(calls.find((c) => c.kind === "execute")).toBeTruthy();
     });
   });
@@ -82,7 +83,7 @@ describe("event translation", () => {
     });
   });
 
-  test("max_tokens, refusal and max_turn_requests stop reasons", async () => {
+  test("max_tokens and refusal (the last model answer's stop reason) and max_turn_requests stop reasons", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:max-tokens")).stopReason).toBe("max_tokens");
@@ -162,7 +163,7 @@ describe("ordering and recovery", () => {
     });
   });
 
-  test("1308: ZCode still busy after the idle wait; the send is retried once it is idle, not lost", async () => {
+  test("busy (-32010): ZCode still busy after the idle wait; the send is retried once it is idle, not lost", async () => {
     await withBridge(
       { env: { ZCODE_SIM_STOP_IGNORE_MS: "1300", ZCODE_ACP_BUSY_WAIT_MS: "700" }, record: true },
       async (h) => {
@@ -175,13 +176,13 @@ describe("ordering and recovery", () => {
         expect(r.stopReason).toBe("end_turn");
         expect(h.text(sessionId)).toContain("Echo: after busy");
         const sends = h.simFrames().filter((f) => f.method === "session/send").map((f) => f.params.content);
-        // The first try met 1308, the retry went through.
+        // The first try met -32010, the retry went through.
         expect(sends.filter((c) => c === "after busy").length).toBe(2);
       },
     );
   });
 
-  test("1308 for longer than the wait: a clear error, and the session stays usable", async () => {
+  test("busy (-32010) for longer than the wait: a clear error, and the session stays usable", async () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "2500", ZCODE_ACP_BUSY_WAIT_MS: "300" } }, async (h) => {
       const { sessionId } = await h.newSession();
       const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
@@ -233,7 +234,7 @@ describe("failures", () => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, "#scenario:fail-transient fails=2 hi");
       expect(r.stopReason).toBe("end_turn");
-      expect(h.text(sessionId)).toContain("rate limited");
+      expect(h.text(sessionId)).toContain("Rate limit reached");
       expect(h.text(sessionId)).toContain("retrying");
       expect(h.text(sessionId)).toContain("Echo:");
     });
@@ -243,7 +244,7 @@ describe("failures", () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
       const e = await rejects(h.prompt(sessionId, "#scenario:fail-transient fails=9"));
-      expect(e.message).toContain("rate limited");
+      expect(e.message).toContain("Rate limit reached");
     });
   });
 
@@ -251,7 +252,7 @@ describe("failures", () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
       const e = await rejects(h.prompt(sessionId, "#scenario:fail-fatal"));
-      expect(e.message).toContain("model exploded");
+      expect(e.message).toContain("Insufficient balance");
       expect((await h.prompt(sessionId, "still there?")).stopReason).toBe("end_turn");
     });
   });

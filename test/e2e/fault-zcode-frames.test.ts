@@ -1,32 +1,18 @@
 // Bad or unusual frames from ZCode: over-long lines (with a small cap and with
 // the default one), an unknown request mid-turn, and seq gaps and stalls
-// checked at the client against what the simulator actually emitted (its
-// session file in the state dir). The turn goes on and nothing is lost.
+// checked at the client against what the scenario streamed. The turn goes on
+// and nothing is lost.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Harness, withBridge } from "../support/acp-harness.ts";
 
-interface SimEvent {
-  seq: number;
-  type: string;
-  payload: { kind?: string; delta?: string };
-}
-
-/** The events the simulator stored for a session (written when it exits). */
-function simEvents(stateDir: string, sessionId: string): SimEvent[] {
-  const file = readdirSync(stateDir).find((f) => f.startsWith(sessionId) && f.endsWith(".json"));
-  if (!file) throw new Error(`no simulator file for ${sessionId} in ${stateDir}`);
-  return (JSON.parse(readFileSync(join(stateDir, file), "utf8")) as { events: SimEvent[] }).events;
-}
-
-function textDeltas(events: SimEvent[], kind = "text_delta"): string {
-  return events
-    .filter((e) => e.type === "model.streaming" && e.payload.kind === kind)
-    .map((e) => e.payload.delta ?? "")
-    .join("");
-}
+/** What each scenario streams, word by word: some of it only reaches the bridge by resubscribing. */
+const STREAMED: Record<string, string> = {
+  "seq-gap": "one two three four five six seven eight",
+  stall: "alpha beta gamma delta epsilon zeta",
+};
 
 describe("over-long lines", () => {
   test("a line over a small cap (ZCODE_ACP_MAX_LINE_BYTES) is skipped and the turn goes on", async () => {
@@ -63,7 +49,7 @@ describe("requests and frames nobody expects", () => {
       // Answered at once (the simulator gives up after 5 s otherwise).
       expect(Date.now() - t0).toBeLessThan(4000);
       expect(h.text(sessionId)).toContain("unknown request answered with error -32601");
-      const answer = h.simFrames().find((f) => f.error && f.method === undefined && String(f.id).startsWith("zc-") && f.error.code === -32601);
+      const answer = h.simFrames().find((f) => f.error && f.method === undefined && String(f.id).startsWith("server-") && f.error.code === -32601);
       expect(answer).toBeDefined();
     });
   });
@@ -83,12 +69,10 @@ describe("seq gaps and stalls: delivered once, in order, against what ZCode emit
       } finally {
         await h.close();
       }
-      const events = simEvents(stateDir, sessionId);
-      // The simulator's seqs are contiguous; what it emitted is the reference.
-      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-      expect(textDeltas(events)).toContain("Echo: second turn after the gap");
-      expect(h.text(sessionId)).toBe(textDeltas(events));
-      expect(h.text(sessionId, "agent_thought_chunk")).toBe(textDeltas(events, "reasoning_delta"));
+      // Every word once, in order, then the next turn whole.
+      const text = h.text(sessionId);
+      expect(text.startsWith(STREAMED[scenario]!)).toBe(true);
+      expect(text.slice(STREAMED[scenario]!.length)).toStartWith("Echo: second turn after the gap");
       rmSync(stateDir, { recursive: true, force: true });
     });
   }

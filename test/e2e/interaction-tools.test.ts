@@ -15,10 +15,12 @@ describe("tool calls end to end", () => {
       for (const v of views.values()) {
         expect(v.history[0]!.sessionUpdate).toBe("tool_call");
         expect(v.history.filter((u) => u.sessionUpdate === "tool_call")).toHaveLength(1);
-        expect(v.status).toBe("completed");
+        expect(["completed", "failed"]).toContain(v.status!);
         expect(v.rawInput).toBeDefined();
         expect(v.rawOutput).toBeDefined();
       }
+      // ZCode's tools scenario has one edit that misses and one test run that fails.
+      expect([...views.values()].filter((v) => v.status === "failed").map((v) => v.title).sort()).toEqual(["Edit src/greet.ts", "bun test"]);
 
       const bash = byTitle(views, "ls -la");
       expect(bash.kind).toBe("execute");
@@ -27,20 +29,18 @@ describe("tool calls end to end", () => {
 
       const read = byTitle(views, "Read src/greet.ts");
       expect(read.kind).toBe("read");
-      expect(read.locations).toEqual([{ path: join(ws, "src/greet.ts"), line: 1 }]);
+      expect(read.locations).toEqual([{ path: join(ws, "src/greet.ts") }]);
       expect(contentText(read)).toStartWith("```typescript\nexport function greet");
 
-      const edit = byTitle(views, "Edit src/greet.ts");
+      const edit = [...views.values()].find((v) => v.title === "Edit src/greet.ts" && v.status === "completed")!;
       expect(edit.kind).toBe("edit");
-      expect(edit.locations?.[0]?.path).toBe(join(ws, "src/greet.ts"));
+      // The first changed line, from ZCode's file_diff hunks.
+      expect(edit.locations).toEqual([{ path: join(ws, "src/greet.ts"), line: 1 }]);
       expect(edit.content).toEqual([
-        {
-          type: "diff",
-          path: join(ws, "src/greet.ts"),
-          oldText: 'export function greet(name: string): string {\n  return "Hello, " + name;\n}\n',
-          newText: "export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n",
-        },
+        { type: "diff", path: join(ws, "src/greet.ts"), oldText: '  return "Hello, " + name;', newText: "  return `Hello, ${name}!`;" },
       ]);
+      const missed = [...views.values()].find((v) => v.title === "Edit src/greet.ts" && v.status === "failed")!;
+      expect(contentText(missed)).toContain("String to replace not found in file.");
 
       const write = byTitle(views, "Write src/farewell.ts");
       expect(write.kind).toBe("edit");
@@ -61,6 +61,7 @@ describe("tool calls end to end", () => {
       const task = byTitle(views, "Find callers of greet");
       expect(task.kind).toBe("think");
       expect(contentText(task)).toContain("Found 2 callers");
+      expect(contentText(task)).not.toContain("agentId");
 
       const todo = byTitle(views, "Update plan");
       expect(todo.kind).toBe("think");

@@ -39,7 +39,7 @@ describe("plan approval", () => {
         expect(e.mode).toBe("form");
         expect(e.sessionId).toBe(sessionId);
         expect(e.message).toContain("Add an exclamation mark");
-        expect(Object.keys(e.requestedSchema.properties)).toEqual(["decision"]);
+        expect(Object.keys(e.requestedSchema.properties)).toEqual(["decision", "feedback"]);
         expect(h.text(sessionId)).toContain("Plan approved");
         const plan = [...toolViews(h, sessionId).values()].find((v) => v.kind === "switch_mode")!;
         expect(plan.title).toBe("Ready to code?");
@@ -116,8 +116,8 @@ describe("AskUserQuestion", () => {
         expect(props.q_0.type).toBe("array");
         expect(props.q_1.type).toBe("string");
         expect(props.other.type).toBe("string");
-        expect(h.text(sessionId)).toContain('"Select the files to test"="["auth","api"]"');
-        expect(h.text(sessionId)).toContain('"Which package manager should I use?"=""bun""');
+        expect(h.text(sessionId)).toContain('"Select the files to test"="auth.test.ts, api.test.ts"');
+        expect(h.text(sessionId)).toContain('"Which package manager should I use?"="Bun"');
       },
     );
   });
@@ -168,8 +168,8 @@ describe("AskUserQuestion", () => {
         expect(h.received.permissionRequests).toHaveLength(2);
         expect(h.received.permissionRequests[0]!.options.map((o) => o.name)).toEqual(["auth.test.ts", "user.test.ts", "api.test.ts", "Don't answer"]);
         expect(h.received.permissionRequests[1]!.options.map((o) => o.name)).toEqual(["Bun", "npm", "Don't answer"]);
-        expect(h.text(sessionId)).toContain('"Select the files to test"="["api"]"');
-        expect(h.text(sessionId)).toContain('"Which package manager should I use?"=""npm""');
+        expect(h.text(sessionId)).toContain('"Select the files to test"="api.test.ts"');
+        expect(h.text(sessionId)).toContain('"Which package manager should I use?"="npm"');
       },
     );
   });
