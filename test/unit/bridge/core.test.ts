@@ -154,6 +154,27 @@ describe("activation", () => {
     expect(f.zcode.methods()).toEqual(["session/read", "session/resume", "session/read"]);
   });
 
+  test("-32004 'Session not found' is not an eviction: no resume, the error goes on", async () => {
+    const f = fakeCore();
+    const s = f.core.register("s1", "/w", undefined, 1);
+    f.zcode.answers["session/read"] = zcodeError(-32004, "Session not found: s1", "session/read");
+    await expect(f.core.withActive(s, () => f.zcode.api.read("s1"))).rejects.toThrow("Session not found");
+    expect(f.zcode.methods()).toEqual(["session/read"]);
+  });
+
+  test("a new child numbers the session's events afresh: the next subscription starts at ZCode's eventSeq as is", async () => {
+    const f = await subscribed();
+    f.zcode.emit("model.streaming", delta("old "), { seq: 1 });
+    f.zcode.emit("model.streaming", delta("child "), { seq: 2 });
+    f.zcode.exit();
+    f.zcode.answers["session/subscribe"] = { eventSeq: 0, events: [] };
+    await f.core.ensureSubscribed(f.s);
+    expect(f.zcode.calls.at(-1)).toEqual({ method: "session/subscribe", params: { sessionId: "s1" } });
+    f.zcode.emit("model.streaming", delta("new"), { seq: 1 });
+    expect(await shown(f)).toBe("old child new");
+    expect(f.s.order.last).toBe(1);
+  });
+
   test("other errors are not retried", async () => {
     const f = fakeCore();
     const s = f.core.register("s1", "/w", undefined, 1);

@@ -26,7 +26,14 @@ describe("toRequestError", () => {
     expect(inv.code).toBe(-32602);
     expect(inv.message).toContain("ZCode rejected the request: Invalid params — model: Required");
     expect(toRequestError(z(-32601, "Method not found: session/steer", "session/steer")).message).toContain("session/steer is not supported");
-    expect(isNotActive(z(-32004))).toBe(true);
+    expect(isNotActive(z(-32004, "Session is not active: s1"))).toBe(true);
+  });
+
+  test("-32004 'Session not found' is a session ZCode does not have at all: ACP's not found, never an eviction to resume", () => {
+    const missing = z(-32004, "Session not found: s1", "session/resume");
+    expect(toRequestError(missing, { sessionId: "s1" }).code).toBe(RequestError.sessionNotFound("s1").code);
+    expect(isNotActive(missing)).toBe(false);
+    expect(isNotActive({ code: -32004, message: "Session is not active: s1" })).toBe(false);
   });
 
   test("other ZCode codes keep ZCode's message and code", () => {

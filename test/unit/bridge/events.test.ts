@@ -112,6 +112,29 @@ describe("turns", () => {
     expect(calls).toEqual([["started"], ["completed", "success"], ["failed", "model_rate_limited"]]);
   });
 
+  test("a model request's stopReason (session.updated) reaches the running turn", () => {
+    const calls: Array<[string, unknown?]> = [];
+    const hooks = {
+      started: () => calls.push(["started"]),
+      completed: () => calls.push(["completed"]),
+      failed: () => calls.push(["failed"]),
+      modelStopped: (reason: string) => calls.push(["modelStopped", reason]),
+    } as TurnHooks;
+    const h = harness(session(), hooks);
+    const u = h.apply(
+      ev("session.updated", { content: "", stopReason: "tool_use", usage: { inputTokens: 10 }, contextWindow: 1000 }),
+      ev("session.updated", { stopReason: "max_tokens" }),
+      ev("session.updated", { mode: "plan", previousMode: "yolo" }),
+    );
+    expect(calls).toEqual([
+      ["modelStopped", "tool_use"],
+      ["modelStopped", "max_tokens"],
+    ]);
+    expect(u.map((x) => x.sessionUpdate)).toEqual(["usage_update", "config_option_update", "current_mode_update"]);
+    // Without a turn: nothing to tell.
+    expect(harness().apply(ev("session.updated", { stopReason: "max_tokens" }))).toEqual([]);
+  });
+
   test("turn.started starts new messages; without a turn, the turn events change nothing", () => {
     const h = harness();
     const first = h.apply(text("a"));

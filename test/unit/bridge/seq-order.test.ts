@@ -51,4 +51,16 @@ describe("SeqOrder", () => {
     expect(o.hasGap).toBe(true);
     expect(seqs(o.reset(42))).toEqual([43]);
   });
+
+  test("clear forgets everything: another child numbers its events from 1", () => {
+    const o = new SeqOrder(0);
+    o.accept(ev(1));
+    o.accept(ev(2));
+    o.accept(ev(5));
+    o.clear();
+    expect(o.last).toBe(0);
+    expect(o.hasGap).toBe(false);
+    expect(seqs(o.accept(ev(1)))).toEqual([1]);
+    expect(seqs(o.accept(ev(3)))).toEqual([]);
+  });
 });

@@ -178,6 +178,37 @@ describe("a turn on the real wire", () => {
     });
   }
 
+  for (const [reason, stopReason] of [
+    ["max_tokens", "max_tokens"],
+    ["length", "max_tokens"],
+    ["refusal", "refusal"],
+    ["content-filter", "refusal"],
+    ["end_turn", "end_turn"],
+    ["tool_use", "end_turn"],
+  ] as const) {
+    test(`a success whose last model request stopped at ${reason} → ${stopReason}`, async () => {
+      const t = start();
+      await t.sent();
+      t.zcode.emit("turn.started");
+      // An earlier request of the turn does not count, only the last.
+      t.zcode.emit("session.updated", { stopReason: reason === "end_turn" ? "max_tokens" : "tool_use", usage: { inputTokens: 1 } });
+      t.zcode.emit("session.updated", { stopReason: reason, usage: { inputTokens: 2 } });
+      t.zcode.emit("turn.completed", { resultType: "success" });
+      expect((await t.answer).stopReason).toBe(stopReason);
+    });
+  }
+
+  test("a cut-short answer does not override a cancel or a limit", async () => {
+    for (const [resultType, stopReason] of [["cancelled", "cancelled"], ["error_max_turns", "max_turn_requests"]] as const) {
+      const t = start();
+      await t.sent();
+      t.zcode.emit("turn.started");
+      t.zcode.emit("session.updated", { stopReason: "max_tokens" });
+      t.zcode.emit("turn.completed", { resultType });
+      expect((await t.answer).stopReason).toBe(stopReason);
+    }
+  });
+
   test("a retryable turn.failed (attribution.retryable) is sent again, with a notice", async () => {
     const t = start();
     await t.sent();

@@ -59,11 +59,15 @@ describe("/goal", () => {
     expect(r.said).toEqual(["Goal paused."]);
   });
 
-  test("ZCode started working on the goal: its response, then a note that it is working", async () => {
+  test("ZCode started working on the goal: its response, a note, and the prompt stays open until ZCode is idle", async () => {
     const r = await runCommand("/goal Ship login", { goal: goal("Goal active\nObjective: Ship login", true) });
-    const all = r.said.join("");
-    expect(all).toStartWith("Goal active\nObjective: Ship login");
-    expect(all.slice("Goal active\nObjective: Ship login".length)).toMatch(/working toward the goal/i);
+    expect(r.said).toEqual(["Goal active\nObjective: Ship login", "\n\nWorking toward the goal…\n\n"]);
+    expect(r.waits).toEqual([6 * 60 * 60 * 1000]);
+  });
+
+  test("still working when the wait ends: says so", async () => {
+    const r = await runCommand("/goal resume", { goal: goal("", true) }, { idle: false });
+    expect(r.said).toEqual(["Goal resumed.", "\n\nWorking toward the goal…\n\n", "\n\nZCode is still working toward the goal."]);
   });
 
   test("no turn started: no working note, nothing waited for", async () => {

@@ -54,12 +54,13 @@ describe("params on the wire", () => {
     expect(sent[0]).toMatchObject({ method: "session/resume", params: { sessionId: "s1", workspace: { workspacePath: "/w", workspaceKey: "key-1" }, mcpServers: mcp } });
   });
 
-  test("list: with or without a workspace", async () => {
+  test("list: 1000 sessions unless told (ZCode answers 50 otherwise), with or without a workspace", async () => {
     const { conn, sent } = fakeConn({ "session/list": { sessions: [{ sessionId: "a" }] } });
     const api = new ZCodeApi(conn);
     expect((await api.list()).sessions.map((s) => s.sessionId)).toEqual(["a"]);
     await api.list({ workspace: "/w" });
-    expect(sent.map((s) => s.params)).toEqual([{}, { workspace: { workspacePath: "/w", workspaceKey: "/w" } }]);
+    await api.list({ limit: 20 });
+    expect(sent.map((s) => s.params)).toEqual([{ limit: 1000 }, { workspace: { workspacePath: "/w", workspaceKey: "/w" }, limit: 1000 }, { limit: 20 }]);
   });
 
   test("read asks for one message only (else ZCode sends the whole transcript)", async () => {
