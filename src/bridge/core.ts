@@ -191,8 +191,9 @@ export class BridgeCore {
           // (never "everything after 0", which would replay old turns).
           s.seqFromFirstEvent = true;
         } else {
-          // A new child numbers its events afresh (seq restarts with every materialization).
-          this.dispatchAll(s, s.order.reset(r.eventSeq));
+          // Events of this materialization may have arrived before the answer (the
+          // order was cleared when the last one ended): never go back behind them.
+          this.dispatchAll(s, s.order.reset(Math.max(s.order.last, r.eventSeq)));
         }
       } else {
         this.feed(s, r.events);

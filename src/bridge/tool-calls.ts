@@ -319,11 +319,19 @@ export class ToolCallTracker {
    */
   private terminalRest(s: ToolState, full: string): string {
     if (s.out.shown === "" && s.err.shown === "") return full;
+    // ZCode trims the end of each stream before joining them, so a tail is
+    // looked for as sent and without its trailing whitespace; the shortest
+    // continuation wins.
     let best: string | undefined;
     for (const tail of [s.out.tail, s.err.tail]) {
-      if (tail === "") continue;
-      const d = finalDelta(tail, full);
-      if (!d.gap && (best === undefined || d.data.length < best.length)) best = d.data;
+      for (const [prev, text] of [
+        [tail, full],
+        [tail.trimEnd(), full.trimEnd()],
+      ] as const) {
+        if (prev === "") continue;
+        const d = finalDelta(prev, text);
+        if (!d.gap && (best === undefined || d.data.length < best.length)) best = d.data;
+      }
     }
     return best ?? "";
   }

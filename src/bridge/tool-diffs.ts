@@ -30,10 +30,12 @@ export function fileDiffPatch(display: Input): unknown {
   return display.kind === "file_diff" ? display.structuredPatch : undefined;
 }
 
-/** First changed line of a file_diff view (1-based), for the editor to jump to. */
+/** First changed line of a file_diff view (1-based, past the hunk's leading context), for the editor to jump to. */
 export function firstChangedLine(display: Input): number | undefined {
   const h = hunks(fileDiffPatch(display))[0];
-  return h ? Math.max(1, h.newStart) : undefined;
+  if (!h) return undefined;
+  const context = h.lines.findIndex((l) => l[0] === "+" || l[0] === "-");
+  return Math.max(1, h.newStart + Math.max(0, context));
 }
 
 /**
@@ -118,7 +120,8 @@ export function writeDiff(input: Input, display: Input, cwd: string, finished: b
   // Before it ran we cannot tell a create from an overwrite: the preview shows the text.
   if (!finished) return [textContent(fenced(capped(content), languageOf(path)))];
   if (patch === undefined) return [{ type: "diff", path: abs, oldText: null, newText: content }];
-  const original = reversePatch(content, patch);
+  // A truncated view lacks hunks: rebuilding the old text from it would claim untouched lines.
+  const original = display.truncated === true ? undefined : reversePatch(content, patch);
   if (original !== undefined) return [{ type: "diff", path: abs, oldText: original, newText: content }];
   const snippet = hunkSnippets(patch);
   if (snippet) return [{ type: "diff", path: abs, oldText: snippet.oldText, newText: snippet.newText }];

@@ -139,9 +139,12 @@ function fileText(text: string): string {
 }
 
 /** A list of paths one per line (after an optional `Found N files` line) as a list relative to cwd. */
+/** "No files found", "No matches found": a sentence, not a path or a match. */
+const NOTHING_FOUND = /^No \w+ found/;
+
 function pathList(text: string, cwd: string): ToolCallContent[] | undefined {
   const lines = text.split("\n").filter((l) => l.trim().length > 0);
-  if (lines.length === 0) return undefined;
+  if (lines.length === 0 || NOTHING_FOUND.test(lines[0]!)) return undefined;
   const header = /^Found \d+/.test(lines[0]!) ? lines.shift()! : undefined;
   const note = lines.length > 0 && lines[lines.length - 1]!.startsWith("(") ? lines.pop() : undefined;
   // Grep's content and count modes (`path:12:text`, `path:3`) are not lists of paths.
@@ -189,7 +192,13 @@ const bash: ToolSpec = {
     const d = str(i, "description");
     return d ? [textContent(d)] : [];
   },
-  result: (_i, o) => [textContent(commandOutputText(commandText(o), "", o.exitCode) || "(no output)")],
+  result: (_i, o) => {
+    const output = commandOutputText(commandText(o), "", o.exitCode);
+    // A command that could not run (timed out, refused) says why; its output, if any, first.
+    const why = o.failed && o.error && o.error !== o.text ? o.error : undefined;
+    const text = [output, why].filter(Boolean).join("\n\n");
+    return [textContent(text || "(no output)")];
+  },
   command: true,
 };
 
@@ -250,6 +259,7 @@ const grep: ToolSpec = {
   locations: pathLocation("path"),
   result: (_i, o, cwd) => {
     if (!o.text) return undefined;
+    if (NOTHING_FOUND.test(o.text)) return outputText(o.text);
     return pathList(o.text, cwd) ?? [textContent(fenced(capped(o.text)))];
   },
 };

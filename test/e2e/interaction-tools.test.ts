@@ -35,7 +35,7 @@ describe("tool calls end to end", () => {
       const edit = [...views.values()].find((v) => v.title === "Edit src/greet.ts" && v.status === "completed")!;
       expect(edit.kind).toBe("edit");
       // The first changed line, from ZCode's file_diff hunks.
-      expect(edit.locations).toEqual([{ path: join(ws, "src/greet.ts"), line: 1 }]);
+      expect(edit.locations).toEqual([{ path: join(ws, "src/greet.ts"), line: 2 }]);
       expect(edit.content).toEqual([
         { type: "diff", path: join(ws, "src/greet.ts"), oldText: '  return "Hello, " + name;', newText: "  return `Hello, ${name}!`;" },
       ]);

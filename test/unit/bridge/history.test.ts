@@ -72,7 +72,7 @@ describe("historyToUpdates", () => {
       kind: "edit",
       status: "completed",
       content: [{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const b = 2;", newText: "export const b = 42;" }],
-      locations: [{ path: `${CWD}/src/x.ts`, line: 1 }],
+      locations: [{ path: `${CWD}/src/x.ts`, line: 2 }],
       rawInput: TOOLS.edit.input,
       rawOutput: TOOLS.edit.result.content,
     });

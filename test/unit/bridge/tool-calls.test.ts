@@ -139,7 +139,8 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
       status: "completed",
       rawOutput: TOOLS.edit.result,
       content: diff,
-      locations: [{ path: `${CWD}/src/x.ts`, line: 1 }],
+      // The changed line, past the hunk's leading context.
+      locations: [{ path: `${CWD}/src/x.ts`, line: 2 }],
     });
   });
 
@@ -354,6 +355,17 @@ describe("ToolCallTracker: Zed terminal extension", () => {
     // No fenced output anywhere, and no preview text in the terminal's place.
     expect(JSON.stringify(u)).not.toContain("```");
     expect(u.some((x) => x.content && x.content.some((c: Any) => c.type === "content"))).toBe(false);
+  });
+
+  test("ZCode trims each stream before joining them: a tail's trailing newline does not bring the output back", () => {
+    const t = tracker(true);
+    const u = run([
+      () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "z", toolName: "Bash", input: { command: "ls" } })),
+      () => t.onToolUpdated(tu({ kind: "progress", toolCallId: "z", toolName: "Bash", stdoutTail: "total 0\nfile.txt\n", stderrTail: "warn\n" })),
+      () => t.onToolUpdated(tu({ kind: "result", toolCallId: "z", result: BASH_RESULT })),
+    ]);
+    const data = u.filter((x) => x._meta?.terminal_output).map((x) => x._meta.terminal_output.data);
+    expect(data).toEqual(["total 0\nfile.txt\nwarn\n"]);
   });
 
   test("the final output is not repeated when the live tails already showed it", () => {

@@ -265,6 +265,27 @@ describe("resultContent", () => {
     expect(text(resultContent("AskUserQuestion", {}, outcomeOfResult("AskUserQuestion", { success: true, content: answered }), CWD))).toBe(answered);
   });
 
+  test("nothing found is said as ZCode says it, not listed as a path", () => {
+    expect(text(resultContent("Glob", {}, outcomeOfResult("Glob", { success: true, content: "No files found" }), CWD))).toBe("No files found");
+    expect(text(resultContent("Grep", {}, outcomeOfResult("Grep", { success: true, content: "No matches found" }), CWD))).toBe("No matches found");
+  });
+
+  test("a command that could not run shows why, after any output", () => {
+    const timedOut = outcomeOfPart("Bash", { status: "error", error: "Command timed out after 120000ms" });
+    expect(text(resultContent("Bash", { command: "sleep 999" }, timedOut, CWD))).toBe("Command timed out after 120000ms");
+    const refused = outcomeOfResult("Bash", { success: false, content: "", error: { message: "Sandbox refused" } });
+    expect(text(resultContent("Bash", { command: "x" }, refused, CWD))).toBe("Sandbox refused");
+    const partial = outcomeOfResult("Bash", { success: false, content: "half", error: { message: "killed" } });
+    expect(text(resultContent("Bash", { command: "x" }, partial, CWD))).toBe("```console\nhalf\n```\n\nkilled");
+  });
+
+  test("Write over a truncated diff view: the old text is not rebuilt from the hunks it has", () => {
+    const truncated = { ...TOOLS.writeUpdate.result, display: { ...(TOOLS.writeUpdate.result as any).display, truncated: true } };
+    const c = resultContent("Write", TOOLS.writeUpdate.input, outcomeOfResult("Write", truncated), CWD);
+    expect(c[0]).toMatchObject({ type: "diff" });
+    expect((c[0] as { oldText: string }).oldText).not.toBe(ORIGINAL_TS);
+  });
+
   test("a failed tool shows why", () => {
     const denied = outcomeOfResult("Edit", { success: false, content: "", error: { message: "File has not been read yet. Read it first before writing to it." } });
     expect(text(resultContent("Edit", TOOLS.edit.input, denied, CWD))).toBe("File has not been read yet. Read it first before writing to it.");
