@@ -23,6 +23,15 @@ const SECRET_NAME = /key|token|secret|passw|credential|cookie|auth/;
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/gi;
 const AUTH_SCHEME_TEST = /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/i;
 
+// Credentials whose shape gives them away even with no key name next to them:
+// an error message like "Incorrect API key provided: sk-proj-…" or a stack
+// dump of a config object. Provider API keys (sk-…, sk-ant-…), GitHub tokens
+// (ghp_…, github_pat_…), Slack tokens (xox?-…), AWS access key ids, Google
+// API keys. Long enough that ordinary words never match.
+const TOKEN_SHAPE =
+  /\b(?:sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})/g;
+const TOKEN_SHAPE_TEST = new RegExp(TOKEN_SHAPE.source);
+
 function looksLikeCredential(s: string): boolean {
   return s.length >= 20 || /[^A-Za-z]/.test(s);
 }
@@ -51,10 +60,14 @@ function isSecretName(name: string): boolean {
 }
 
 function redactString(s: string): string {
-  if (!AUTH_SCHEME_TEST.test(s)) return s;
-  return s.replace(AUTH_SCHEME, (m, scheme: string, cred: string) =>
-    looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m,
-  );
+  let out = s;
+  if (AUTH_SCHEME_TEST.test(out)) {
+    out = out.replace(AUTH_SCHEME, (m, scheme: string, cred: string) =>
+      looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m,
+    );
+  }
+  if (TOKEN_SHAPE_TEST.test(out)) out = out.replace(TOKEN_SHAPE, REDACTED);
+  return out;
 }
 
 // Booleans (`{secret: false}` flags), null and "" hide nothing.
@@ -113,8 +126,10 @@ export function redact<T>(value: T): T {
 }
 
 // For text that is not JSON: `API_KEY=abc`, `"token": "abc"`, `password: abc`.
+// Single quotes too: Node's util.inspect (stack dumps, axios errors on a
+// child's stderr) prints `{ 'x-api-key': 'sk-…' }`.
 const RAW_SECRET =
-  /([A-Za-z0-9_.-]*(?:api[_-]?key|token|secret|passw(?:or)?d|credentials?|cookie|private[_-]?key|authorization|access[_-]?key)[A-Za-z0-9_-]*)("?\s*[=:]\s*"?)((?:Bearer\s+|Basic\s+)?[^\s"',;&}]+)/gi;
+  /([A-Za-z0-9_.-]*(?:api[_-]?key|token|secret|passw(?:or)?d|credentials?|cookie|private[_-]?key|authorization|access[_-]?key)[A-Za-z0-9_-]*)(["']?\s*[=:]\s*["']?)((?:Bearer\s+|Basic\s+)?[^\s"',;&}]+)/gi;
 
 /**
  * Redacts one raw line: parsed and redacted as JSON when it is JSON (and
