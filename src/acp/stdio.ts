@@ -54,11 +54,11 @@ export interface StdoutSink {
    * Flushes everything queued, waiting for a slow editor until `deadline`
    * (epoch ms; default STDOUT_SETTLE_MS from now). Lines not yet handed to
    * the pipe by then are dropped whole; the write already in the pipe cannot
-   * be taken back, so it gets one more STDOUT_SETTLE_MS to finish (an editor
-   * that reads late still gets whole lines only). Resolves true when
-   * everything was written.
+   * be taken back, so it gets `extraMs` more to finish (an editor that reads
+   * late still gets whole lines only). Resolves true when everything was
+   * written.
    */
-  settle(deadline?: number): Promise<boolean>;
+  settle(deadline?: number, extraMs?: number): Promise<boolean>;
 }
 
 /** How long exit waits for a slow editor to take what is queued for it. */
@@ -84,13 +84,9 @@ export function openStdoutSink(opts: StdoutSinkOptions): StdoutSink {
     gone = true;
     queue = [];
     queued = 0;
-    if (!isBrokenPipe(e)) {
-      try {
-        process.stderr.write(`zcode-acp-server: stdout failed: ${(e as Error)?.message ?? e}\n`);
-      } catch {
-        // stderr gone as well
-      }
-    }
+    // Through the logger like every other line (level, format, log file);
+    // it never throws, even with stderr gone.
+    if (!isBrokenPipe(e)) log.error(`stdout failed: ${(e as Error)?.message ?? e}`);
     opts.onGone();
   };
 
@@ -136,7 +132,7 @@ export function openStdoutSink(opts: StdoutSinkOptions): StdoutSink {
     return run();
   };
 
-  const settle = async (deadline = Date.now() + STDOUT_SETTLE_MS): Promise<boolean> => {
+  const settle = async (deadline = Date.now() + STDOUT_SETTLE_MS, extraMs = STDOUT_SETTLE_MS): Promise<boolean> => {
     const pending = () => !gone && (queued > 0 || inFlight !== undefined);
     const started = Date.now();
     while (pending() && Date.now() < deadline) await within(drain(), deadline - Date.now());
@@ -144,7 +140,7 @@ export function openStdoutSink(opts: StdoutSinkOptions): StdoutSink {
     const dropped = queue.length;
     queue = [];
     queued = 0;
-    if (inFlight) await within(inFlight, STDOUT_SETTLE_MS);
+    if (inFlight) await within(inFlight, extraMs);
     const cut = inFlight !== undefined && !gone;
     if (dropped > 0 || cut) {
       log.warn(
@@ -307,5 +303,11 @@ export function openAcpStdio(opts: AcpStdioOptions): AcpStdio {
     maxMessageBytes: opts.maxMessageBytes,
     onLine: opts.trace?.tap("editor->bridge"),
   });
-  return { stream: messages, settle: () => stdout.settle(shutdownDeadline()) };
+  const settle = async () => {
+    const deadline = shutdownDeadline();
+    // Our own replies may still wait in the codec's queue, behind the sink.
+    await messages.settled(deadline);
+    return stdout.settle(deadline);
+  };
+  return { stream: messages, settle };
 }
