@@ -18,7 +18,7 @@ export interface BridgeConfig {
   trace?: string;
   /** Longest line accepted from the ZCode child, in bytes. */
   maxLineBytes: number;
-  /** Longest message (line) accepted from the editor, in bytes. */
+  /** Longest message accepted from the editor: the bytes of its line before the newline (a CR included). */
   maxMessageBytes: number;
   /**
    * Silence (ms) during a running turn before the bridge resubscribes with
