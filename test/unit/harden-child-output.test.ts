@@ -93,6 +93,19 @@ describe("redactLine: shapes seen on a Node child's stderr", () => {
   });
 });
 
+describe("redactLine: linear time on what a child may print", () => {
+  test("long runs of word characters, key words and separators take milliseconds (64 KB of letters took 12 s)", () => {
+    const inputs = ["a".repeat(1 << 20), "token".repeat(200_000), "a=".repeat(500_000), `token=${"a=".repeat(500_000)}`, "sk-".repeat(300_000)];
+    for (const s of inputs) {
+      const t0 = performance.now();
+      redactLine(s);
+      // Generous for a loaded machine; the quadratic version needs hours for 1 MB.
+      expect(performance.now() - t0).toBeLessThan(1000);
+    }
+    expect(redactLine(`token=${"a=".repeat(10)}`)).toBe(`token=${REDACTED}`);
+  });
+});
+
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'"'"'`)}'`;
 }
