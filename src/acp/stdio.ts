@@ -290,11 +290,12 @@ export function openAcpStdio(opts: AcpStdioOptions): AcpStdio {
   const stdin = createStdinSource({
     input: opts.input,
     pendingRequests: async () => {
+      const until = shutdownDeadline();
       await opts.pendingRequests();
       // The answers are given but may still be on their way out: the SDK
       // writes one message at a time, at the pace the editor reads, and EOF
       // closes the connection, which drops whatever it has not written yet.
-      await messages.settled(shutdownDeadline());
+      await messages.settled(until);
     },
   });
   // The editor->bridge tap sits after line splitting (one call per line, and
@@ -304,10 +305,10 @@ export function openAcpStdio(opts: AcpStdioOptions): AcpStdio {
     onLine: opts.trace?.tap("editor->bridge"),
   });
   const settle = async () => {
-    const deadline = shutdownDeadline();
+    const until = shutdownDeadline();
     // Our own replies may still wait in the codec's queue, behind the sink.
-    await messages.settled(deadline);
-    return stdout.settle(deadline);
+    await messages.settled(until);
+    return stdout.settle(until);
   };
   return { stream: messages, settle };
 }
