@@ -18,6 +18,8 @@ export interface BridgeConfig {
   trace?: string;
   /** Longest line accepted from the ZCode child, in bytes. */
   maxLineBytes: number;
+  /** Longest message accepted from the editor: the bytes of its line before the newline (a CR included). */
+  maxMessageBytes: number;
   /**
    * Silence (ms) during a running turn before the bridge resubscribes with
    * afterSeq to fetch missed events (default 2000; tests shorten it).
@@ -32,11 +34,18 @@ export interface BridgeConfig {
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+/**
+ * A prompt may carry attachments (base64 images of up to 10 MiB each, 50 MiB
+ * a prompt are planned): 64 MiB leaves room for those plus the text, and
+ * still bounds what one message can make us hold.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
     logLevel: "warn",
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     env: process.env,
     ...overrides,
   };

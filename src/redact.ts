@@ -23,6 +23,15 @@ const SECRET_NAME = /key|token|secret|passw|credential|cookie|auth/;
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/gi;
 const AUTH_SCHEME_TEST = /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/i;
 
+// Credentials whose shape gives them away even with no key name next to them:
+// an error message like "Incorrect API key provided: sk-proj-…" or a stack
+// dump of a config object. Provider API keys (sk-…, sk-ant-…), GitHub tokens
+// (ghp_…, github_pat_…), Slack tokens (xox?-…), AWS access key ids, Google
+// API keys. Long enough that ordinary words never match.
+const TOKEN_SHAPE =
+  /\b(?:sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})/g;
+const TOKEN_SHAPE_TEST = new RegExp(TOKEN_SHAPE.source);
+
 function looksLikeCredential(s: string): boolean {
   return s.length >= 20 || /[^A-Za-z]/.test(s);
 }
@@ -51,10 +60,14 @@ function isSecretName(name: string): boolean {
 }
 
 function redactString(s: string): string {
-  if (!AUTH_SCHEME_TEST.test(s)) return s;
-  return s.replace(AUTH_SCHEME, (m, scheme: string, cred: string) =>
-    looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m,
-  );
+  let out = s;
+  if (AUTH_SCHEME_TEST.test(out)) {
+    out = out.replace(AUTH_SCHEME, (m, scheme: string, cred: string) =>
+      looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m,
+    );
+  }
+  if (TOKEN_SHAPE_TEST.test(out)) out = out.replace(TOKEN_SHAPE, REDACTED);
+  return out;
 }
 
 // Booleans (`{secret: false}` flags), null and "" hide nothing.
@@ -112,9 +125,53 @@ export function redact<T>(value: T): T {
   return redactAny(value, 0) as T;
 }
 
-// For text that is not JSON: `API_KEY=abc`, `"token": "abc"`, `password: abc`.
-const RAW_SECRET =
-  /([A-Za-z0-9_.-]*(?:api[_-]?key|token|secret|passw(?:or)?d|credentials?|cookie|private[_-]?key|authorization|access[_-]?key)[A-Za-z0-9_-]*)("?\s*[=:]\s*"?)((?:Bearer\s+|Basic\s+)?[^\s"',;&}]+)/gi;
+// For text that is not JSON: `API_KEY=abc`, `"token": "abc"`, `password: abc`,
+// and Node's single-quoted util.inspect (stack dumps, axios errors on a
+// child's stderr): `{ 'x-api-key': 'sk-…' }`.
+//
+// Found separator by separator, not with one regular expression: a pattern
+// that starts with `[A-Za-z0-9_.-]*` before the key word backtracks over
+// every run of word characters, quadratic in its length (64 KB of letters
+// took 12 s), and these lines come from child processes.
+const SECRET_KEY_WORD = /api[_-]?key|token|secret|passw(?:or)?d|credentials?|cookie|private[_-]?key|authorization|access[_-]?key/i;
+const SEPARATOR = /[=:]/g;
+const VALUE = /\s*["']?((?:Bearer\s+|Basic\s+)?[^\s"',;&}]+)/y;
+
+function isKeyChar(c: number): boolean {
+  // A-Z a-z 0-9 _ . -
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
+}
+
+function redactPairs(s: string): string {
+  if (!SECRET_KEY_WORD.test(s)) return s;
+  let out = "";
+  let copied = 0;
+  SEPARATOR.lastIndex = 0;
+  for (let m = SEPARATOR.exec(s); m; m = SEPARATOR.exec(s)) {
+    const at = m.index;
+    // The key: the run of key characters before the separator, past
+    // optional spaces and a closing quote (`"token" :`, `'x-api-key':`).
+    let k = at;
+    while (k > 0 && /\s/.test(s[k - 1]!)) k--;
+    if (k > 0 && (s[k - 1] === '"' || s[k - 1] === "'")) k--;
+    let ks = k;
+    while (ks > 0 && isKeyChar(s.charCodeAt(ks - 1))) ks--;
+    if (ks === k) continue;
+    const key = s.slice(ks, k);
+    if (!SECRET_KEY_WORD.test(key)) continue;
+    VALUE.lastIndex = at + 1;
+    const v = VALUE.exec(s);
+    if (!v) continue;
+    const val = v[1]!;
+    const end = VALUE.lastIndex;
+    // `inputTokens: 12` in plain text is a count, not a secret.
+    if (/^\d+$/.test(val) && /tokens/i.test(key)) continue;
+    out += s.slice(copied, end - val.length) + REDACTED;
+    copied = end;
+    SEPARATOR.lastIndex = end;
+  }
+  return copied === 0 ? s : out + s.slice(copied);
+}
 
 /**
  * Redacts one raw line: parsed and redacted as JSON when it is JSON (and
@@ -137,8 +194,5 @@ export function redactLine(line: string): string {
       return r === parsed ? line : JSON.stringify(r);
     }
   }
-  return redactString(line).replace(RAW_SECRET, (_m, key: string, sep: string, val: string) =>
-    // `inputTokens: 12` in plain text is a count, not a secret.
-    /^\d+$/.test(val) && /tokens/i.test(key) ? `${key}${sep}${val}` : `${key}${sep}${REDACTED}`,
-  );
+  return redactPairs(redactString(line));
 }

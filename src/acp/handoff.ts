@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { JsonRpcId } from "./initialize.ts";
+import { log } from "../log.ts";
+import { initializeResult, type JsonRpcId } from "./initialize.ts";
 
 // The CLI reads the first line of stdin itself (src/cli/serve.ts). When it is
 // a plain `initialize`, the CLI usually answers it before loading the SDK,
@@ -44,7 +45,8 @@ export function handoffStream(stream: acp.Stream, handoff: Handoff): acp.Stream 
     async write(msg) {
       if (pending && "id" in msg && msg.id === id && !("method" in msg)) {
         pending = false;
-        if (!drop) await writer.write(msg);
+        if (drop) checkSameAnswer(msg);
+        else await writer.write(msg);
         initialized();
         return;
       }
@@ -54,4 +56,18 @@ export function handoffStream(stream: acp.Stream, handoff: Handoff): acp.Stream 
     abort: (reason) => writer.abort(reason),
   });
   return { readable: stream.readable, writable };
+}
+
+/**
+ * The CLI answered initialize before the agent could: its answer must be the
+ * one the agent gives (src/acp/initialize.ts plainInitializeId keeps the fast
+ * path to requests the agent accepts). A difference cannot be taken back from
+ * the editor, but it must not go unnoticed.
+ */
+function checkSameAnswer(msg: acp.AnyMessage): void {
+  const got = "error" in msg ? { error: msg.error } : { result: (msg as { result?: unknown }).result };
+  const sent = { result: initializeResult() };
+  if (JSON.stringify(got) !== JSON.stringify(sent)) {
+    log.error("internal error: the agent's answer to initialize differs from the one already sent (please report it):", got);
+  }
 }

@@ -34,19 +34,30 @@ export function initializeResult(): acp.InitializeResponse {
 
 export type JsonRpcId = string | number;
 
+/** The SDK's `ProtocolVersion`: an integer in 0..65535 (a uint16 in the schema). */
+const MAX_PROTOCOL_VERSION = 65535;
+
 /**
- * A well-formed `initialize` request that the fast path may answer. Anything
- * doubtful returns undefined and goes to the SDK, which answers errors
- * properly.
+ * A well-formed `initialize` request that the fast path may answer: one the
+ * SDK's agent is certain to accept, so the canned answer is exactly the one
+ * the agent would give. A success sent for a request the agent then rejects
+ * leaves the connection uninitialized behind the editor's back (every later
+ * request fails with "must be initialized"). So this accepts a strict subset
+ * of what the SDK accepts (its JSON-RPC envelope checks and its zod schema for
+ * InitializeRequest), and anything doubtful returns undefined and goes to the
+ * SDK, which answers it (errors included) itself.
  */
 export function plainInitializeId(msg: unknown): JsonRpcId | undefined {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return undefined;
   const m = msg as Record<string, unknown>;
   if (m.jsonrpc !== "2.0" || m.method !== "initialize") return undefined;
-  if (typeof m.id !== "number" && typeof m.id !== "string") return undefined;
+  // The SDK takes finite numbers only (1e400 parses to Infinity, which it
+  // rejects and which JSON would print as null).
+  if (!(typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id)))) return undefined;
   const p = m.params as Record<string, unknown> | undefined;
   if (typeof p !== "object" || p === null || Array.isArray(p)) return undefined;
-  if (typeof p.protocolVersion !== "number" || !Number.isInteger(p.protocolVersion) || p.protocolVersion < 0) return undefined;
+  const v = p.protocolVersion;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_PROTOCOL_VERSION) return undefined;
   const caps = p.clientCapabilities;
   if (caps !== undefined && (typeof caps !== "object" || caps === null || Array.isArray(caps))) return undefined;
   return m.id;

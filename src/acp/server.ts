@@ -22,7 +22,7 @@ import { ZCodeError, ZCodeExitedError } from "../zcode/errors.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
 import { initializeResult } from "./initialize.ts";
-import { createStdinSource, createStdoutSink } from "./stdio.ts";
+import { openAcpStdio } from "./stdio.ts";
 import { UpdateSink } from "./update-sink.ts";
 
 const logger = log.withTag("acp");
@@ -118,11 +118,16 @@ class AcpAgent {
     if (trace) this.conn.onWire = zcodeWireTap(trace);
     // A slow editor slows ZCode down (pipe backpressure) instead of growing our memory.
     this.conn.readGate = () => this.sink.backpressure();
-    const stdout = createStdoutSink({ onGone: () => void this.shutdown("stdout closed"), onLine: trace?.tap("bridge->editor") });
-    const stdin = createStdinSource({ pendingRequests: () => this.drain(), onLine: trace?.tap("editor->bridge"), input: handoff?.input });
-    const stream = acp.ndJsonStream(stdout, stdin);
+    // Our own stdio and line codec (src/acp/stdio.ts), not the SDK's ndJsonStream.
+    const stdio = openAcpStdio({
+      onGone: () => void this.shutdown("stdout closed"),
+      pendingRequests: () => this.drain(),
+      maxMessageBytes: this.config.maxMessageBytes,
+      input: handoff?.input,
+      trace,
+    });
     // The CLI may have answered initialize already (src/cli/serve.ts).
-    const connection = app.connect(handoff ? handoffStream(stream, handoff) : stream);
+    const connection = app.connect(handoff ? handoffStream(stdio.stream, handoff) : stdio.stream);
     this.client = connection.client;
     const onSignal = (sig: NodeJS.Signals) => () => void this.shutdown(sig);
     const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {
@@ -136,6 +141,8 @@ class AcpAgent {
       for (const [sig, h] of handlers) process.off(sig, h);
       await this.shutdown("connection closed");
       connection.close();
+      // What is still queued for a slow editor, before the process exits.
+      await stdio.settle();
       await trace?.close();
     }
   }

@@ -8,10 +8,21 @@
 // backpressure under Bun). EPIPE (the editor closed our stdout) is caught and
 // reported once through onGone: Bun does not die of SIGPIPE, it throws.
 //
+// At exit, what is still queued for the editor is flushed within a grace
+// (settle): exiting with stdout backed up cut the last line in half.
+//
 // stdin: Bun.stdin.stream(), but EOF is held back until the requests already
 // read have been answered. The SDK closes the connection on EOF and drops any
 // reply still in flight, so `printf '<initialize>\n' | zcode-acp-server` would
 // otherwise print nothing.
+//
+// openAcpStdio puts both together with our line codec (ndjson-stream.ts) into
+// the stream the SDK's connection runs on.
+
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { log } from "../log.ts";
+import type { Trace } from "../trace.ts";
+import { ndJsonMessageStream } from "./ndjson-stream.ts";
 
 export interface StdoutSinkOptions {
   onGone: () => void;
@@ -37,7 +48,27 @@ export function isBrokenPipe(e: unknown): boolean {
   return err?.code === "EPIPE" || /EPIPE|broken pipe/i.test(err?.message ?? "");
 }
 
+export interface StdoutSink {
+  writable: WritableStream<Uint8Array>;
+  /**
+   * Flushes everything queued, waiting for a slow editor until `deadline`
+   * (epoch ms; default STDOUT_SETTLE_MS from now). Lines not yet handed to
+   * the pipe by then are dropped whole; the write already in the pipe cannot
+   * be taken back, so it gets `extraMs` more to finish (an editor that reads
+   * late still gets whole lines only). Resolves true when everything was
+   * written.
+   */
+  settle(deadline?: number, extraMs?: number): Promise<boolean>;
+}
+
+/** How long exit waits for a slow editor to take what is queued for it. */
+export const STDOUT_SETTLE_MS = 3000;
+
 export function createStdoutSink(opts: StdoutSinkOptions): WritableStream<Uint8Array> {
+  return openStdoutSink(opts).writable;
+}
+
+export function openStdoutSink(opts: StdoutSinkOptions): StdoutSink {
   const sink: ByteSink = opts.writer ?? Bun.stdout.writer();
   const highWater = opts.highWaterBytes ?? 1024 * 1024;
   const tap = opts.onLine ? lineTap(opts.onLine) : undefined;
@@ -53,13 +84,9 @@ export function createStdoutSink(opts: StdoutSinkOptions): WritableStream<Uint8A
     gone = true;
     queue = [];
     queued = 0;
-    if (!isBrokenPipe(e)) {
-      try {
-        process.stderr.write(`zcode-acp-server: stdout failed: ${(e as Error)?.message ?? e}\n`);
-      } catch {
-        // stderr gone as well
-      }
-    }
+    // Through the logger like every other line (level, format, log file);
+    // it never throws, even with stderr gone.
+    if (!isBrokenPipe(e)) log.error(`stdout failed: ${(e as Error)?.message ?? e}`);
     opts.onGone();
   };
 
@@ -105,7 +132,26 @@ export function createStdoutSink(opts: StdoutSinkOptions): WritableStream<Uint8A
     return run();
   };
 
-  return new WritableStream<Uint8Array>({
+  const settle = async (deadline = Date.now() + STDOUT_SETTLE_MS, extraMs = STDOUT_SETTLE_MS): Promise<boolean> => {
+    const pending = () => !gone && (queued > 0 || inFlight !== undefined);
+    const started = Date.now();
+    while (pending() && Date.now() < deadline) await within(drain(), deadline - Date.now());
+    if (!pending()) return !gone;
+    const dropped = queue.length;
+    queue = [];
+    queued = 0;
+    if (inFlight) await within(inFlight, extraMs);
+    const cut = inFlight !== undefined && !gone;
+    if (dropped > 0 || cut) {
+      log.warn(
+        `the editor did not read our output for ${((Date.now() - started) / 1000).toFixed(1)} s at exit: ` +
+          `${dropped} message(s) not sent${cut ? ", and the last one sent is cut" : ""}`,
+      );
+    }
+    return dropped === 0 && !cut && !gone;
+  };
+
+  const writable = new WritableStream<Uint8Array>({
     write(chunk) {
       if (gone) return;
       const bytes = typeof chunk === "string" ? enc.encode(chunk) : chunk;
@@ -128,6 +174,17 @@ export function createStdoutSink(opts: StdoutSinkOptions): WritableStream<Uint8A
       await drain().catch(() => {});
     },
   });
+  return { writable, settle };
+}
+
+/** Waits for `p`, but no longer than `ms` (and leaves no timer behind). */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, Math.max(1, ms))))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function lineTap(onLine: (line: string) => void): (bytes: Uint8Array) => void {
@@ -201,4 +258,57 @@ export function createStdinSource(opts: StdinSourceOptions): ReadableStream<Uint
       return getReader().cancel(reason).catch(() => {});
     },
   });
+}
+
+export interface AcpStdioOptions {
+  /** stdout is gone (EPIPE): the editor left. */
+  onGone: () => void;
+  /** Resolves once every request read so far has been answered (EOF waits for it). */
+  pendingRequests: () => Promise<void>;
+  /** Longest line accepted from the editor, in bytes. */
+  maxMessageBytes: number;
+  /** What to read instead of Bun.stdin (the CLI's hand-off, tests). */
+  input?: ReadableStream<Uint8Array>;
+  /** --trace: both directions are recorded. */
+  trace?: Pick<Trace, "tap">;
+}
+
+export interface AcpStdio {
+  /** The stream the SDK's connection runs on. */
+  stream: acp.Stream;
+  /** Before exit: flush what is queued for the editor (see StdoutSink.settle). */
+  settle(): Promise<boolean>;
+}
+
+/** Our stdin and stdout as the ACP message stream the SDK's connection runs on. */
+export function openAcpStdio(opts: AcpStdioOptions): AcpStdio {
+  // One grace for the whole way out, from stdin's EOF (or the exit, if that
+  // comes first): a slow editor gets STDOUT_SETTLE_MS to take our answers.
+  let deadline: number | undefined;
+  const shutdownDeadline = () => (deadline ??= Date.now() + STDOUT_SETTLE_MS);
+  const stdout = openStdoutSink({ onGone: opts.onGone, onLine: opts.trace?.tap("bridge->editor") });
+  const stdin = createStdinSource({
+    input: opts.input,
+    pendingRequests: async () => {
+      const until = shutdownDeadline();
+      await opts.pendingRequests();
+      // The answers are given but may still be on their way out: the SDK
+      // writes one message at a time, at the pace the editor reads, and EOF
+      // closes the connection, which drops whatever it has not written yet.
+      await messages.settled(until);
+    },
+  });
+  // The editor->bridge tap sits after line splitting (one call per line, and
+  // never a skipped over-long line), not on the raw bytes.
+  const messages = ndJsonMessageStream(stdout.writable, stdin, {
+    maxMessageBytes: opts.maxMessageBytes,
+    onLine: opts.trace?.tap("editor->bridge"),
+  });
+  const settle = async () => {
+    const until = shutdownDeadline();
+    // Our own replies may still wait in the codec's queue, behind the sink.
+    await messages.settled(until);
+    return stdout.settle(until);
+  };
+  return { stream: messages, settle };
 }

@@ -1,5 +1,6 @@
 import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../log.ts";
+import { redact, redactLine } from "../redact.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
 import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
 import type { BridgeCore } from "./core.ts";
@@ -225,7 +226,9 @@ export class Turn implements EventConsumer {
   private onFailed(p: TurnFailed): void {
     if (this.phase === "ended") return;
     if (this.cancelled) return void this.finish("cancelled");
-    const message = p.error?.message || "the turn failed";
+    // ZCode's own words, often a provider's error quoting the request: redacted
+    // like every error built from child output (src/zcode/errors.ts).
+    const message = p.error?.message ? redactLine(p.error.message) : "the turn failed";
     const t = this.core.timings;
     const code = Number(p.error?.code);
     if ((code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy) && this.retryWhenIdle()) return;
@@ -240,7 +243,7 @@ export class Turn implements EventConsumer {
       return;
     }
     const shownCode = p.error?.code !== undefined ? ` (code ${p.error.code})` : "";
-    void this.fail(new RequestError(-32603, `ZCode: ${message}${shownCode}`, { zcodeError: p.error }));
+    void this.fail(new RequestError(-32603, `ZCode: ${message}${shownCode}`, { zcodeError: p.error ? redact({ ...p.error, message }) : undefined }));
   }
 
   /**

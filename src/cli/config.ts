@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_LINE_BYTES, defaultConfig, type BridgeConfig } from "../config.ts";
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type BridgeConfig } from "../config.ts";
 import { isLogLevel, LOG_LEVEL_NAMES } from "../log.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -31,17 +31,19 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
     throw new UsageError(`${mode.from}: '${mode.value}' is not a mode name (e.g. yolo, build, plan)`);
   }
 
-  let maxLineBytes = DEFAULT_MAX_LINE_BYTES;
-  const max = pick("max-line-bytes", "ZCODE_ACP_MAX_LINE_BYTES");
-  if (max) {
+  const bytes = (flag: string, envName: string, fallback: number): number => {
+    const max = pick(flag, envName);
+    if (!max) return fallback;
     const n = Number(max.value);
     if (!/^\d+$/.test(max.value) || !Number.isSafeInteger(n) || n < 1024) {
       throw new UsageError(`${max.from}: '${max.value}' is not a byte count (a whole number >= 1024)`);
     }
-    maxLineBytes = n;
-  }
+    return n;
+  };
+  const maxLineBytes = bytes("max-line-bytes", "ZCODE_ACP_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES);
+  const maxMessageBytes = bytes("max-message-bytes", "ZCODE_ACP_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES);
 
-  const config = defaultConfig({ env, maxLineBytes });
+  const config = defaultConfig({ env, maxLineBytes, maxMessageBytes });
   if (level && isLogLevel(level.value)) config.logLevel = level.value;
   const bin = pick("zcode-bin", "ZCODE_BIN");
   if (bin) config.zcodeBin = bin.value;

@@ -49,6 +49,12 @@ export const serveFlags = {
     description: "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 33554432)",
     valueHint: "bytes",
   },
+  "max-message-bytes": {
+    type: "string",
+    description:
+      "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 67108864)",
+    valueHint: "bytes",
+  },
   version: {
     type: "boolean",
     description: "Print the version and exit",

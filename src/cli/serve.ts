@@ -1,6 +1,7 @@
 import type { Handoff } from "../acp/handoff.ts";
 import { initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
 import type { BridgeConfig } from "../config.ts";
+import { routeConsoleToLog } from "./console-to-log.ts";
 import { logStrayRejections } from "./stray-rejections.ts";
 
 // Serve mode. An editor's first message is `initialize`, and it waits for the
@@ -17,6 +18,8 @@ type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
 export async function serve(config: BridgeConfig): Promise<number> {
   logStrayRejections();
+  // Before the SDK loads: its diagnostics use the console.
+  routeConsoleToLog();
   // With a trace, the agent must answer (and record) initialize itself; the
   // first line is still read here so that what follows it waits for that answer.
   const answerHere = !config.trace;

@@ -1,5 +1,12 @@
+import { redactLine } from "../redact.ts";
+
 // Errors from the ZCode side, as typed values: the bridge maps them to ACP
 // errors by class and code, never by parsing messages.
+//
+// Text that comes from the child (its stderr, its error messages) is redacted
+// where these errors are built: their messages go to the editor as JSON-RPC
+// errors and notices, and into --trace files, none of which pass through the
+// log's redaction.
 
 export const ZCODE_ERR = {
   /** "A prompt is already running for this session" (also compact, goal and fork while one runs). */
@@ -57,8 +64,9 @@ export class ZCodeExitedError extends ZCodeError {
       info.signal !== null
         ? `was killed by ${info.signal}`
         : `exited with code ${info.code ?? "unknown"}`;
-    const tail = info.stderrTail.length
-      ? `; its last stderr lines:\n${info.stderrTail.map((l) => `  ${l}`).join("\n")}`
+    const stderrTail = info.stderrTail.map(redactLine);
+    const tail = stderrTail.length
+      ? `; its last stderr lines:\n${stderrTail.map((l) => `  ${l}`).join("\n")}`
       : " (it wrote nothing to stderr)";
     super(`The ZCode CLI ${how}${method ? ` while ${method} was pending` : ""}${tail}`, {
       code: LOCAL_ERR.exited,
@@ -66,7 +74,7 @@ export class ZCodeExitedError extends ZCodeError {
     });
     this.exitCode = info.code;
     this.signal = info.signal;
-    this.stderrTail = info.stderrTail;
+    this.stderrTail = stderrTail;
   }
 }
 
@@ -131,7 +139,8 @@ export function isSessionMissing(code: number, message: string): boolean {
 
 /** An error answer from the CLI, typed by its code. */
 export function errorFromWire(method: string, err: { code: number; message: string; data?: unknown }): ZCodeError {
-  return new ZCodeError(err.message || `ZCode error ${err.code}`, {
+  // ZCode's own message may quote a provider's error, key included.
+  return new ZCodeError(err.message ? redactLine(err.message) : `ZCode error ${err.code}`, {
     code: err.code,
     method,
     data: err.data,

@@ -16,13 +16,22 @@ import { DEFAULT_MAX_LINE_BYTES } from "../config.ts";
 export interface LineSplitterOptions {
   /** Longest accepted line in bytes, newline excluded (default 32 MiB). */
   maxLineBytes?: number;
-  /** Called once per skipped over-long line with its size in bytes. */
-  onOverlong?: (bytes: number) => void;
+  /**
+   * Called once per skipped over-long line with its size in bytes, when its
+   * end (newline or EOF) arrives, and the first `overlongHeadBytes` of it.
+   */
+  onOverlong?: (bytes: number, head: Uint8Array) => void;
+  /**
+   * How much of the start of an over-long line to keep for onOverlong (a
+   * copy, bounded: default 0). The editor side reads a request id there.
+   */
+  overlongHeadBytes?: number;
 }
 
 export type LineHandler = (line: string) => void;
 
 const NL = 10;
+const EMPTY: Uint8Array = new Uint8Array(0);
 /** Longest line copied into the reusable join buffer. */
 const SCRATCH_MAX = 4 * 1024 * 1024;
 const CR = 13;
@@ -34,7 +43,10 @@ const CR = 13;
 export class LineSplitter {
   private readonly decoder = new TextDecoder("utf-8", { fatal: false });
   private readonly max: number;
-  private readonly onOverlong: ((bytes: number) => void) | undefined;
+  private readonly onOverlong: ((bytes: number, head: Uint8Array) => void) | undefined;
+  private readonly headMax: number;
+  /** Start of the over-long line being skipped (at most headMax bytes). */
+  private head: Uint8Array = EMPTY;
   /** Views of the current partial line, oldest first. */
   private tail: Uint8Array[] = [];
   private tailBytes = 0;
@@ -48,6 +60,7 @@ export class LineSplitter {
   ) {
     this.max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.onOverlong = opts.onOverlong;
+    this.headMax = opts.overlongHeadBytes ?? 0;
   }
 
   push(chunk: Uint8Array): void {
@@ -61,14 +74,15 @@ export class LineSplitter {
         this.skipping += len;
         return;
       }
-      this.reportOverlong(this.skipping + nl);
+      this.reportOverlong(this.skipping + nl, this.head);
       this.skipping = 0;
+      this.head = EMPTY;
       start = nl + 1;
     } else if (this.tailBytes > 0) {
       const nl = chunk.indexOf(NL);
       if (nl < 0) {
         const total = this.tailBytes + len;
-        if (total > this.max) this.startSkipping(total);
+        if (total > this.max) this.startSkipping(total, this.headOf(this.tail, chunk));
         else {
           this.tail.push(chunk);
           this.tailBytes = total;
@@ -77,9 +91,10 @@ export class LineSplitter {
       }
       const total = this.tailBytes + nl;
       if (total > this.max) {
+        const head = this.headOf(this.tail, chunk.subarray(0, nl));
         this.tail = [];
         this.tailBytes = 0;
-        this.reportOverlong(total);
+        this.reportOverlong(total, head);
       } else {
         this.emitJoined(chunk, nl, total);
       }
@@ -99,7 +114,7 @@ export class LineSplitter {
 
     if (start < len) {
       const rest = len - start;
-      if (rest > this.max) this.startSkipping(rest);
+      if (rest > this.max) this.startSkipping(rest, this.headOf([], chunk.subarray(start)));
       else {
         this.tail.push(start === 0 ? chunk : chunk.subarray(start));
         this.tailBytes = rest;
@@ -110,8 +125,9 @@ export class LineSplitter {
   /** EOF: a final line without a newline is still a line. */
   end(): void {
     if (this.skipping > 0) {
-      this.reportOverlong(this.skipping);
+      this.reportOverlong(this.skipping, this.head);
       this.skipping = 0;
+      this.head = EMPTY;
       return;
     }
     if (this.tailBytes > 0) {
@@ -123,14 +139,29 @@ export class LineSplitter {
     }
   }
 
-  private startSkipping(bytesSoFar: number): void {
+  private startSkipping(bytesSoFar: number, head: Uint8Array): void {
     this.tail = [];
     this.tailBytes = 0;
     this.skipping = bytesSoFar;
+    this.head = head;
   }
 
-  private reportOverlong(bytes: number): void {
-    this.onOverlong?.(bytes);
+  private reportOverlong(bytes: number, head: Uint8Array): void {
+    this.onOverlong?.(bytes, head);
+  }
+
+  /** A copy of the first headMax bytes of `parts` then `last` (views must not be kept: they are dropped). */
+  private headOf(parts: Uint8Array[], last: Uint8Array): Uint8Array {
+    if (this.headMax === 0) return EMPTY;
+    const out = new Uint8Array(this.headMax);
+    let off = 0;
+    for (const p of [...parts, last]) {
+      if (off >= this.headMax) break;
+      const n = Math.min(p.length, this.headMax - off);
+      out.set(p.subarray(0, n), off);
+      off += n;
+    }
+    return out.subarray(0, off);
   }
 
   private emit(buf: Uint8Array, start: number, end: number): void {
@@ -172,7 +203,7 @@ export class LineSplitter {
     let nl = chunk.indexOf(NL, start);
     while (nl >= 0 && nl <= last) {
       if (nl > start) {
-        if (nl - start > max) this.reportOverlong(nl - start);
+        if (nl - start > max) this.reportOverlong(nl - start, this.headOf([], chunk.subarray(start, nl)));
         else this.emit(chunk, start, nl);
       }
       start = nl + 1;

@@ -1,9 +1,14 @@
 import type { ConsolaInstance } from "consola/core";
+import { redactLine } from "../redact.ts";
 import { LogLimiter } from "./log-limit.ts";
 
 // The ZCode child's stderr: every line goes to our log (a chatty or crashing
 // CLI must not flood it, hence the rate limit), and the last lines are kept to
 // quote when the child dies.
+//
+// Lines are redacted here, as they come in: the tail is quoted in errors that
+// go to the editor (and so into --trace files and the editor's own logs),
+// which the log's redaction never sees.
 
 export interface StderrOptions {
   /** Lines kept for error messages. */
@@ -39,7 +44,11 @@ export class StderrCollector {
   }
 
   line(raw: string): void {
-    const line = raw.length > this.maxChars ? `${raw.slice(0, this.maxChars)}…` : raw;
+    // Redacted before the final cut, so a secret across the cut is still
+    // hidden whole; cut roughly first, so a huge line costs no more than a
+    // short one (what lies past 2x the cut is dropped anyway).
+    const clean = redactLine(raw.length > 2 * this.maxChars ? raw.slice(0, 2 * this.maxChars) : raw);
+    const line = clean.length > this.maxChars ? `${clean.slice(0, this.maxChars)}…` : clean;
     this.tail.push(line);
     if (this.tail.length > this.tailMax) this.tail.shift();
 

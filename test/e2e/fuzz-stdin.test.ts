@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RawAcpClient, type JsonRpcMessage } from "../../scripts/bench/raw-acp-client.ts";
+import { BRIDGE_BIN, RawAcpClient, type JsonRpcMessage } from "../../scripts/bench/raw-acp-client.ts";
 import { rng } from "../simulator/fuzz.ts";
 
 const SEEDS = [1, 7, 20261202];
@@ -207,6 +207,127 @@ describe("fuzz: random input on the bridge's stdin", () => {
         rmSync(stateDir, { recursive: true, force: true });
         expect(code).toBe(0);
       }
+    }, 30_000);
+  }
+});
+
+// Line sizes around the message limit (lowered to LIMIT so the run is
+// fast): requests just under, at and over it, with their id first as clients
+// write it, must each be answered exactly once (over the limit: -32600 for
+// that id); over-long notifications and responses are skipped unanswered;
+// the bridge keeps serving throughout.
+const LIMIT = 64 * 1024;
+
+describe("fuzz: line sizes around the message limit", () => {
+  for (const seed of SEEDS) {
+    test(`seed ${seed}`, async () => {
+      console.log(`fuzz-stdin limit seed=${seed} (re-run: bun test test/e2e/fuzz-stdin.test.ts -t "limit.*seed ${seed}")`);
+      const stateDir = mkdtempSync(join(tmpdir(), "fuzz-stdin-limit-"));
+      const client = RawAcpClient.spawn({
+        env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error", ZCODE_ACP_MAX_MESSAGE_BYTES: String(LIMIT) },
+        cwd: stateDir,
+      });
+      const r = rng(seed);
+      const int = (n: number) => Math.floor(r() * n);
+      const sizes: number[] = [];
+      const owed = new Map<string, boolean | -1>(); // id -> over the limit
+      try {
+        await client.initialize();
+        for (let i = 0; i < 60; i++) {
+          // Mostly within a few bytes of the limit, some anywhere up to 3x.
+          const size = r() < 0.7 ? LIMIT - 3 + int(7) : 1024 + int(3 * LIMIT);
+          sizes.push(size);
+          const kind = int(10);
+          const id = `lim-${i}`;
+          const pad = (shell: string) => shell.replace("@PAD@", "p".repeat(Math.max(0, size - (shell.length - 5))));
+          let line: string;
+          if (kind < 7) {
+            // A request (unknown session: a quick -32002 when it is read).
+            line = pad(JSON.stringify({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: "sess_nope", prompt: [{ type: "text", text: "@PAD@" }] } }));
+            owed.set(id, -1);
+          } else if (kind < 9) {
+            line = pad(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "sess_nope", _meta: { x: "@PAD@" } } }));
+          } else {
+            line = pad(JSON.stringify({ jsonrpc: "2.0", id: 999_000 + i, result: { x: "@PAD@" } }));
+          }
+          // Sometimes CRLF (the CR counts: the limit is on the bytes before the newline), sometimes split across writes.
+          const text = `${line}${r() < 0.2 ? "\r\n" : "\n"}`;
+          if (owed.get(id) === -1) owed.set(id, Buffer.byteLength(text) - 1 > LIMIT);
+          if (r() < 0.3) {
+            const cut = int(text.length);
+            client.writeRaw(text.slice(0, cut));
+            await Bun.sleep(0);
+            client.writeRaw(text.slice(cut));
+          } else client.writeRaw(text);
+        }
+        expect(await client.request("authenticate", { methodId: "zcode-app" })).toEqual({});
+        await client.waitFor(() => [...owed.keys()].every((id) => client.messages.some((m) => m.id === id)), `answers to ${owed.size} requests`, 15_000);
+        await Bun.sleep(100);
+        for (const [id, over] of owed) {
+          const answers = client.messages.filter((m) => m.id === id && m.method === undefined);
+          expect({ id, count: answers.length, code: answers[0]?.error?.code }).toEqual({ id, count: 1, code: over ? -32600 : -32002 });
+        }
+        // Nothing answered a notification or a response.
+        expect(client.messages.filter((m) => typeof m.id === "number" && m.id >= 999_000)).toEqual([]);
+        expect(client.junk).toEqual([]);
+        console.log(`  ${sizes.length} lines of ${Math.min(...sizes)}..${Math.max(...sizes)} bytes, ${[...owed.values()].filter(Boolean).length}/${owed.size} requests over the limit`);
+      } finally {
+        const code = await client.close();
+        rmSync(stateDir, { recursive: true, force: true });
+        expect(code).toBe(0);
+      }
+    }, 30_000);
+  }
+});
+
+// EOF while the editor is not reading stdout: fuzzed junk and requests that
+// need no ZCode, then EOF, with the bridge's stdout going into a pipe whose
+// reader sleeps first. Every line that comes out must parse, and every
+// request is answered exactly once.
+describe("fuzz: EOF with stdout backed up", () => {
+  for (const seed of SEEDS) {
+    test(`seed ${seed}`, async () => {
+      console.log(`fuzz-stdin eof seed=${seed} (re-run: bun test test/e2e/fuzz-stdin.test.ts -t "EOF.*seed ${seed}")`);
+      const fz = new Fuzzer(seed, "/nonexistent");
+      const r = rng(seed);
+      const owed: Array<number | string> = [];
+      let input = `${JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: 1 } })}\n`;
+      owed.push("init");
+      for (let i = 0; i < 1500; i++) {
+        if (r() < 0.3) {
+          // Junk from the main fuzzer, without the requests that need ZCode.
+          const { line, id } = fz.line();
+          if (id !== undefined) continue;
+          input += typeof line === "string" ? `${line}\n` : `${new TextDecoder().decode(line)}\n`;
+        } else {
+          const id = `eof-${i}`;
+          const method = r() < 0.5 ? "initialize" : "authenticate";
+          const params = method === "initialize" ? { protocolVersion: 1 } : { methodId: "zcode-app" };
+          input += `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+          owed.push(id);
+        }
+      }
+      const sh = Bun.spawn(["/bin/sh", "-c", `{ "$0"; echo "bridge-exit=$?" >&2; } | { sleep 1; cat; }`, BRIDGE_BIN], {
+        env: { PATH: process.env.PATH, HOME: "/nonexistent", ZCODE_ACP_LOG_LEVEL: "error" },
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const killer = setTimeout(() => sh.kill("SIGKILL"), 25_000);
+      const out = new Response(sh.stdout).text();
+      const err = new Response(sh.stderr).text();
+      sh.stdin.write(input);
+      await sh.stdin.flush();
+      sh.stdin.end();
+      const [text, stderr] = await Promise.all([out, err, sh.exited]);
+      clearTimeout(killer);
+      expect(stderr).toContain("bridge-exit=0");
+      expect(text.endsWith("\n")).toBe(true);
+      const messages = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as JsonRpcMessage);
+      const got = responsesById(messages);
+      const wrong = owed.filter((id) => got.get(JSON.stringify(id)) !== 1);
+      expect(wrong).toEqual([]);
+      console.log(`  ${text.length} bytes through a sleeping reader, ${owed.length} requests answered`);
     }, 30_000);
   }
 });
