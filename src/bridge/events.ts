@@ -2,8 +2,8 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { SessionUpdated, TurnCompleted, TurnFailed, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
 import type { Todo } from "../zcode/schemas.ts";
 import { planEntries } from "./history.ts";
-import { optionUpdates, withCurrent } from "./options.ts";
-import type { SessionState } from "./sessions.ts";
+import { optionUpdates, withCurrent, type SessionOptions } from "./options.ts";
+import type { ToolCallTracker } from "./tool-calls.ts";
 
 /** What a running turn learns from its events (the table below feeds it). */
 export interface TurnHooks {
@@ -14,8 +14,21 @@ export interface TurnHooks {
   modelStopped(reason: string): void;
 }
 
+/** The part of a session its events read and change. */
+export interface EventState {
+  options: SessionOptions;
+  title: string | undefined;
+  tracker: ToolCallTracker;
+  /** Message ids of the current agent message and thought (one per contiguous run). */
+  messageIds: { text?: string; reasoning?: string };
+  /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
+  lastPlanKey: string | undefined;
+  /** `used/size` of the last usage_update sent. */
+  lastUsageKey: string | undefined;
+}
+
 export interface EventContext {
-  session: SessionState;
+  session: EventState;
   emit(u: SessionUpdate): void;
   /** Present while one of our prompt turns consumes the events. */
   turn?: TurnHooks;
@@ -104,7 +117,7 @@ export function usageUpdate(used: number | undefined | null, size: number | unde
 }
 
 /** Sends a usage_update unless the editor already shows these figures. */
-export function emitUsage(ctx: { session: SessionState; emit(u: SessionUpdate): void }, used: number | undefined | null, size: number | undefined | null): void {
+export function emitUsage(ctx: { session: EventState; emit(u: SessionUpdate): void }, used: number | undefined | null, size: number | undefined | null): void {
   const u = usageUpdate(used, size ?? ctx.session.options.model?.contextWindow);
   if (!u) return;
   const key = `${u.used}/${u.size}`;
@@ -119,7 +132,7 @@ export function emitUsage(ctx: { session: SessionState; emit(u: SessionUpdate): 
  * switched it) and a model request's usage, whose input tokens are the
  * context in use.
  */
-export function sessionUpdatedToUpdates(s: SessionState, p: SessionUpdated): SessionUpdate[] {
+export function sessionUpdatedToUpdates(s: EventState, p: SessionUpdated): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   const emit = (u: SessionUpdate) => out.push(u);
   if (typeof p.mode === "string" && p.mode && p.mode !== s.options.mode?.current) {
@@ -138,7 +151,7 @@ function todosOf(input: unknown): Todo[] | undefined {
 }
 
 /** Sends `plan` with the full list unless it equals the last one sent. */
-export function emitPlan(ctx: { session: SessionState; emit(u: SessionUpdate): void }, todos: readonly Todo[]): void {
+export function emitPlan(ctx: { session: EventState; emit(u: SessionUpdate): void }, todos: readonly Todo[]): void {
   const entries = planEntries(todos);
   const key = JSON.stringify(entries);
   if (key === ctx.session.lastPlanKey) return;

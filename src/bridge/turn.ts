@@ -2,12 +2,12 @@ import { RequestError, type PromptResponse, type StopReason, type Usage } from "
 import { log } from "../log.ts";
 import { redact, redactLine } from "../redact.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
-import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
-import type { BridgeCore } from "./core.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
+import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
 import { isBusy, toRequestError } from "./errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "./events.ts";
-import type { EventConsumer, SessionState } from "./sessions.ts";
+import type { Session } from "./session.ts";
+import { refreshAfterTurn, waitIdle } from "./session-reads.ts";
 
 const logger = log.withTag("turn");
 
@@ -40,21 +40,41 @@ function retryable(p: TurnFailed): boolean {
   return p.error?.attribution?.retryable === true || p.error?.retryable === true;
 }
 
-type Phase = "preparing" | "sending" | "running" | "ended";
+/**
+ * - preparing: nothing reached ZCode (waiting for idle, subscribing).
+ * - sending: session/send is on its way; ZCode may be running the turn.
+ * - running: ZCode accepted it; its events are this turn's.
+ * - retrying: ZCode's turn ended without ours (busy, a transient failure); sent again after a wait.
+ * - cancelling: session/stop sent; waiting for ZCode's `cancelled` (bounded).
+ * - ended: answered; nothing more of it reaches the editor.
+ */
+type Phase = "preparing" | "sending" | "running" | "retrying" | "cancelling" | "ended";
+
+/** Where each phase may go. Anything else is a bug, logged and refused. */
+const MOVES: Record<Phase, readonly Phase[]> = {
+  preparing: ["sending", "ended"],
+  sending: ["running", "retrying", "cancelling", "ended"],
+  running: ["retrying", "cancelling", "ended"],
+  retrying: ["sending", "ended"],
+  cancelling: ["ended"],
+  ended: [],
+};
+
+/** The phases in which ZCode may be running this turn. */
+const IN_ZCODE: ReadonlySet<Phase> = new Set(["sending", "running", "cancelling"]);
 
 /**
- * One prompt turn: subscribe → send (waiting out 1308) → events in seq order
- * → response. Cancel, a silent stall, transient failures and the child's
- * death each move it along explicit paths; whatever happens, it answers once
- * and nothing of it reaches the editor after that answer.
+ * One prompt turn: subscribe → send (waiting out a busy session) → events in
+ * seq order → response. Cancel, a silent stall, transient failures and the
+ * child's death each move it along the table above; whatever happens, it
+ * answers once, and nothing of it reaches the editor after that answer.
  */
-export class Turn implements EventConsumer {
+export class Turn {
   private phase: Phase = "preparing";
+  /** Our turn.started has been seen. */
   private started = false;
-  private sendIssued = false;
   /** Leftovers of a cancelled turn may still arrive before ours starts. */
   private staleExpected = false;
-  private cancelled = false;
   private attempts = 0;
   /** One busy budget per turn, however often ZCode says it is busy. */
   private busyDeadline: number | undefined;
@@ -67,16 +87,14 @@ export class Turn implements EventConsumer {
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
   private readonly done: Promise<PromptResponse>;
-  private readonly hooks: TurnHooks;
   private readonly ctx: EventContext;
 
   constructor(
-    private readonly core: BridgeCore,
-    private readonly s: SessionState,
+    private readonly s: Session,
     private readonly input: { text: string; attachments: ZCodeAttachment[] },
   ) {
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
-    this.hooks = {
+    const hooks: TurnHooks = {
       started: () => {
         this.started = true;
         this.s.dropStale = false;
@@ -87,7 +105,7 @@ export class Turn implements EventConsumer {
         this.lastModelStop = reason;
       },
     };
-    this.ctx = { session: s, emit: (u) => core.emit(s, u), turn: this.hooks };
+    this.ctx = { session: s, emit: (u) => s.emit(u), turn: hooks };
   }
 
   /** Resolves when the turn has answered, however it ended. */
@@ -99,16 +117,25 @@ export class Turn implements EventConsumer {
   }
 
   get isCancelled(): boolean {
-    return this.cancelled;
+    return this.phase === "cancelling";
   }
 
   get running(): boolean {
     return this.phase !== "ended";
   }
 
-  /** Cancelled or answered: nothing more may reach ZCode for this turn. */
-  private get over(): boolean {
-    return this.cancelled || this.phase === "ended";
+  /** The phase now (it moves while we await; read through here so no narrowing outlives an await). */
+  private at(phase: Phase): boolean {
+    return this.phase === phase;
+  }
+
+  private move(to: Phase): boolean {
+    if (!MOVES[this.phase].includes(to)) {
+      logger.debug(`turn of ${this.s.id}: no move from ${this.phase} to ${to}`);
+      return false;
+    }
+    this.phase = to;
+    return true;
   }
 
   /**
@@ -120,7 +147,7 @@ export class Turn implements EventConsumer {
     void (async () => {
       try {
         await this.prepare();
-        if (!this.over) await this.send();
+        if (this.phase === "preparing") await this.send();
       } catch (err) {
         await this.fail(err);
       }
@@ -129,85 +156,89 @@ export class Turn implements EventConsumer {
   }
 
   apply(e: ZCodeEvent): void {
-    if (this.phase === "ended") return this.core.applyIdle(this.s, e);
+    if (this.phase === "ended") return this.s.applyIdle(e);
     this.touch();
     this.idleStalls = 0;
-    const ours = this.sendIssued && (this.started || e.type === "turn.started" || !this.staleExpected);
-    if (!ours) return this.core.applyIdle(this.s, e);
+    const ours = IN_ZCODE.has(this.phase) && (this.started || e.type === "turn.started" || !this.staleExpected);
+    if (!ours) return this.s.applyIdle(e);
     applyEvent(this.ctx, e);
   }
 
-  /** session/cancel, `$/cancel_request` on the prompt, or session/close. */
+  /** The one way a turn is cancelled (see Session.cancel for who asks). */
   cancel(): void {
-    if (this.phase === "ended" || this.cancelled) return;
-    this.cancelled = true;
-    this.s.dropStale = true;
-    this.core.opts.cancelInteractions?.(this.s.id);
-    if (!this.sendIssued) {
-      // Nothing reached ZCode yet (still waiting for idle or subscribing): done.
+    if (this.phase === "cancelling" || this.phase === "ended") return;
+    if (!IN_ZCODE.has(this.phase)) {
+      // Nothing reached ZCode yet (waiting for idle, subscribing, between retries): done.
       void this.finish("cancelled");
       return;
     }
-    // A request: the CLI ignores notifications. It answers at once; the turn
-    // then ends with turn.completed `cancelled`.
-    this.core.api.stop(this.s.id).catch((err) => logger.debug("session/stop failed:", err));
+    this.move("cancelling");
+    this.s.dropStale = true;
+    this.stopZCode();
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
     this.graceTimer = setTimeout(() => {
       this.s.needsIdleWait = true;
       void this.finish("cancelled");
-    }, this.core.timings.cancelGraceMs);
+    }, this.s.timings.cancelGraceMs);
   }
 
   /** The child died under this turn. */
   abort(err: unknown): void {
-    void this.fail(err);
+    void this.fail(err, { zcodeGone: true });
+  }
+
+  /** A request, not a notification (the CLI ignores those); the turn then ends `cancelled`. */
+  private stopZCode(): void {
+    this.s.api.stop(this.s.id).catch((err) => logger.debug("session/stop failed:", err));
   }
 
   private async prepare(): Promise<void> {
-    const t = this.core.timings;
+    const t = this.s.timings;
     if (this.s.needsIdleWait) {
-      await this.core.waitIdle(this.s, t.busyWaitMs, () => this.over);
-      if (this.over) return;
+      await waitIdle(this.s, t.busyWaitMs, () => this.phase !== "preparing");
+      if (this.phase !== "preparing") return;
       this.s.needsIdleWait = false;
     }
     // Subscribed before sending, or a short turn's completion can be missed.
-    await this.core.ensureSubscribed(this.s);
+    await this.s.intake.ensureSubscribed();
   }
 
   private async send(): Promise<void> {
-    const deadline = (this.busyDeadline ??= Date.now() + this.core.timings.busyWaitMs);
+    const deadline = (this.busyDeadline ??= Date.now() + this.s.timings.busyWaitMs);
     for (;;) {
       // The child may have died (or the editor cancelled) while we waited.
-      if (this.over) return;
-      this.phase = "sending";
+      if (this.phase !== "preparing" && this.phase !== "retrying") return;
       this.staleExpected = this.s.dropStale;
       this.started = false;
       try {
-        await this.core.withActive(this.s, async () => {
-          await this.core.ensureSubscribed(this.s);
+        await this.s.withActive(async () => {
+          await this.s.intake.ensureSubscribed();
           // A cancel while subscribing ended the turn already: never send it.
-          if (this.over) return;
-          this.sendIssued = true;
-          await this.core.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
+          // ("sending": the send is retried after ZCode evicted the session.)
+          if (!this.at("preparing") && !this.at("retrying") && !this.at("sending")) return;
+          if (!this.at("sending")) this.move("sending");
+          await this.s.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
         });
-        if (this.phase === "sending") this.phase = "running";
+        if (this.at("sending")) this.move("running");
+        // Cancelled while the send was queued in ZCode: that stop may have come first.
+        else if (this.at("cancelling")) this.stopZCode();
         this.touch();
         return;
       } catch (err) {
-        if (!isBusy(err)) throw err;
-        this.sendIssued = false;
+        if (!isBusy(err) || !this.at("sending")) throw err;
+        this.move("retrying");
         const left = deadline - Date.now();
         if (left <= 0) throw err;
         logger.debug("session busy; waiting for idle");
-        await this.core.waitIdle(this.s, left, () => this.over);
+        await waitIdle(this.s, left, () => this.phase !== "retrying");
       }
     }
   }
 
   private onCompleted(p: TurnCompleted): void {
     if (this.phase === "ended") return;
-    if (this.cancelled) return void this.finish("cancelled", toUsage(p.usage));
+    if (this.phase === "cancelling") return void this.finish("cancelled", toUsage(p.usage));
     const outcome = OUTCOMES[p.resultType ?? "success"] ?? { stop: "end_turn" };
     if (outcome.why) this.notice(`ZCode stopped: ${outcome.why}.`);
     const short = outcome.stop === "end_turn" && this.lastModelStop ? SHORT_ANSWERS[this.lastModelStop] : undefined;
@@ -216,20 +247,16 @@ export class Turn implements EventConsumer {
 
   /** A line of the bridge's own in the conversation, apart from ZCode's text. */
   private notice(text: string): void {
-    this.core.emit(this.s, {
-      sessionUpdate: "agent_message_chunk",
-      messageId: crypto.randomUUID(),
-      content: { type: "text", text: `\n\n_${text}_\n\n` },
-    });
+    this.s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${text}_\n\n` } });
   }
 
   private onFailed(p: TurnFailed): void {
     if (this.phase === "ended") return;
-    if (this.cancelled) return void this.finish("cancelled");
+    if (this.phase === "cancelling") return void this.finish("cancelled");
     // ZCode's own words, often a provider's error quoting the request: redacted
-    // like every error built from child output (src/zcode/errors.ts).
+    // like every error built from the child's output.
     const message = p.error?.message ? redactLine(p.error.message) : "the turn failed";
-    const t = this.core.timings;
+    const t = this.s.timings;
     const code = Number(p.error?.code);
     if ((code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy) && this.retryWhenIdle()) return;
     if (retryable(p) && this.attempts < t.retryTries) {
@@ -243,7 +270,8 @@ export class Turn implements EventConsumer {
       return;
     }
     const shownCode = p.error?.code !== undefined ? ` (code ${p.error.code})` : "";
-    void this.fail(new RequestError(-32603, `ZCode: ${message}${shownCode}`, { zcodeError: p.error ? redact({ ...p.error, message }) : undefined }));
+    const error = new RequestError(-32603, `ZCode: ${message}${shownCode}`, { zcodeError: p.error ? redact({ ...p.error, message }) : undefined });
+    void this.fail(error, { zcodeGone: true });
   }
 
   /**
@@ -255,7 +283,7 @@ export class Turn implements EventConsumer {
     if (left <= 0) return false;
     this.waitToResend();
     void (async () => {
-      await this.core.waitIdle(this.s, left, () => this.over);
+      await waitIdle(this.s, left, () => this.phase !== "retrying");
       await this.send();
     })().catch((err) => this.fail(err));
     return true;
@@ -264,8 +292,7 @@ export class Turn implements EventConsumer {
   /** ZCode's turn ended without ours: nothing runs there until we send again (a cancel now ends at once). */
   private waitToResend(): void {
     this.clearStall();
-    this.phase = "sending";
-    this.sendIssued = false;
+    this.move("retrying");
   }
 
   /**
@@ -275,7 +302,7 @@ export class Turn implements EventConsumer {
   private touch(): void {
     if (this.phase !== "running") return;
     this.lastEventAt = Date.now();
-    if (!this.stallTimer) this.armStall(this.core.timings.stallMs);
+    if (!this.stallTimer) this.armStall(this.s.timings.stallMs);
   }
 
   private armStall(ms: number): void {
@@ -283,11 +310,11 @@ export class Turn implements EventConsumer {
       this.stallTimer = undefined;
       if (this.phase !== "running") return;
       const quiet = Date.now() - this.lastEventAt;
-      const stallMs = this.core.timings.stallMs;
+      const stallMs = this.s.timings.stallMs;
       if (quiet < stallMs) return this.armStall(stallMs - quiet);
       logger.debug("no event for", quiet, "ms; resubscribing", this.s.id);
-      void this.core
-        .recover(this.s)
+      void this.s.intake
+        .recover()
         .then(() => this.checkIdle())
         .finally(() => this.touch());
     }, ms);
@@ -300,7 +327,7 @@ export class Turn implements EventConsumer {
    */
   private async checkIdle(): Promise<void> {
     const quietSince = this.lastEventAt;
-    const r = await this.core.withActive(this.s, () => this.core.api.read(this.s.id)).catch(() => undefined);
+    const r = await this.s.withActive(() => this.s.api.read(this.s.id)).catch(() => undefined);
     // An event meanwhile (events also reset the count) or the end itself: not lost.
     if (this.phase !== "running" || this.lastEventAt !== quietSince) return;
     const status = r?.projection?.status;
@@ -317,34 +344,41 @@ export class Turn implements EventConsumer {
   }
 
   private end(): boolean {
-    if (this.phase === "ended") return false;
-    this.phase = "ended";
+    if (!this.move("ended")) return false;
     this.clearStall();
     if (this.graceTimer) clearTimeout(this.graceTimer);
     if (this.s.turn === this) this.s.turn = undefined;
     return true;
   }
 
-  private closeOpenTools(reason: string): void {
-    for (const u of this.s.tracker.failOpen(reason)) this.core.emit(this.s, u);
-  }
-
   private async finish(stop: StopReason, usage?: Usage): Promise<void> {
     if (!this.end()) return;
-    this.closeOpenTools(stop === "cancelled" ? "Cancelled" : "The turn ended before this tool finished");
-    if (stop !== "cancelled") await this.core.refreshAfterTurn(this.s);
-    await this.core.sink.flush(this.s.id);
+    this.s.failOpenTools(stop === "cancelled" ? "Cancelled" : "The turn ended before this tool finished");
+    if (stop !== "cancelled") await refreshAfterTurn(this.s);
+    await this.s.flush();
     this.settle.resolve(usage ? { stopReason: stop, usage } : { stopReason: stop });
   }
 
-  private async fail(err: unknown): Promise<void> {
+  /**
+   * The prompt fails. When ZCode may still be running it (the send's answer
+   * was lost, timed out, or came oddly), ZCode is told to stop and whatever
+   * it still streams is not shown: once the prompt has answered, nothing of
+   * its turn reaches the editor.
+   */
+  private async fail(err: unknown, opts: { zcodeGone?: boolean } = {}): Promise<void> {
     // After a cancel the editor expects `cancelled`, whatever broke meanwhile.
-    if (this.cancelled) return this.finish("cancelled");
+    if (this.phase === "cancelling") return this.finish("cancelled");
+    const mayRun = IN_ZCODE.has(this.phase) && !opts.zcodeGone;
     if (!this.end()) return;
+    if (mayRun) {
+      this.s.dropStale = true;
+      this.s.needsIdleWait = true;
+      this.stopZCode();
+    }
     // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
-    this.core.opts.cancelInteractions?.(this.s.id);
-    this.closeOpenTools("The turn failed");
-    await this.core.sink.flush(this.s.id);
+    this.s.withdrawInteractions();
+    this.s.failOpenTools("The turn failed");
+    await this.s.flush();
     this.settle.reject(toRequestError(err, { sessionId: this.s.id }));
   }
 }

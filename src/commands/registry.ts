@@ -33,6 +33,8 @@ export interface CommandContext {
   cwd: string;
   /** Everything typed after the command name, trimmed. */
   args: string;
+  /** The bridge's environment (HOME, settings of its own). */
+  env: Record<string, string | undefined>;
   api: ZCodeApi;
   /** Streams text to the editor as agent_message_chunk. */
   say(text: string): Promise<void>;
@@ -46,6 +48,8 @@ export interface CommandContext {
   setMode(mode: string): Promise<void>;
   /** Calls ZCode and sends config_option_update. */
   setThoughtLevel(level: string): Promise<void>;
+  /** Switches the model (a `providerId/modelId` option value); sends config_option_update and usage_update. */
+  setModel(value: string): Promise<void>;
   cliVersion(): string;
 }
 

@@ -1,9 +1,8 @@
 // ZCode's session events → what the editor is told, on real payloads.
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { applyEvent, emitPlan, sessionUpdatedToUpdates, usageUpdate, type EventContext, type TurnHooks } from "../../../src/bridge/events.ts";
+import { applyEvent, emitPlan, sessionUpdatedToUpdates, usageUpdate, type EventContext, type EventState, type TurnHooks } from "../../../src/bridge/events.ts";
 import { optionsFromSettings } from "../../../src/bridge/options.ts";
-import { SessionState } from "../../../src/bridge/sessions.ts";
 import { ToolCallTracker } from "../../../src/bridge/tool-calls.ts";
 import { parseEvent, readEnvelope, type ZCodeEvent } from "../../../src/zcode/event-schemas.ts";
 import { CREATE_SETTINGS, CWD, DENIED_BY_USER, TOOLS, expectValid, settings } from "../support/bridge-fixtures.ts";
@@ -20,10 +19,15 @@ function ev(type: string, payload: unknown): ZCodeEvent {
   return r.event;
 }
 
-function session(withSettings = true): SessionState {
-  const s = new SessionState("s1", CWD, new ToolCallTracker({ cwd: CWD, terminalOutput: false }));
-  if (withSettings) s.options = optionsFromSettings(settings(CREATE_SETTINGS));
-  return s;
+function session(withSettings = true): EventState {
+  return {
+    options: withSettings ? optionsFromSettings(settings(CREATE_SETTINGS)) : {},
+    title: undefined,
+    tracker: new ToolCallTracker({ cwd: CWD, terminalOutput: false }),
+    messageIds: {},
+    lastPlanKey: undefined,
+    lastUsageKey: undefined,
+  };
 }
 
 /** Applies events to a session and returns what the editor was told (validated). */

@@ -5,54 +5,27 @@
 // ever sending the prompt to ZCode).
 import { describe, expect, test } from "bun:test";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
-import { UpdateSink } from "../../../src/acp/update-sink.ts";
-import { BridgeCore, DEFAULT_TIMINGS, type CoreTimings } from "../../../src/bridge/core.ts";
+import { DEFAULT_TIMINGS, type Timings } from "../../../src/bridge/timings.ts";
 import { Turn } from "../../../src/bridge/turn.ts";
-import type { ZCodeApi, ZCodeAttachment } from "../../../src/zcode/api.ts";
-import { fakeCore, tick, zcodeError } from "../support/core-fakes.ts";
-
-/** A ZCodeApi whose child restarts after the first subscription, and whose session/resume answers only when told. */
-function fakeApi() {
-  const calls: string[] = [];
-  let generation = 1;
-  let answerResume!: () => void;
-  const resumed = new Promise<void>((r) => (answerResume = r));
-  let resumeCalled!: () => void;
-  const resuming = new Promise<void>((r) => (resumeCalled = r));
-  const api = {
-    conn: { onExit: () => () => {}, onEvent: () => () => {}, start: async () => ({ generation }) },
-    async subscribe() {
-      calls.push("session/subscribe");
-      generation = 2;
-      return { eventSeq: 0, events: [] };
-    },
-    async resume() {
-      calls.push("session/resume");
-      resumeCalled();
-      await resumed;
-      return { session: { sessionId: "sess_1" } };
-    },
-    async send() {
-      calls.push("session/send");
-      return {};
-    },
-    stop() {
-      calls.push("session/stop");
-    },
-    async read() {
-      calls.push("session/read");
-      return {};
-    },
-  };
-  return { api: api as unknown as ZCodeApi, calls, resuming, answerResume };
-}
+import type { ZCodeAttachment } from "../../../src/zcode/api.ts";
+import { fakeSession, tick, zcodeError } from "../support/session-fakes.ts";
 
 describe("Turn", () => {
   test("cancelled while resuming before the send: answers cancelled at once and never sends the prompt", async () => {
-    const { api, calls, resuming, answerResume } = fakeApi();
-    const core = new BridgeCore(api, new UpdateSink(async () => {}), { timings: DEFAULT_TIMINGS, terminalOutput: () => false });
-    const s = core.register("sess_1", "/tmp", undefined, 1);
-    const turn = new Turn(core, s, { text: "do not send me", attachments: [] });
+    const f = await fakeSession({ timings: { cancelGraceMs: DEFAULT_TIMINGS.cancelGraceMs } });
+    // The child restarts right after the subscription; the resume answers only when told.
+    f.zcode.answers["session/subscribe"] = () => {
+      f.zcode.generation = 2;
+      return { eventSeq: 0, events: [] };
+    };
+    let answerResume!: () => void;
+    let resumeCalled!: () => void;
+    const resuming = new Promise<void>((r) => (resumeCalled = r));
+    f.zcode.answers["session/resume"] = () => {
+      resumeCalled();
+      return new Promise((r) => (answerResume = () => r({ session: { sessionId: "s1" } })));
+    };
+    const turn = new Turn(f.s, { text: "do not send me", attachments: [] });
     const answer = turn.run();
     await resuming;
     const t0 = Date.now();
@@ -61,77 +34,56 @@ describe("Turn", () => {
     expect(Date.now() - t0).toBeLessThan(DEFAULT_TIMINGS.cancelGraceMs);
     answerResume();
     await Bun.sleep(20);
-    expect(calls).not.toContain("session/send");
-    expect(calls).not.toContain("session/stop");
+    expect(f.zcode.methods()).not.toContain("session/send");
+    expect(f.zcode.methods()).not.toContain("session/stop");
   });
 });
 
 describe("interactions of a cancelled turn", () => {
   test("refused from the cancel until the next turn has really started, also while that turn waits", async () => {
-    let deliver!: (e: unknown) => void;
-    let sends = 0;
-    const api = {
-      conn: {
-        onExit: () => () => {},
-        onEvent: (_id: string, cb: (e: unknown) => void) => {
-          deliver = cb;
-          return () => {};
-        },
-        start: async () => ({ generation: 1 }),
-      },
-      subscribe: async () => ({ eventSeq: 0, events: [] }),
-      send: async () => {
-        sends++;
-        return {};
-      },
-      stop: async () => {},
-      read: async () => ({ projection: { status: "idle" } }),
-    } as unknown as ZCodeApi;
-    const core = new BridgeCore(api, new UpdateSink(async () => {}), {
-      timings: { ...DEFAULT_TIMINGS, cancelGraceMs: 20 },
-      terminalOutput: () => false,
-    });
-    const s = core.register("sess_1", "/tmp", undefined, 1);
-    const first = new Turn(core, s, { text: "first", attachments: [] });
+    const f = await fakeSession({ timings: { cancelGraceMs: 20, busyWaitMs: DEFAULT_TIMINGS.busyWaitMs } });
+    const s = f.s;
+    const sends = () => f.zcode.methods().filter((m) => m === "session/send").length;
+    const first = new Turn(s, { text: "first", attachments: [] });
     const firstAnswer = first.run();
     // ZCode starts the turn once the prompt reached it.
-    while (sends < 1) await Bun.sleep(1);
-    deliver({ sessionId: s.id, seq: 1, type: "turn.started", payload: {} });
+    while (sends() < 1) await Bun.sleep(1);
+    f.zcode.emit("turn.started", {}, { seq: 1 });
     expect(s.refusesInteractions).toBe(false);
     first.cancel();
     expect(s.refusesInteractions).toBe(true);
     expect(await firstAnswer).toEqual({ stopReason: "cancelled" });
     // ZCode ignored the stop: the next turn waits, and what ZCode asks meanwhile is the old turn's.
-    const second = new Turn(core, s, { text: "second", attachments: [] });
+    const second = new Turn(s, { text: "second", attachments: [] });
     const secondAnswer = second.run();
     expect(s.refusesInteractions).toBe(true);
-    deliver({ sessionId: s.id, seq: 2, type: "turn.completed", payload: { resultType: "cancelled" } });
+    f.zcode.emit("turn.completed", { resultType: "cancelled" }, { seq: 2 });
     await Bun.sleep(10);
     expect(s.refusesInteractions).toBe(true);
-    deliver({ sessionId: s.id, seq: 3, type: "turn.started", payload: {} });
+    f.zcode.emit("turn.started", {}, { seq: 3 });
     expect(s.refusesInteractions).toBe(false);
-    deliver({ sessionId: s.id, seq: 4, type: "turn.completed", payload: { resultType: "success" } });
+    f.zcode.emit("turn.completed", { resultType: "success" }, { seq: 4 });
     expect((await secondAnswer).stopReason).toBe("end_turn");
   });
 });
 
-/** A registered session and a running turn on a scripted ZCode. */
-function start(text = "hi", opts: { attachments?: ZCodeAttachment[]; timings?: Partial<CoreTimings>; cancelInteractions?: (id: string) => void } = {}) {
-  const f = fakeCore({ ...(opts.timings ? { timings: opts.timings } : {}), ...(opts.cancelInteractions ? { cancelInteractions: opts.cancelInteractions } : {}) });
-  const s = f.core.register("s1", "/w", undefined, 1);
-  const turn = new Turn(f.core, s, { text, attachments: opts.attachments ?? [] });
+/** A session and a running turn on a scripted ZCode. */
+async function start(text = "hi", opts: { attachments?: ZCodeAttachment[]; timings?: Partial<Timings> } = {}) {
+  const f = await fakeSession(opts.timings ? { timings: opts.timings } : {});
+  const s = f.s;
+  const turn = new Turn(s, { text, attachments: opts.attachments ?? [] });
   const answer = turn.run();
   /** Resolves once the prompt reached ZCode. */
   const sent = async () => {
     for (let i = 0; i < 200 && !f.zcode.methods().includes("session/send"); i++) await tick(1);
   };
-  return { ...f, s, turn, answer, sent };
+  return { ...f, turn, answer, sent };
 }
 
 describe("a turn on the real wire", () => {
   test("subscribed before sending; the text and attachments go out in session/send", async () => {
     const png: ZCodeAttachment = { kind: "image", filename: "a.png", mimeType: "image/png", sizeBytes: 3, dataBase64: "AAAA" };
-    const t = start("what is this?", { attachments: [png] });
+    const t = await start("what is this?", { attachments: [png] });
     await t.sent();
     expect(t.zcode.methods()).toEqual(["session/subscribe", "session/send"]);
     expect(t.zcode.calls[1]!.params).toEqual({ sessionId: "s1", content: "what is this?", attachments: [png] });
@@ -142,8 +94,23 @@ describe("a turn on the real wire", () => {
     expect(t.editor.text()).toBe("A cat.");
   });
 
+  test("an event type the bridge does not know, mid-turn, takes its seq and costs no extra session/subscribe", async () => {
+    const t = await start();
+    await t.sent();
+    t.zcode.emit("turn.started");
+    t.zcode.emit("model.streaming", { kind: "text_delta", delta: "a" });
+    t.zcode.emit("hologram.projected", { anything: [1, 2, 3] });
+    t.zcode.emit("turn.steerQueued", { pendingInputId: "p1" });
+    t.zcode.emit("model.streaming", { kind: "text_delta", delta: "b" });
+    t.zcode.emit("turn.completed", { resultType: "success" });
+    expect(await t.answer).toEqual({ stopReason: "end_turn" });
+    expect(t.editor.text()).toBe("ab");
+    expect(t.zcode.methods().filter((m) => m === "session/subscribe")).toHaveLength(1);
+    expect(t.s.intake.lastSeq).toBe(6);
+  });
+
   test("turn.completed's usage becomes the answer's usage", async () => {
-    const t = start();
+    const t = await start();
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("turn.completed", {
@@ -168,7 +135,7 @@ describe("a turn on the real wire", () => {
   ];
   for (const [resultType, stopReason, notice] of ENDS) {
     test(`resultType ${resultType} → ${stopReason}${notice ? ", with a notice" : ""}`, async () => {
-      const t = start();
+      const t = await start();
       await t.sent();
       t.zcode.emit("turn.started");
       t.zcode.emit("turn.completed", { response: "", resultType });
@@ -187,7 +154,7 @@ describe("a turn on the real wire", () => {
     ["tool_use", "end_turn"],
   ] as const) {
     test(`a success whose last model request stopped at ${reason} → ${stopReason}`, async () => {
-      const t = start();
+      const t = await start();
       await t.sent();
       t.zcode.emit("turn.started");
       // An earlier request of the turn does not count, only the last.
@@ -200,7 +167,7 @@ describe("a turn on the real wire", () => {
 
   test("a cut-short answer does not override a cancel or a limit", async () => {
     for (const [resultType, stopReason] of [["cancelled", "cancelled"], ["error_max_turns", "max_turn_requests"]] as const) {
-      const t = start();
+      const t = await start();
       await t.sent();
       t.zcode.emit("turn.started");
       t.zcode.emit("session.updated", { stopReason: "max_tokens" });
@@ -210,7 +177,7 @@ describe("a turn on the real wire", () => {
   });
 
   test("a retryable turn.failed (attribution.retryable) is sent again, with a notice", async () => {
-    const t = start();
+    const t = await start();
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("turn.failed", {
@@ -226,7 +193,7 @@ describe("a turn on the real wire", () => {
   });
 
   test("a turn.failed that is not retryable fails the prompt with ZCode's message and code", async () => {
-    const t = start();
+    const t = await start();
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("turn.failed", { error: { type: "model_context_exceeded", code: "1261", message: "Model request exceeded the provider context window." }, turnPhase: "model_streaming" });
@@ -239,7 +206,8 @@ describe("a turn on the real wire", () => {
 
   test("a failed turn withdraws the session's open interactions and fails its open tools", async () => {
     const withdrawn: string[] = [];
-    const t = start("hi", { cancelInteractions: (id) => withdrawn.push(id) });
+    const t = await start("hi");
+    t.s.withdrawInteractions = () => void withdrawn.push(t.s.id);
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("model.streaming", { kind: "tool_input_start", toolCallId: "call_1", toolName: "Bash" });
@@ -250,7 +218,7 @@ describe("a turn on the real wire", () => {
   });
 
   test("busy (-32010) from session/send: wait for idle, then send again", async () => {
-    const t = start();
+    const t = await start();
     let sends = 0;
     t.zcode.answers["session/send"] = () => (++sends === 1 ? zcodeError(-32010, "A prompt is already running for this session", "session/send") : { accepted: true });
     for (let i = 0; i < 200 && sends < 2; i++) await tick(1);
@@ -262,7 +230,7 @@ describe("a turn on the real wire", () => {
   });
 
   test("cancel: session/stop as a request, then ZCode's `cancelled` ends the turn", async () => {
-    const t = start("hi", { timings: { cancelGraceMs: 5000 } });
+    const t = await start("hi", { timings: { cancelGraceMs: 5000 } });
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("model.streaming", { kind: "tool_input_start", toolCallId: "call_1", toolName: "Bash" });
@@ -275,7 +243,7 @@ describe("a turn on the real wire", () => {
   });
 
   test("cancel: a ZCode that never ends the turn still gets an answer after the grace, and the next prompt waits for idle", async () => {
-    const t = start();
+    const t = await start();
     await t.sent();
     t.zcode.emit("turn.started");
     t.turn.cancel();
@@ -284,19 +252,19 @@ describe("a turn on the real wire", () => {
   });
 
   test("nothing of a turn reaches the editor after its answer", async () => {
-    const t = start();
+    const t = await start();
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("model.streaming", { kind: "text_delta", delta: "before" });
     t.turn.cancel();
     await t.answer;
     t.zcode.emit("model.streaming", { kind: "text_delta", delta: " after" });
-    await t.core.sink.flush("s1");
+    await t.s.flush();
     expect(t.editor.text()).toBe("before");
   });
 
   test("the end of turn read refreshes the title and the context in use", async () => {
-    const t = start();
+    const t = await start();
     t.zcode.answers["session/read"] = {
       session: { sessionId: "s1", title: "Reply with exactly the token: PROBE_OK" },
       projection: { status: "idle", contextUsed: 134374, contextWindow: 200000 },

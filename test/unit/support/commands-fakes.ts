@@ -124,6 +124,7 @@ export interface FakeContext {
   updates: SessionUpdate[];
   modeSets: string[];
   levelSets: string[];
+  modelSets: string[];
   /** The budgets waitIdle was called with. */
   waits: number[];
 }
@@ -143,12 +144,14 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
   const updates: SessionUpdate[] = [];
   const modeSets: string[] = [];
   const levelSets: string[] = [];
+  const modelSets: string[] = [];
   const waits: number[] = [];
   const options = opts.options ?? sessionOptions();
   const ctx: CommandContext = {
     sessionId: "sess_1",
     cwd: "/work/project",
     args: opts.args ?? "",
+    env: {},
     api,
     say: async (t) => {
       said.push(t);
@@ -170,9 +173,12 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     setThoughtLevel: async (l) => {
       levelSets.push(l);
     },
+    setModel: async (value) => {
+      modelSets.push(value);
+    },
     cliVersion: () => opts.version ?? "0.16.9",
   };
-  return { ctx, said, updates, modeSets, levelSets, waits };
+  return { ctx, said, updates, modeSets, levelSets, modelSets, waits };
 }
 
 /** Runs `text` as a command against scripted ZCode answers; every update it sent must be valid ACP. */

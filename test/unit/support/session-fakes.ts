@@ -1,14 +1,16 @@
-// A scripted ZCode behind BridgeCore for the turn and core unit tests: the
-// api methods the core calls, the connection's event routing (raw envelopes,
-// as the real connection delivers them), and the editor side (the update sink).
-import type { SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { UpdateSink } from "../../../src/acp/update-sink.ts";
-import { BridgeCore, DEFAULT_TIMINGS, type CoreTimings } from "../../../src/bridge/core.ts";
-import type { ZCodeApi } from "../../../src/zcode/api.ts";
+// A scripted ZCode behind a real Bridge for the session and turn unit tests:
+// the api methods sessions call, the connection's event routing (raw
+// envelopes, as the real connection delivers them), and the editor's side.
+import type { ClientCapabilities, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { Bridge, type EditorPort } from "../../../src/bridge/bridge.ts";
+import { DEFAULT_TIMINGS, type Timings } from "../../../src/bridge/timings.ts";
+import type { Settings } from "../../../src/zcode/schemas.ts";
+import type { BridgeConfig } from "../../../src/config.ts";
+import type { ZCodeApi, ZCodeMcpServer } from "../../../src/zcode/api.ts";
 import { ZCodeError } from "../../../src/zcode/errors.ts";
 import { checkSessionUpdate } from "../../support/schema.ts";
 
-export const FAST: CoreTimings = {
+export const FAST: Timings = {
   ...DEFAULT_TIMINGS,
   stallMs: 5000,
   busyWaitMs: 1000,
@@ -44,10 +46,13 @@ export class FakeZCode {
     "session/read": { session: { sessionId: "s1" }, projection: { status: "idle" } },
     "session/resume": { session: { sessionId: "s1" } },
     "session/setModel": {},
+    "session/create": { session: { sessionId: "s1" } },
+    "session/messages": { messages: [] },
+    "session/list": { sessions: [] },
   };
   generation = 1;
   private listeners = new Map<string, (e: unknown) => void>();
-  private exitListeners = new Set<(info: { generation: number }) => void>();
+  private exitListeners = new Set<(info: { generation: number; code: null; signal: string; stderrTail: string[] }) => void>();
   private seq = new Map<string, number>();
 
   readonly api: ZCodeApi;
@@ -62,7 +67,7 @@ export class FakeZCode {
     };
     this.api = {
       conn: {
-        onExit: (cb: (info: { generation: number }) => void) => {
+        onExit: (cb: (info: { generation: number; code: null; signal: string; stderrTail: string[] }) => void) => {
           this.exitListeners.add(cb);
           return () => this.exitListeners.delete(cb);
         },
@@ -71,7 +76,15 @@ export class FakeZCode {
           return () => this.listeners.delete(id);
         },
         start: async () => ({ generation: this.generation }),
+        onRequest: () => () => {},
+        close: async () => {},
       },
+      capabilities: () => undefined,
+      create: call("session/create"),
+      messages: (sessionId: string) => call("session/messages")({ sessionId }),
+      list: call("session/list"),
+      setMode: call("session/setMode"),
+      setThoughtLevel: call("session/setThoughtLevel"),
       subscribe: call("session/subscribe"),
       send: call("session/send"),
       stop: async (sessionId: string) => {
@@ -96,22 +109,30 @@ export class FakeZCode {
     return seq;
   }
 
-  /** The child died: the core marks its sessions for a resume. */
+  /** The child died: its sessions are resumed on next use. */
   exit(): void {
     const generation = this.generation;
     this.generation++;
-    for (const cb of this.exitListeners) cb({ generation });
+    for (const cb of this.exitListeners) cb({ generation, code: null, signal: "SIGKILL", stderrTail: [] });
   }
 }
 
 /** The editor's side: every session/update sent, checked against the ACP schema. */
-export class FakeEditor {
+export class FakeEditor implements EditorPort {
   readonly sent: SessionNotification[] = [];
-  readonly sink = new UpdateSink(async (n) => {
+  readonly requests: { method: string; params: unknown }[] = [];
+  clientCapabilities: ClientCapabilities = {};
+
+  async notify(n: SessionNotification): Promise<void> {
     const problems = checkSessionUpdate(n.update);
     if (problems.length) throw new Error(`invalid session/update ${JSON.stringify(n.update)}: ${problems.join("; ")}`);
     this.sent.push(n);
-  });
+  }
+
+  async request(method: string, params: unknown): Promise<unknown> {
+    this.requests.push({ method, params });
+    return new Promise(() => {});
+  }
 
   updates(sessionId = "s1"): SessionUpdate[] {
     return this.sent.filter((n) => n.sessionId === sessionId).map((n) => n.update);
@@ -129,15 +150,33 @@ export class FakeEditor {
   }
 }
 
-export function fakeCore(opts: { timings?: Partial<CoreTimings>; terminalOutput?: boolean; cancelInteractions?: (id: string) => void } = {}) {
+export interface FakeOptions {
+  timings?: Partial<Timings>;
+  terminalOutput?: boolean;
+  /** The session's settings as ZCode's create answers them (parsed: see bridge-fixtures `settings`). */
+  settings?: Settings;
+  title?: string;
+  cwd?: string;
+  mcpServers?: ZCodeMcpServer[];
+}
+
+/** A Bridge over a scripted ZCode and a recording editor. */
+export function fakeBridge(opts: FakeOptions = {}) {
   const zcode = new FakeZCode();
   const editor = new FakeEditor();
-  const core = new BridgeCore(zcode.api, editor.sink, {
-    timings: { ...FAST, ...opts.timings },
-    terminalOutput: () => opts.terminalOutput ?? false,
-    ...(opts.cancelInteractions ? { cancelInteractions: opts.cancelInteractions } : {}),
-  });
-  return { zcode, editor, core };
+  if (opts.terminalOutput) editor.clientCapabilities = { _meta: { terminal_output: true } };
+  const config = { env: {} } as BridgeConfig;
+  const bridge = new Bridge(config, editor, { api: zcode.api, timings: { ...FAST, ...opts.timings } });
+  return { zcode, editor, bridge };
+}
+
+/** A session ZCode just created (child generation 1), nothing subscribed yet; the calls of its creation are forgotten. */
+export async function fakeSession(opts: FakeOptions = {}) {
+  const f = fakeBridge(opts);
+  f.zcode.answers["session/create"] = { session: { sessionId: "s1", ...(opts.title ? { title: opts.title } : {}) }, ...(opts.settings ? { settings: opts.settings } : {}) };
+  const s = await f.bridge.create(opts.cwd ?? "/w", opts.mcpServers);
+  f.zcode.calls.length = 0;
+  return { ...f, s };
 }
 
 /** Lets queued promise callbacks and timers run. */

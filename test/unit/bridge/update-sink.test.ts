@@ -5,7 +5,7 @@
 // mark, until it drains below the low mark.
 import { describe, expect, test } from "bun:test";
 import type { SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { BACKLOG_HIGH_CHARS, BACKLOG_LOW_CHARS, foldUpdates, MAX_MERGED_CHARS, UpdateSink } from "../../../src/acp/update-sink.ts";
+import { BACKLOG_HIGH_CHARS, BACKLOG_LOW_CHARS, foldUpdates, MAX_MERGED_CHARS, UpdateSink } from "../../../src/bridge/update-sink.ts";
 
 const text = (t: string, messageId = "m1"): SessionUpdate => ({
   sessionUpdate: "agent_message_chunk",

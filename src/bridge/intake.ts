@@ -1,0 +1,146 @@
+import { log } from "../log.ts";
+import type { ZCodeApi } from "../zcode/api.ts";
+import { parseEvent, readEnvelope, type RawEvent, type ZCodeEvent } from "../zcode/event-schemas.ts";
+import { SeqOrder } from "./seq-order.ts";
+
+const logger = log.withTag("intake");
+
+/** An envelope in seq order; read into an event only once it is its turn (types we do not use still take their seq). */
+interface Sequenced {
+  seq: number;
+  raw: RawEvent;
+}
+
+/** What the intake needs of its session. */
+export interface IntakeOwner {
+  readonly id: string;
+  readonly closed: boolean;
+  /** Bumped on every create/resume: a subscription belongs to one materialization. */
+  readonly activation: number;
+  /** Runs a ZCode call on the session, resuming it first if needed. */
+  withActive<T>(fn: () => Promise<T>): Promise<T>;
+  /** An event, in seq order, once. */
+  dispatch(e: ZCodeEvent): void;
+}
+
+/**
+ * Where a session's events enter: live `session/event` envelopes and the
+ * `events` of a subscription, in any order and any number of times. They
+ * leave once each, in seq order. Every envelope takes its seq, whether the
+ * bridge reads its type or not, so an unused event is never mistaken for a
+ * gap; a real hole (an event that was not pushed) is fetched by
+ * resubscribing with afterSeq, and skipped if ZCode no longer has it.
+ */
+export class EventIntake {
+  private readonly order = new SeqOrder<Sequenced>();
+  /** Whether `order.last` is meaningful (false: subscribe without afterSeq first). */
+  private seqKnown = false;
+  /** The subscription did not say the current seq: take it from the first event. */
+  private seqFromFirstEvent = false;
+  private subscribedActivation = -1;
+  private recovering = false;
+
+  constructor(
+    private readonly owner: IntakeOwner,
+    private readonly api: ZCodeApi,
+  ) {}
+
+  /** The last seq applied. */
+  get lastSeq(): number {
+    return this.order.last;
+  }
+
+  /** Events wait behind a missing seq. */
+  get hasGap(): boolean {
+    return this.order.hasGap;
+  }
+
+  /** The session will be materialized anew (new child, eviction): ZCode numbers its events from scratch. */
+  reset(): void {
+    this.seqKnown = false;
+    this.seqFromFirstEvent = false;
+    this.order.clear();
+  }
+
+  /** A live envelope. */
+  accept(raw: RawEvent): void {
+    if (this.owner.closed) return;
+    if (this.seqFromFirstEvent) {
+      this.seqFromFirstEvent = false;
+      this.order.reset(raw.seq - 1);
+    }
+    this.dispatchAll(this.order.accept({ seq: raw.seq, raw }));
+    if (this.order.hasGap) void this.recover();
+  }
+
+  /**
+   * session/subscribe with afterSeq = last seen (or, the first time in this
+   * materialization, without it to learn the current seq). A subscription
+   * lasts as long as the materialization: ZCode keeps one stream per session
+   * and subscribing again replaces it.
+   */
+  async ensureSubscribed(): Promise<void> {
+    if (this.subscribedActivation === this.owner.activation && this.seqKnown) return;
+    await this.owner.withActive(async () => {
+      const known = this.seqKnown;
+      const r = await this.api.subscribe({ sessionId: this.owner.id, ...(known ? { afterSeq: this.order.last } : {}) });
+      this.subscribedActivation = this.owner.activation;
+      if (known) return this.feed(r.events);
+      this.seqKnown = true;
+      if (r.eventSeq === undefined) {
+        // No current seq given: the first event seen sets the baseline
+        // (never "everything after 0", which would replay old turns).
+        this.seqFromFirstEvent = true;
+        return;
+      }
+      // Events of this materialization may have arrived before the answer:
+      // never go back behind them.
+      this.dispatchAll(this.order.reset(Math.max(this.order.last, r.eventSeq)));
+    });
+  }
+
+  /** A hole in seq or a silent stall: fetch what we missed with afterSeq. */
+  async recover(): Promise<void> {
+    if (this.recovering || this.owner.closed || !this.seqKnown) return;
+    this.recovering = true;
+    try {
+      const r = await this.owner.withActive(() => this.api.subscribe({ sessionId: this.owner.id, afterSeq: this.order.last }));
+      this.subscribedActivation = this.owner.activation;
+      this.feed(r.events);
+      if (this.order.hasGap) {
+        logger.warn("session", this.owner.id, "events after seq", this.order.last, "are gone; skipping the hole");
+        this.dispatchAll(this.order.skipGap());
+      }
+    } catch (err) {
+      logger.debug("resubscribe failed:", err);
+    } finally {
+      this.recovering = false;
+    }
+  }
+
+  /** The `events` of a subscribe answer: envelopes like live ones. */
+  private feed(events: readonly unknown[] | undefined): void {
+    for (const e of events ?? []) {
+      const raw = readEnvelope(e);
+      if (typeof raw === "string") logger.debug("skipping a subscribed event without a usable envelope:", raw);
+      else if (raw.sessionId === this.owner.id) this.accept(raw);
+    }
+  }
+
+  private dispatchAll(items: readonly Sequenced[]): void {
+    for (const it of items) {
+      const parsed = parseEvent(it.raw);
+      if (!parsed.ok) {
+        // Its seq is consumed all the same: an event we do not use is no gap.
+        if (!parsed.unknownType) logger.debug("skipping", it.raw.type, "event", it.seq, "that fails its schema:", parsed.issue);
+        continue;
+      }
+      try {
+        this.owner.dispatch(parsed.event);
+      } catch (err) {
+        // One odd event must not take the session down.
+        logger.warn("failed to apply event", it.raw.type, "seq", it.seq, err);
+      }
+    }
+  }
+}

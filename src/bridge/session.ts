@@ -1,0 +1,335 @@
+import { RequestError, type AvailableCommand, type ContentBlock, type PromptResponse, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { matchCommand } from "../commands/registry.ts";
+import { log } from "../log.ts";
+import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
+import type { ZCodeEvent } from "../zcode/event-schemas.ts";
+import type { Env } from "../zcode/resolve.ts";
+import type { Snapshot } from "../zcode/result-schemas.ts";
+import type { Settings } from "../zcode/schemas.ts";
+import { Activation, type ActivationOwner } from "./activation.ts";
+import { stagingDirFor } from "./attachment-staging.ts";
+import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
+import { applyEvent, emitUsage, type EventContext } from "./events.ts";
+import { EventIntake, type IntakeOwner } from "./intake.ts";
+import { CONFIG_IDS, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "./options.ts";
+import { promptToInput } from "./prompt-content.ts";
+import { ToolCallTracker } from "./tool-calls.ts";
+import { Turn } from "./turn.ts";
+import type { Timings } from "./timings.ts";
+import type { UpdateSink } from "./update-sink.ts";
+
+const logger = log.withTag("session");
+
+/** What sessions share: the ZCode api, the way to the editor, and a few facts about the connection. */
+export interface SessionDeps {
+  api: ZCodeApi;
+  sink: UpdateSink;
+  timings: Timings;
+  env: Env;
+  /** The client asked for Zed's terminal extension. */
+  terminalOutput(): boolean;
+  /** Withdraws the session's open permission and question prompts. */
+  withdrawInteractions(sessionId: string): void;
+  /** The slash menu (depends on the running CLI). */
+  commands(): AvailableCommand[];
+  /** The editor has gone: nothing new may start. */
+  closing(): boolean;
+  /** Resumed in a (possibly new) child behind the editor's back. */
+  onResumed(s: Session): void;
+}
+
+/**
+ * Why a turn or a command ends early:
+ * - editor: session/cancel, or `$/cancel_request` on the prompt;
+ * - close: ACP session/close (the conversation stays in ZCode);
+ * - editor-gone: stdin closed; nothing new may start after it;
+ * - replaced: the session is forgotten under a running turn.
+ */
+export type CancelReason = "editor" | "close" | "editor-gone" | "replaced";
+
+/** A slash command holding the session's queue. */
+export interface RunningCommand {
+  cancel(): void;
+}
+
+/**
+ * One ACP session = one ZCode session (same id, so list/load/resume work
+ * across bridge restarts without an alias store). The session owns its
+ * behaviour: prompts (turns or slash commands, one at a time), cancel, close,
+ * options, and what the editor is told about it. Its events enter through
+ * its intake; whether ZCode has it in memory is its activation's business.
+ */
+export class Session implements IntakeOwner, ActivationOwner {
+  readonly intake: EventIntake;
+  readonly activationState: Activation;
+  options: SessionOptions = {};
+  title: string | undefined;
+  tracker: ToolCallTracker;
+  /** Message ids of the current agent message and thought (one per contiguous run). */
+  messageIds: { text?: string; reasoning?: string } = {};
+  /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
+  lastPlanKey: string | undefined;
+  /** `used/size` of the last usage_update sent. */
+  lastUsageKey: string | undefined;
+  /** The editor's MCP servers: ZCode takes them again on every resume. */
+  mcpServers: ZCodeMcpServer[] | undefined;
+  /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */
+  modelChoice: ModelChoice | undefined;
+  /** The running prompt turn, if any. */
+  turn: Turn | undefined;
+  /** The slash command holding the queue, if any. */
+  command: RunningCommand | undefined;
+  /** After a turn whose end we did not see: wait for ZCode to be idle before the next send. */
+  needsIdleWait = false;
+  /** Drop events that are not the next turn's (leftovers of a cancelled or failed turn). */
+  dropStale = false;
+  closed = false;
+  /** Names of the slash commands last advertised to the editor. */
+  private commandsKey: string | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    public cwd: string,
+    private readonly deps: SessionDeps,
+  ) {
+    this.tracker = this.newTracker();
+    this.intake = new EventIntake(this, deps.api);
+    this.activationState = new Activation(this, deps.api);
+  }
+
+  get api(): ZCodeApi {
+    return this.deps.api;
+  }
+
+  get timings(): Timings {
+    return this.deps.timings;
+  }
+
+  get activation(): number {
+    return this.activationState.count;
+  }
+
+  private newTracker(): ToolCallTracker {
+    return new ToolCallTracker({ cwd: this.cwd, terminalOutput: this.deps.terminalOutput() });
+  }
+
+  // ---- the editor side -----------------------------------------------------
+
+  emit(u: SessionUpdate): void {
+    if (!this.closed) this.deps.sink.push(this.id, u);
+  }
+
+  /** Resolves once everything emitted so far is on the wire. */
+  flush(): Promise<void> {
+    return this.deps.sink.flush(this.id);
+  }
+
+  failOpenTools(message: string): void {
+    for (const u of this.tracker.failOpen(message)) this.emit(u);
+  }
+
+  withdrawInteractions(): void {
+    this.deps.withdrawInteractions(this.id);
+  }
+
+  /**
+   * What ZCode asks now belongs to a cancelled turn: the current one was
+   * cancelled, or ZCode may still be running one cancelled before it
+   * (dropStale) while our next turn waits to start.
+   */
+  get refusesInteractions(): boolean {
+    return this.dropStale || this.turn?.isCancelled === true;
+  }
+
+  /** available_commands_update (sent after the response that made the session known). */
+  announceCommands(onlyIfChanged = false): void {
+    const list = this.deps.commands();
+    const key = list.map((c) => c.name).join(" ");
+    if (onlyIfChanged && key === this.commandsKey) return;
+    this.commandsKey = key;
+    this.emit({ sessionUpdate: "available_commands_update", availableCommands: list });
+  }
+
+  // ---- ZCode side: activation and events --------------------------------------
+
+  /** Runs a ZCode call on the session, resuming it first when ZCode lost it. */
+  withActive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.activationState.with(fn);
+  }
+
+  resume(): Promise<Snapshot> {
+    return this.api.resume({ sessionId: this.id, workspace: this.cwd, mcpServers: this.mcpServers });
+  }
+
+  async resumed(r: Snapshot): Promise<void> {
+    if (r.settings) this.applySettings(r.settings);
+    await this.reapplyModel(r.settings);
+    this.deps.onResumed(this);
+  }
+
+  materializedAgain(): void {
+    this.intake.reset();
+  }
+
+  /** An event in seq order: the running turn's, or one that arrives between turns. */
+  dispatch(e: ZCodeEvent): void {
+    if (this.turn) this.turn.apply(e);
+    else this.applyIdle(e);
+  }
+
+  /** An event that is not (or no longer) part of one of our prompt turns. */
+  applyIdle(e: ZCodeEvent): void {
+    if (this.dropStale) return;
+    applyEvent(this.eventContext(), e);
+  }
+
+  eventContext(): EventContext {
+    return { session: this, emit: (u) => this.emit(u) };
+  }
+
+  // ---- settings and reads ------------------------------------------------------
+
+  /** A snapshot from create/resume/fork: options, title and context use, without telling the editor (it asked). */
+  adoptSnapshot(r: Snapshot): void {
+    this.options = optionsFromSettings(r.settings, this.options);
+    if (r.session.title) this.title = r.session.title;
+  }
+
+  /** New settings from ZCode: remember them and tell the editor what changed. */
+  applySettings(settings: Settings): void {
+    const next = optionsFromSettings(settings, this.options);
+    for (const u of optionUpdates(this.options, next)) this.emit(u);
+    this.options = next;
+  }
+
+  /** The user's model choice again, when the resumed session came back with another. */
+  private async reapplyModel(settings: Settings | undefined): Promise<void> {
+    const want = this.modelChoice;
+    const cur = settings?.model?.current;
+    if (!want || (cur && cur.providerId === want.providerId && cur.modelId === want.modelId)) return;
+    try {
+      const r = await this.api.setModel({ sessionId: this.id, model: want });
+      if (r.settings) this.applySettings(r.settings);
+      logger.info(`session ${this.id} came back with another model; ${want.providerId}/${want.modelId} chosen again`);
+    } catch (err) {
+      logger.warn(`could not choose ${want.providerId}/${want.modelId} again for session ${this.id}:`, err);
+    }
+  }
+
+  /** The same session opened again (by load or resume) in `cwd`: paths are shown from there, unless a turn runs. */
+  reopen(cwd: string): void {
+    if (cwd === this.cwd || this.turn || this.command) return;
+    this.cwd = cwd;
+    this.tracker = this.newTracker();
+  }
+
+  // ---- prompts ----------------------------------------------------------------------
+
+  /**
+   * Runs `fn` after every earlier queued prompt of this session finished, so
+   * prompts never overlap and none is lost.
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
+  async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
+    const input = promptToInput(blocks, { cwd: this.cwd, stagingDir: () => stagingDirFor(this.deps.env) });
+    const match = matchCommand(input.typed, this.api.capabilities());
+    if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args, this.deps.env);
+    let started = false;
+    const queued = this.exclusive(async (): Promise<PromptResponse> => {
+      started = true;
+      // Cancelled while it waited, or the editor left: it never reaches ZCode.
+      if (signal.aborted || this.deps.closing()) return { stopReason: "cancelled" };
+      // Closed while this prompt waited for the one before it.
+      if (this.closed) throw RequestError.sessionNotFound(this.id);
+      if (match) return runCommandPrompt(this, match.command, match.args, signal, this.deps.env);
+      const turn = new Turn(this, input);
+      const onAbort = () => void this.cancel("editor");
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        return await turn.run();
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
+    });
+    // A prompt still waiting for the one before it answers a cancel at once.
+    const cancelledWhileQueued = new Promise<PromptResponse>((resolve) => {
+      const onAbort = () => {
+        if (!started) resolve({ stopReason: "cancelled" });
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    return Promise.race([queued, cancelledWhileQueued]);
+  }
+
+  /**
+   * The one place a turn or a slash command is ended early (see CancelReason).
+   * Every reason ends what runs, withdraws what ZCode asks the editor, and
+   * leaves the session usable; close and replacement also wait (bounded by
+   * the cancel grace) for the turn to see ZCode's own end, because the
+   * session's events stop being routed after that.
+   */
+  cancel(reason: CancelReason): Promise<void> {
+    const turn = this.turn;
+    turn?.cancel();
+    this.command?.cancel();
+    this.withdrawInteractions();
+    if ((reason === "close" || reason === "replaced") && turn) return turn.settled;
+    return Promise.resolve();
+  }
+
+  /** ACP session/close: our side forgets the session; ZCode keeps the conversation (its own close would delete it). */
+  async close(): Promise<void> {
+    await this.cancel("close");
+    await this.flush();
+    this.closed = true;
+  }
+
+  // ---- options ----------------------------------------------------------------------
+
+  async setMode(mode: string): Promise<void> {
+    validateChoice(this.options, "mode", mode);
+    const r = await this.withActive(() => this.api.setMode({ sessionId: this.id, mode }));
+    this.applyChoice("mode", r.settings?.mode?.current ?? mode);
+  }
+
+  async setThoughtLevel(level: string): Promise<void> {
+    validateChoice(this.options, "thought", level);
+    const r = await this.withActive(() => this.api.setThoughtLevel({ sessionId: this.id, thoughtLevel: level }));
+    this.applyChoice("thought", r.settings?.thoughtLevel?.current ?? level);
+  }
+
+  /** session/setModel with the level the model needs; ZCode's settings afterwards are the truth. */
+  async setModel(value: string): Promise<void> {
+    if (value === this.options.model?.current) return;
+    const { choice, info } = modelChoiceFor(this.options, value);
+    const r = await this.withActive(() => this.api.setModel({ sessionId: this.id, model: choice }));
+    this.modelChoice = choice;
+    if (r.settings) this.applySettings(r.settings);
+    const used = this.lastUsageKey ? Number(this.lastUsageKey.split("/")[0]) : 0;
+    emitUsage(this.eventContext(), used, info.contextWindow);
+  }
+
+  /** session/set_config_option. */
+  async setOption(configId: string, value: unknown): Promise<void> {
+    if (typeof value !== "string") throw RequestError.invalidParams(undefined, `option "${configId}" takes one of its listed values`);
+    if (configId === CONFIG_IDS.mode) return this.setMode(value);
+    if (configId === CONFIG_IDS.thought) return this.setThoughtLevel(value);
+    if (configId === CONFIG_IDS.model) return this.setModel(value);
+    throw RequestError.invalidParams(undefined, `unknown config option "${configId}"`);
+  }
+
+  /** ZCode took a new value: remember it and tell the editor what changed. */
+  private applyChoice(key: "mode" | "thought", current: string): void {
+    const before = this.options;
+    this.options = withCurrent(before, key, current);
+    for (const u of optionUpdates(before, this.options)) this.emit(u);
+  }
+}
