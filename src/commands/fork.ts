@@ -1,4 +1,6 @@
 import type { ZCodeApi } from "../zcode/api.ts";
+import { ZCODE_ERR } from "../zcode/errors.ts";
+import { errorCode } from "./explain.ts";
 import type { SlashCommand } from "./registry.ts";
 import { code } from "./text.ts";
 
@@ -22,7 +24,14 @@ export const forkCommand: SlashCommand = {
   description: "Fork this conversation into a new session (from the latest checkpoint)",
   requires: "session/fork",
   async run(ctx) {
-    const fork = await forkSession(ctx.api, ctx.sessionId);
+    let fork: ForkedSession;
+    try {
+      fork = await forkSession(ctx.api, ctx.sessionId);
+    } catch (err) {
+      if (!isNoCheckpoint(err)) throw err;
+      await ctx.say("Nothing to fork yet: this session has no checkpoint. A checkpoint is made each time a turn completes.");
+      return;
+    }
     const title = fork.title.trim() ? `“${fork.title.trim()}”` : "(untitled)";
     await ctx.say(
       `Forked this conversation into a new session ${code(fork.sessionId)}: ${title}.\n\n` +
@@ -30,3 +39,12 @@ export const forkCommand: SlashCommand = {
     );
   },
 };
+
+/**
+ * ZCode has no checkpoint to fork from. Its code for that (the one /rewind
+ * gets) or, since forkFromCheckpoint fails with a plain Error, its words.
+ */
+function isNoCheckpoint(err: unknown): boolean {
+  if (errorCode(err) === ZCODE_ERR.noCheckpoint) return true;
+  return /\bno checkpoint\b/i.test((err as Error | undefined)?.message ?? "");
+}

@@ -257,6 +257,23 @@ describe("failures", () => {
     });
   });
 
+  test("a prompt that fails after session/send went out: ZCode is told to stop, and nothing of that turn reaches the editor after the error", async () => {
+    await withBridge({ record: true, env: { ZCODE_ACP_REQUEST_TIMEOUT_MS: "800" } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      // The turn runs in ZCode, but its session/send is never answered: the prompt fails on the timeout.
+      const e = await rejects(h.prompt(sessionId, "#scenario:slow n=400 noanswer=1"));
+      expect(e.message).toMatch(/timed out|did not answer/i);
+      const answered = h.received.messages.length;
+      await h.waitFor(() => h.simMethods().includes("session/stop"), "session/stop");
+      await Bun.sleep(300);
+      const after = h.received.messages.slice(answered).filter((m) => m.method === "session/update");
+      expect(after.filter((m) => JSON.stringify(m).includes("chunk "))).toEqual([]);
+      // The session is usable: the next prompt waits for ZCode to be idle, then runs.
+      expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: after");
+    });
+  });
+
   test("eviction (-32004) is resumed and retried silently", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();

@@ -64,6 +64,14 @@ describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
       expect(list.sessions.map((s) => s.sessionId)).toContain(forkId!);
     }));
 
+  test("/FORK before any turn: a readable reply, not an error (matched whatever the case)", () =>
+    bridge(version, async (h) => {
+      const { sessionId } = await h.newSession();
+      const out = await command(h, sessionId, "/FORK");
+      expect(out.frames.map((f) => f.method)).toEqual(["session/fork"]);
+      expect(out.text).toContain("Nothing to fork yet: this session has no checkpoint");
+    }));
+
   test("/rewind", () =>
     bridge(version, async (h) => {
       const sid = await sessionWithOneTurn(h);

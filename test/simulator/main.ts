@@ -173,7 +173,8 @@
  *   flood (n=, size=, ts=1, rate=), flood-tools (n=, tail=), evict (first send
  *   → -32004 Session is not active until session/resume), hang-request (that
  *   send's answer is never written — the queue moves on; next=1: the following
- *   one's).
+ *   one's). Any scenario takes noanswer=1: its turn runs, but the send that
+ *   started it is never answered.
  *
  * Modules: wire.ts (framing, stdout), server.ts (frames, queue, dispatch),
  * schema.ts + zcode-schemas.ts (ZCode's strict schemas), methods.ts, snapshot.ts,

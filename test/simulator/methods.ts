@@ -283,6 +283,11 @@ const methods: Record<string, Handler> = {
       ...(inputId ? { inputId } : {}),
       ...(queryId ? { queryId } : {}),
     });
+    if (prompt.params.noanswer === "1") {
+      // Any scenario with noanswer=1: the turn runs, its send is never answered.
+      log(`the answer to this session/send on ${s.id} is never written; its turn runs (noanswer=1)`);
+      ctx.dropAnswer();
+    }
     r.revision++;
     s.updatedAt = Date.now();
     // Written before the answer, as afterPromptAccepted does.
