@@ -27,6 +27,13 @@ export interface BridgeConfig {
   stallMs?: number;
   /** How long a prompt waits for a busy ZCode session (1308) to become idle (default 30000). */
   busyWaitMs?: number;
+  /**
+   * Whether sessions created through the bridge are added to the ZCode app's
+   * history (~/.zcode/v2/tasks-index.sqlite, only when the app created that
+   * file). On from the command line unless --no-app-history /
+   * ZCODE_ACP_APP_HISTORY=0; off in defaultConfig().
+   */
+  appHistory: boolean;
   /** ZCODE_ACP_REQUEST_TIMEOUT_MS (hidden, for tests): one timeout for every ZCode request instead of the per-method table. */
   requestTimeoutMs?: number;
   /** Environment the child is started with (defaults to process.env). */
@@ -44,6 +51,10 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
     logLevel: "warn",
+    // Off unless the command line resolved it (resolveConfig: on by
+    // default there): a config built in code, as tests build them, must
+    // never write into the developer's own ZCode app.
+    appHistory: false,
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     env: process.env,

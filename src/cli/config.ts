@@ -4,6 +4,20 @@ import { UsageError } from "./usage-error.ts";
 
 type Env = Record<string, string | undefined>;
 
+const OFF = new Set(["0", "false", "off", "no"]);
+const ON = new Set(["1", "true", "on", "yes"]);
+
+/** --no-app-history wins; otherwise ZCODE_ACP_APP_HISTORY (0/1, false/true, off/on, no/yes); on by default. */
+function appHistory(flags: Record<string, string | boolean>, env: Env): boolean {
+  if (flags["no-app-history"] === true) return false;
+  const raw = env.ZCODE_ACP_APP_HISTORY;
+  if (raw === undefined || raw === "") return true;
+  const v = raw.trim().toLowerCase();
+  if (OFF.has(v)) return false;
+  if (ON.has(v)) return true;
+  throw new UsageError(`ZCODE_ACP_APP_HISTORY: '${raw}' is not 0 or 1 (also false/true, off/on, no/yes)`);
+}
+
 /**
  * The one place where flags and environment become settings. A flag wins over
  * its env variable; an empty env variable counts as unset (editors often write
@@ -43,7 +57,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   const maxLineBytes = bytes("max-line-bytes", "ZCODE_ACP_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES);
   const maxMessageBytes = bytes("max-message-bytes", "ZCODE_ACP_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES);
 
-  const config = defaultConfig({ env, maxLineBytes, maxMessageBytes });
+  const config = defaultConfig({ env, maxLineBytes, maxMessageBytes, appHistory: appHistory(flags, env) });
   if (level && isLogLevel(level.value)) config.logLevel = level.value;
   const bin = pick("zcode-bin", "ZCODE_BIN");
   if (bin) config.zcodeBin = bin.value;

@@ -44,6 +44,11 @@ export const serveFlags = {
     description: "Write a redacted JSON-lines trace of both wires to this file, mode 0600 (env ZCODE_ACP_TRACE)",
     valueHint: "file",
   },
+  "no-app-history": {
+    type: "boolean",
+    description:
+      "Do not add sessions created here to the ZCode app's history (~/.zcode/v2/tasks-index.sqlite) (env ZCODE_ACP_APP_HISTORY=0)",
+  },
   "max-line-bytes": {
     type: "string",
     description: "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 33554432)",
