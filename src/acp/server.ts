@@ -13,7 +13,7 @@ import type { SessionState } from "../bridge/sessions.ts";
 import { InteractionRouter } from "../bridge/interactions.ts";
 import { Turn } from "../bridge/turn.ts";
 import { forkSession } from "../commands/fork.ts";
-import { availableCommands, matchCommand, type CommandContext } from "../commands/registry.ts";
+import { availableCommands, matchCommand, type CommandContext, type SlashCommand } from "../commands/registry.ts";
 import type { BridgeConfig } from "../config.ts";
 import { log } from "../log.ts";
 import { DEFAULT_TIMEOUTS, ZCodeApi } from "../zcode/api.ts";
@@ -427,7 +427,7 @@ class AcpAgent {
    */
   private async commandPrompt(
     s: SessionState,
-    command: { run(ctx: CommandContext): Promise<void> },
+    command: Pick<SlashCommand, "run" | "bridgeOnly">,
     args: string,
     signal: AbortSignal,
   ): Promise<acp.PromptResponse> {
@@ -467,11 +467,12 @@ class AcpAgent {
 
   private async runCommand(
     s: SessionState,
-    command: { run(ctx: CommandContext): Promise<void> },
+    command: Pick<SlashCommand, "run" | "bridgeOnly">,
     args: string,
     run?: { signal: AbortSignal; openTools: Set<string>; zcodeWorking: boolean },
   ) {
-    await this.core.ensureActive(s);
+    // A command that needs nothing from ZCode must not wait for (or fail on) a child restart.
+    if (!command.bridgeOnly) await this.core.ensureActive(s);
     // Cancelled while the session was being resumed: ZCode never hears of it.
     if (run?.signal.aborted) return;
     const messageId = crypto.randomUUID();
@@ -505,6 +506,7 @@ class AcpAgent {
       setMode: (mode) => this.setMode(s, mode),
       setThoughtLevel: (level) => this.setThoughtLevel(s, level),
       cliVersion: () => this.api.capabilities()?.version ?? "unknown",
+      env: this.config.env,
     };
     try {
       await command.run(ctx);

@@ -8,6 +8,7 @@ import { forkCommand } from "./fork.ts";
 import { goalCommand } from "./goal.ts";
 import { createHelpCommand } from "./help.ts";
 import { modeCommand } from "./mode.ts";
+import { quotaCommand } from "./quota.ts";
 import { rewindCommand } from "./rewind.ts";
 import { steerCommand } from "./steer.ts";
 import { thoughtCommand } from "./thought.ts";
@@ -24,6 +25,12 @@ export interface SlashCommand {
   requires?: string;
   /** Runs while a turn is in progress instead of waiting for it (steer). */
   runsBesideTurn?: boolean;
+  /**
+   * Needs nothing from ZCode (quota): the agent neither starts the ZCode
+   * child nor resumes the session for it, so it answers even when the CLI
+   * is down.
+   */
+  bridgeOnly?: boolean;
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -47,6 +54,8 @@ export interface CommandContext {
   /** Calls ZCode and sends config_option_update. */
   setThoughtLevel(level: string): Promise<void>;
   cliVersion(): string;
+  /** The bridge's environment (HOME, ZCODE_ACP_* settings); never process.env directly. */
+  env: Record<string, string | undefined>;
 }
 
 // The table: adding a command is one module and one line here.
@@ -58,6 +67,7 @@ const DEFINITIONS: readonly SlashCommand[] = [
   steerCommand,
   modeCommand,
   thoughtCommand,
+  quotaCommand,
   createHelpCommand(() => COMMANDS),
 ];
 

@@ -136,6 +136,8 @@ export interface ContextOptions {
   options?: SessionOptions;
   /** What waitIdle answers (default: idle at once). */
   idle?: boolean | (() => Promise<boolean>);
+  /** The bridge's environment the command sees (default: empty). */
+  env?: Record<string, string | undefined>;
 }
 
 export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeContext {
@@ -171,6 +173,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       levelSets.push(l);
     },
     cliVersion: () => opts.version ?? "0.16.9",
+    env: opts.env ?? {},
   };
   return { ctx, said, updates, modeSets, levelSets, waits };
 }
