@@ -58,11 +58,15 @@ function contextFor(s: Session, args: string, env: Env, run?: Run): CommandConte
 }
 
 async function runIn(s: Session, command: SlashCommand, ctx: CommandContext, run?: Run): Promise<void> {
-  await s.withActive(async () => {
-    // Cancelled while the session was being resumed: ZCode never hears of it.
-    if (run?.signal.aborted) return;
-    await command.run(ctx);
-  });
+  // A command that needs nothing from ZCode must not wait for (or fail on) a child restart.
+  if (command.bridgeOnly) await command.run(ctx);
+  else {
+    await s.withActive(async () => {
+      // Cancelled while the session was being resumed: ZCode never hears of it.
+      if (run?.signal.aborted) return;
+      await command.run(ctx);
+    });
+  }
   await s.flush();
 }
 

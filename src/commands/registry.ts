@@ -8,6 +8,7 @@ import { forkCommand } from "./fork.ts";
 import { goalCommand } from "./goal.ts";
 import { createHelpCommand } from "./help.ts";
 import { modeCommand } from "./mode.ts";
+import { quotaCommand } from "./quota.ts";
 import { rewindCommand } from "./rewind.ts";
 import { steerCommand } from "./steer.ts";
 import { thoughtCommand } from "./thought.ts";
@@ -24,6 +25,12 @@ export interface SlashCommand {
   requires?: string;
   /** Runs while a turn is in progress instead of waiting for it (steer). */
   runsBesideTurn?: boolean;
+  /**
+   * Needs nothing from ZCode (quota): the agent neither starts the ZCode
+   * child nor resumes the session for it, so it answers even when the CLI
+   * is down.
+   */
+  bridgeOnly?: boolean;
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -33,8 +40,6 @@ export interface CommandContext {
   cwd: string;
   /** Everything typed after the command name, trimmed. */
   args: string;
-  /** The bridge's environment (HOME, settings of its own). */
-  env: Record<string, string | undefined>;
   api: ZCodeApi;
   /** Streams text to the editor as agent_message_chunk. */
   say(text: string): Promise<void>;
@@ -51,6 +56,8 @@ export interface CommandContext {
   /** Switches the model (a `providerId/modelId` option value); sends config_option_update and usage_update. */
   setModel(value: string): Promise<void>;
   cliVersion(): string;
+  /** The bridge's environment (HOME, ZCODE_ACP_* settings); never process.env directly. */
+  env: Record<string, string | undefined>;
 }
 
 // The table: adding a command is one module and one line here.
@@ -62,6 +69,7 @@ const DEFINITIONS: readonly SlashCommand[] = [
   steerCommand,
   modeCommand,
   thoughtCommand,
+  quotaCommand,
   createHelpCommand(() => COMMANDS),
 ];
 

@@ -9,6 +9,7 @@ const USAGES = [
   "`/steer <instructions>`",
   "`/mode <mode>`",
   "`/thought <level>`",
+  "`/quota`",
   "`/help`",
 ];
 

@@ -57,6 +57,11 @@ describe("matchCommand", () => {
   test("only steer runs beside a turn", () => {
     expect(allCommands().filter((c) => c.runsBesideTurn).map((c) => c.name)).toEqual(["steer"]);
   });
+
+  test("only quota runs without ZCode, and it needs no ZCode method", () => {
+    expect(allCommands().filter((c) => c.bridgeOnly).map((c) => c.name)).toEqual(["quota"]);
+    expect(matchCommand("/quota")?.command.requires).toBeUndefined();
+  });
 });
 
 describe("availableCommands", () => {
@@ -71,24 +76,25 @@ describe("availableCommands", () => {
       "steer",
       "mode",
       "thought",
+      "quota",
       "help",
     ]);
   });
 
   test("0.14.8 and 0.16.x, as the real capabilities table says (no steer, no rewind)", () => {
     for (const version of ["0.14.8", "0.16.9"]) {
-      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual(["fork", "goal", "compact", "mode", "thought", "help"]);
+      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual(["fork", "goal", "compact", "mode", "thought", "quota", "help"]);
     }
-    expect(availableCommands(new CliCapabilities("0.15.3")).map((c) => c.name)).toHaveLength(8);
+    expect(availableCommands(new CliCapabilities("0.15.3")).map((c) => c.name)).toHaveLength(9);
   });
 
   test("0.14.8 and 0.16.x with the fake capabilities", () => {
-    const expected = ["fork", "goal", "compact", "mode", "thought", "help"];
+    const expected = ["fork", "goal", "compact", "mode", "thought", "quota", "help"];
     expect(names(new FakeCaps("0.14.8", ["session/steer", "session/rewind"]))).toEqual(expected);
     expect(names(new FakeCaps("0.16.2", ["session/steer", "session/rewind"]))).toEqual(expected);
   });
 
-  test("mode, thought and help are always there", () => {
+  test("mode, thought, quota and help are always there", () => {
     const none = new FakeCaps("9.9.9", [
       "session/fork",
       "session/rewind",
@@ -98,7 +104,7 @@ describe("availableCommands", () => {
       "session/setMode",
       "session/setThoughtLevel",
     ]);
-    expect(names(none)).toEqual(["mode", "thought", "help"]);
+    expect(names(none)).toEqual(["mode", "thought", "quota", "help"]);
   });
 
   test("no CLI detected yet: nothing is known missing", () => {

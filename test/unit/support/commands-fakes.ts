@@ -137,6 +137,8 @@ export interface ContextOptions {
   options?: SessionOptions;
   /** What waitIdle answers (default: idle at once). */
   idle?: boolean | (() => Promise<boolean>);
+  /** The bridge's environment the command sees (default: empty). */
+  env?: Record<string, string | undefined>;
 }
 
 export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeContext {
@@ -151,7 +153,6 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     sessionId: "sess_1",
     cwd: "/work/project",
     args: opts.args ?? "",
-    env: {},
     api,
     say: async (t) => {
       said.push(t);
@@ -177,6 +178,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       modelSets.push(value);
     },
     cliVersion: () => opts.version ?? "0.16.9",
+    env: opts.env ?? {},
   };
   return { ctx, said, updates, modeSets, levelSets, modelSets, waits };
 }

@@ -1,0 +1,101 @@
+import { parseModelValue } from "../bridge/options.ts";
+import { appProviderFor, appProviders, type AppProvider } from "../zcode/app-config.ts";
+import type { Env } from "../zcode/resolve.ts";
+
+// Where /quota asks and with which key. The key is the one the ZCode app
+// stored for a GLM Coding Plan provider in ~/.zcode/v2/config.json; it goes
+// only to that plan's own service (Z.ai or BigModel, by the provider's base
+// URL), never to a host chosen from anything else, except the URL the user
+// sets in ZCODE_ACP_QUOTA_URL.
+
+export const QUOTA_PATH = "/api/monitor/usage/quota/limit";
+export const QUOTA_URL_ENV = "ZCODE_ACP_QUOTA_URL";
+
+export type PlanFamily = "zai" | "bigmodel";
+
+const ORIGIN: Record<PlanFamily, string> = {
+  zai: "https://api.z.ai",
+  bigmodel: "https://open.bigmodel.cn",
+};
+
+export interface QuotaTarget {
+  url: string;
+  /** Sent as `Authorization: Bearer <key>`; never logged or shown. */
+  key: string;
+  /** The config.json provider the key is from (safe to show). */
+  providerId: string;
+  /** Its name in the app, for messages (the id when it has none). */
+  providerName: string;
+}
+
+export type TargetResult =
+  | { ok: true; target: QuotaTarget }
+  | { ok: false; reason: "not_signed_in" | "bad_override" };
+
+function onDomain(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/**
+ * The plan a provider belongs to: by the host of its base URL, or, when the
+ * app stored no base URL, by its built-in id. A provider whose base URL is
+ * some other host (a proxy, another vendor) is no GLM plan, even with a GLM
+ * id: its key is not ours to send to Z.ai or BigModel.
+ */
+export function planFamily(p: Pick<AppProvider, "id" | "baseURL">): PlanFamily | undefined {
+  if (p.baseURL) {
+    let host: string;
+    try {
+      host = new URL(p.baseURL).hostname.toLowerCase();
+    } catch {
+      return undefined;
+    }
+    if (onDomain(host, "z.ai")) return "zai";
+    if (onDomain(host, "bigmodel.cn")) return "bigmodel";
+    return undefined;
+  }
+  const m = /^builtin:(zai|bigmodel)-/i.exec(p.id);
+  return m ? (m[1]!.toLowerCase() as PlanFamily) : undefined;
+}
+
+function usable(p: AppProvider | undefined): p is AppProvider & { apiKey: string } {
+  return !!p && p.enabled && !!p.apiKey && planFamily(p) !== undefined;
+}
+
+/**
+ * The provider whose quota /quota shows: the one behind the session's current
+ * model when that is a GLM plan with a key (so the card matches what the
+ * session spends), else the first enabled GLM plan provider with a key in
+ * config.json's order.
+ */
+export function activeQuotaProvider(
+  providers: readonly AppProvider[],
+  currentModel: string | undefined,
+): (AppProvider & { apiKey: string }) | undefined {
+  const providerId = currentModel ? parseModelValue(currentModel)?.providerId : undefined;
+  const current = providerId ? appProviderFor(providers, providerId) : undefined;
+  if (usable(current)) return current;
+  return providers.find(usable);
+}
+
+/** ZCODE_ACP_QUOTA_URL when set: the whole endpoint URL, http(s) only. */
+function overrideUrl(env: Env): string | undefined | false {
+  const raw = env[QUOTA_URL_ENV]?.trim();
+  if (!raw) return undefined;
+  try {
+    const u = new URL(raw);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.href : false;
+  } catch {
+    return false;
+  }
+}
+
+/** The request /quota makes for this environment and current model (`providerId/modelId`). */
+export function quotaTarget(env: Env, currentModel: string | undefined): TargetResult {
+  const override = overrideUrl(env);
+  if (override === false) return { ok: false, reason: "bad_override" };
+  const provider = activeQuotaProvider(appProviders(env), currentModel);
+  if (!provider) return { ok: false, reason: "not_signed_in" };
+  const url = override ?? `${ORIGIN[planFamily(provider)!]}${QUOTA_PATH}`;
+  return { ok: true, target: { url, key: provider.apiKey, providerId: provider.id, providerName: provider.name ?? provider.id } };
+}
