@@ -253,7 +253,7 @@ class AcpAgent {
   }
 
   private sendCommands(s: SessionState, onlyIfChanged = false): void {
-    const list = availableCommands(this.api.capabilities());
+    const list = availableCommands(this.api.capabilities(), { cwd: s.cwd, env: this.config.env });
     const key = list.map((c) => c.name).join(" ");
     if (onlyIfChanged && key === s.commandsKey) return;
     s.commandsKey = key;
