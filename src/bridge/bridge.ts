@@ -73,7 +73,7 @@ export class Bridge {
       },
       terminalOutput: () => editor.clientCapabilities._meta?.["terminal_output"] === true,
       withdrawInteractions: (id) => this.router.cancelSession(id),
-      commands: () => availableCommands(this.api.capabilities()),
+      commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       closing: () => this.closing,
       // A new child may be another CLI version: keep the slash menu true to it.
       onResumed: (s) => {

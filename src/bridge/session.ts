@@ -30,8 +30,8 @@ export interface SessionDeps {
   terminalOutput(): boolean;
   /** Withdraws the session's open permission and question prompts. */
   withdrawInteractions(sessionId: string): void;
-  /** The slash menu (depends on the running CLI). */
-  commands(): AvailableCommand[];
+  /** The slash menu in `cwd` (depends on the running CLI and the user's skills there). */
+  commands(cwd: string): AvailableCommand[];
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
   /** Resumed in a (possibly new) child behind the editor's back. */
@@ -144,7 +144,7 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   /** available_commands_update (sent after the response that made the session known). */
   announceCommands(onlyIfChanged = false): void {
-    const list = this.deps.commands();
+    const list = this.deps.commands(this.cwd);
     const key = list.map((c) => c.name).join(" ");
     if (onlyIfChanged && key === this.commandsKey) return;
     this.commandsKey = key;

@@ -3,6 +3,7 @@ import type { SessionOptions } from "../bridge/options.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import type { CliCapabilities } from "../zcode/capabilities.ts";
 import { compactCommand } from "./compact.ts";
+import { discoveredCommands, type Where } from "./discovery/discover.ts";
 import { explainFailure } from "./explain.ts";
 import { forkCommand } from "./fork.ts";
 import { goalCommand } from "./goal.ts";
@@ -11,6 +12,7 @@ import { modeCommand } from "./mode.ts";
 import { quotaCommand } from "./quota.ts";
 import { rewindCommand } from "./rewind.ts";
 import { steerCommand } from "./steer.ts";
+import { TERMINAL_ONLY_COMMANDS } from "./terminal-only.ts";
 import { thoughtCommand } from "./thought.ts";
 import { notSupportedText } from "./text.ts";
 
@@ -100,6 +102,8 @@ function withSharedHandling(def: SlashCommand): SlashCommand {
 
 const COMMANDS: readonly SlashCommand[] = DEFINITIONS.map(withSharedHandling);
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
+// Matched when typed (so they never reach the model) but not advertised.
+const TERMINAL_ONLY_BY_NAME = new Map(TERMINAL_ONLY_COMMANDS.map((c) => [c.name, c]));
 
 /** Every registered command, in menu order. */
 export function allCommands(): readonly SlashCommand[] {
@@ -111,11 +115,12 @@ export function allCommands(): readonly SlashCommand[] {
 const COMMAND_RE = /^\/([A-Za-z][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/;
 
 /**
- * The command a prompt's text invokes, if any. Only registered names match;
- * anything else (a path, an unknown word, `/fork` mid-sentence) is an ordinary
- * prompt. A registered command the CLI does not support still matches (`caps`
- * does not filter): typed by hand, it must answer "not supported" rather than
- * reach the model as a prompt.
+ * The command a prompt's text invokes, if any. Only registered names (and the
+ * ZCode terminal-only ones, which answer where they work) match; anything
+ * else (a path, an unknown word, a skill, `/fork` mid-sentence) is an
+ * ordinary prompt, sent to ZCode unchanged. A registered command the CLI does
+ * not support still matches (`caps` does not filter): typed by hand, it must
+ * answer "not supported" rather than reach the model as a prompt.
  */
 export function matchCommand(
   text: string,
@@ -124,20 +129,25 @@ export function matchCommand(
   const m = COMMAND_RE.exec(text.trim());
   if (!m) return undefined;
   // `/FORK` is `/fork`: a name typed in another case is still the command, never a prompt.
-  const command = BY_NAME.get((m[1] ?? "").toLowerCase());
+  const name = (m[1] ?? "").toLowerCase();
+  const command = BY_NAME.get(name) ?? TERMINAL_ONLY_BY_NAME.get(name);
   if (!command) return undefined;
   return { command, args: (m[2] ?? "").trim() };
 }
 
 /**
- * The editor's slash menu: commands whose ZCode method the detected CLI
- * supports. Before a CLI is detected (no `caps`) nothing is known to be
- * missing, so everything is listed.
+ * The editor's slash menu: our commands whose ZCode method the detected CLI
+ * supports (before a CLI is detected, no `caps`, nothing is known to be
+ * missing, so all of them), then, given a session's cwd and environment, the
+ * user's ZCode skills and custom commands for it. A discovered name that is
+ * one of ours, or a terminal-only one, is left out: typed, it would be ours.
  */
-export function availableCommands(caps?: CliCapabilities): AvailableCommand[] {
-  return COMMANDS.filter((c) => !c.requires || !caps || caps.supports(c.requires)).map((c) => ({
+export function availableCommands(caps?: CliCapabilities, where?: Where): AvailableCommand[] {
+  const ours: AvailableCommand[] = COMMANDS.filter((c) => !c.requires || !caps || caps.supports(c.requires)).map((c) => ({
     name: c.name,
     description: c.description,
     ...(c.hint ? { input: { hint: c.hint } } : {}),
   }));
+  if (!where) return ours;
+  return [...ours, ...discoveredCommands(where, (name) => BY_NAME.has(name) || TERMINAL_ONLY_BY_NAME.has(name))];
 }

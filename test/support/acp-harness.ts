@@ -141,6 +141,9 @@ export class Harness {
         ? {}
         : {
             ZCODE_BIN: SIM_BIN,
+            // An empty home: the user's own ZCode skills and commands would
+            // otherwise show up in every advertised menu.
+            HOME: join(stateDir, "home"),
             ZCODE_SIM_STATE_DIR: stateDir,
             ZCODE_SIM_DELAY_MS: "1",
             ZCODE_SIM_RESEND_MS: "200",
