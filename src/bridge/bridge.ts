@@ -1,4 +1,5 @@
 import { RequestError, type ClientCapabilities, type SessionNotification } from "@agentclientprotocol/sdk/unstable";
+import { AppHistory } from "../app-history/app-history.ts";
 import { availableCommands } from "../commands/registry.ts";
 import { forkSession } from "../commands/fork.ts";
 import type { BridgeConfig } from "../config.ts";
@@ -47,6 +48,8 @@ export class Bridge {
   private readonly unrouted = new Map<string, () => void>();
   private readonly deps: SessionDeps;
   private readonly watchedCaps = new WeakSet<CliCapabilities>();
+  /** Sessions started here are added to the ZCode app's history (--no-app-history: not). */
+  private readonly appHistory: AppHistory;
   private closing = false;
 
   constructor(
@@ -61,6 +64,7 @@ export class Bridge {
     // A slow editor slows ZCode down (pipe backpressure) instead of growing our memory.
     this.conn.readGate = () => this.sink.backpressure();
     this.router = this.createRouter();
+    this.appHistory = AppHistory.open(config.env, { enabled: config.appHistory });
     this.deps = {
       api: this.api,
       sink: this.sink,
@@ -75,6 +79,7 @@ export class Bridge {
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       closing: () => this.closing,
+      titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.
       onResumed: (s) => {
         this.watchCapabilities();
@@ -162,7 +167,16 @@ export class Bridge {
       ...(this.config.mode ? { mode: this.config.mode } : {}),
       ...(mcpServers ? { mcpServers } : {}),
     });
-    return this.adopt(created, cwd, info.generation, mcpServers);
+    const s = this.adopt(created, cwd, info.generation, mcpServers);
+    // Only after ZCode stored it: a row the app cannot open would sit in its history.
+    void this.appHistory.sessionCreated({
+      sessionId: s.id,
+      cwd,
+      title: created.session.title ?? "",
+      mode: created.settings?.mode?.current,
+      model: created.settings?.model?.current,
+    });
+    return s;
   }
 
   /** session/resume in ZCode: the session in this cwd, replaying nothing. */
@@ -222,6 +236,7 @@ export class Bridge {
     this.closing = true;
     this.router.cancelAll();
     this.sink.close();
+    this.appHistory.close();
     try {
       await this.conn.close();
     } catch (err) {

@@ -34,6 +34,8 @@ export interface SessionDeps {
   commands(cwd: string): AvailableCommand[];
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
+  /** A title the editor is told (the ZCode app's history follows it). */
+  titleKnown(sessionId: string, title: string): void;
   /** Resumed in a (possibly new) child behind the editor's back. */
   onResumed(s: Session): void;
 }
@@ -117,7 +119,9 @@ export class Session implements IntakeOwner, ActivationOwner {
   // ---- the editor side -----------------------------------------------------
 
   emit(u: SessionUpdate): void {
-    if (!this.closed) this.deps.sink.push(this.id, u);
+    if (this.closed) return;
+    this.deps.sink.push(this.id, u);
+    if (u.sessionUpdate === "session_info_update" && u.title) this.deps.titleKnown(this.id, u.title);
   }
 
   /** Resolves once everything emitted so far is on the wire. */
