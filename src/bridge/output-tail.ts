@@ -84,3 +84,66 @@ export function finalDelta(prev: string, full: string): { data: string; gap: boo
   if (at >= 0) return { data: full.slice(at + prev.length), gap: false };
   return tailDelta(prev, full);
 }
+
+// ---- per-stream state --------------------------------------------------------
+//
+// The tracker keeps one of these per stream (stdout, stderr) of a running
+// command. The tail is what the next tail is compared with; `shown` is what
+// the editor has been shown so far when output is fenced text (without the
+// terminal extension every update must resend all of it).
+
+/** Live (fenced) output kept per stream; the final result replaces it anyway. */
+const LIVE_MAX = 64 * 1024;
+
+export interface StreamState {
+  /** The last tail ZCode sent (what the next tail is compared with). */
+  tail: string;
+  /** Everything shown so far in fenced mode (capped to LIVE_MAX). */
+  shown: string;
+}
+
+export function emptyStream(): StreamState {
+  return { tail: "", shown: "" };
+}
+
+function keepLast(text: string, max: number): string {
+  return text.length <= max ? text : `[…]\n${text.slice(text.length - max)}`;
+}
+
+/** Moves a stream to its new tail; returns the new data (with a gap marker if needed). */
+export function advanceStream(st: StreamState, next: string): string {
+  const prev = st.tail;
+  const d = tailDelta(prev, next);
+  st.tail = next;
+  let data = d.data;
+  if (d.gap && data) {
+    // The marker goes on a line of its own.
+    data = `${prev === "" || prev.endsWith("\n") ? "" : "\n"}${OUTPUT_GAP_MARKER}${data}`;
+  }
+  if (data) st.shown = keepLast(st.shown + data, LIVE_MAX);
+  return data;
+}
+
+/**
+ * What a command's complete output adds to what its streams already showed.
+ * The result joins stdout and stderr; the live tails came per stream, so the
+ * stream whose tail ends the output is the one to continue from.
+ */
+export function restAfterStreams(out: StreamState, err: StreamState, full: string): string {
+  if (out.shown === "" && err.shown === "") return full;
+  // ZCode trims the end of each stream before joining them, so a tail is
+  // looked for as sent and without its trailing whitespace; the shortest
+  // continuation wins.
+  let best: string | undefined;
+  for (const tail of [out.tail, err.tail]) {
+    for (const [prev, text] of [
+      [tail, full],
+      [tail.trimEnd(), full.trimEnd()],
+    ] as const) {
+      if (prev === "") continue;
+      const d = finalDelta(prev, text);
+      if (!d.gap && (best === undefined || d.data.length < best.length)) best = d.data;
+    }
+  }
+  return best ?? "";
+}

@@ -1,7 +1,7 @@
 import type { SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk/unstable";
 import type { ModelStreaming, ToolResult, ToolUpdated } from "../zcode/event-schemas.ts";
-import { finalDelta, OUTPUT_GAP_MARKER, tailDelta } from "./output-tail.ts";
-import { terminalExit, terminalInfo, terminalOutput } from "./terminal-meta.ts";
+import { advanceStream, emptyStream, restAfterStreams, type StreamState } from "./output-tail.ts";
+import { terminalContent, terminalExitUpdate, terminalInfo, terminalOutput, terminalOutputUpdate } from "./terminal-meta.ts";
 import { commandOutputText, textContent } from "./tool-format.ts";
 import {
   commandText,
@@ -21,7 +21,8 @@ import {
 // error; a `batch` closes a parallel group, and a denied permission ends a
 // tool with no result at all. The tracker announces a tool on the first sign
 // of it, sends an update only when something new is known, never moves a
-// finished tool back, and turns cumulative output tails into appends.
+// finished tool back, and turns cumulative output tails into appends (the
+// tail arithmetic is output-tail.ts; the terminal `_meta` is terminal-meta.ts).
 
 /** What a permission request needs to show about a tool. */
 export interface ToolCallView {
@@ -39,15 +40,6 @@ export interface ToolCallView {
  * are ignored. A tracker lives as long as its session, so this bounds it.
  */
 const FINISHED_KEPT = 512;
-/** Live (fenced) output kept per stream; the final result replaces it anyway. */
-const LIVE_MAX = 64 * 1024;
-
-interface StreamState {
-  /** The last tail ZCode sent (what the next tail is compared with). */
-  tail: string;
-  /** Everything shown so far in fenced mode (capped to LIVE_MAX). */
-  shown: string;
-}
 
 interface ToolState {
   id: string;
@@ -70,10 +62,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-function keepLast(text: string, max: number): string {
-  return text.length <= max ? text : `[…]\n${text.slice(text.length - max)}`;
 }
 
 /** ZCode's reason for a denial is written for the model; the person who denied it needs less. */
@@ -194,8 +182,8 @@ export class ToolCallTracker {
       finished: false,
       view: presentTool(name, hasInput ? input : {}, this.cwd),
       terminal: this.terminalOutput && streamsOutput(name),
-      out: { tail: "", shown: "" },
-      err: { tail: "", shown: "" },
+      out: emptyStream(),
+      err: emptyStream(),
     };
     this.tools.set(id, s);
     return s;
@@ -243,7 +231,7 @@ export class ToolCallTracker {
       status: s.status,
       rawInput: s.input,
       locations: s.view.locations,
-      content: s.terminal ? [{ type: "terminal", terminalId: s.id }] : s.view.content,
+      content: s.terminal ? [terminalContent(s.id)] : s.view.content,
     };
     if (s.terminal) u._meta = terminalInfo(s.id, this.cwd);
     return u;
@@ -274,8 +262,8 @@ export class ToolCallTracker {
     const out: SessionUpdate[] = [];
     const s = this.known(id, name, out);
     if (s.finished) return out;
-    const o = this.advance(s.out, stdoutTail, tailDelta);
-    const e = this.advance(s.err, stderrTail, tailDelta);
+    const o = advanceStream(s.out, stdoutTail);
+    const e = advanceStream(s.err, stderrTail);
     const statusChange = s.status === "pending";
     if (statusChange) s.status = "in_progress";
     if (s.terminal) {
@@ -298,53 +286,15 @@ export class ToolCallTracker {
     return out;
   }
 
-  /** Moves a stream to its new tail; returns the new data (with a gap marker if needed). */
-  private advance(st: StreamState, next: string, delta: typeof tailDelta): string {
-    const prev = st.tail;
-    const d = delta(prev, next);
-    st.tail = next;
-    let data = d.data;
-    if (d.gap && data) {
-      // The marker goes on a line of its own.
-      data = `${prev === "" || prev.endsWith("\n") ? "" : "\n"}${OUTPUT_GAP_MARKER}${data}`;
-    }
-    if (data) st.shown = keepLast(st.shown + data, LIVE_MAX);
-    return data;
-  }
-
-  /**
-   * What the complete output adds to what the terminal already shows. The
-   * result joins stdout and stderr; the live tails came per stream, so the
-   * stream whose tail ends the output is the one to continue from.
-   */
-  private terminalRest(s: ToolState, full: string): string {
-    if (s.out.shown === "" && s.err.shown === "") return full;
-    // ZCode trims the end of each stream before joining them, so a tail is
-    // looked for as sent and without its trailing whitespace; the shortest
-    // continuation wins.
-    let best: string | undefined;
-    for (const tail of [s.out.tail, s.err.tail]) {
-      for (const [prev, text] of [
-        [tail, full],
-        [tail.trimEnd(), full.trimEnd()],
-      ] as const) {
-        if (prev === "") continue;
-        const d = finalDelta(prev, text);
-        if (!d.gap && (best === undefined || d.data.length < best.length)) best = d.data;
-      }
-    }
-    return best ?? "";
-  }
-
   private onResult(id: string, name: string | undefined, result: ToolResult | undefined): SessionUpdate[] {
     const out: SessionUpdate[] = [];
     const s = this.known(id, name, out);
     if (s.finished) return out;
     const outcome = outcomeOfResult(s.name, result);
     if (s.terminal) {
-      const data = this.terminalRest(s, commandText(outcome));
-      if (data) out.push({ sessionUpdate: "tool_call_update", toolCallId: id, _meta: terminalOutput(id, data) });
-      out.push({ sessionUpdate: "tool_call_update", toolCallId: id, _meta: terminalExit(id, outcome.exitCode ?? null) });
+      const data = restAfterStreams(s.out, s.err, commandText(outcome));
+      if (data) out.push(terminalOutputUpdate(id, data));
+      out.push(terminalExitUpdate(id, outcome.exitCode ?? null));
     }
     s.status = outcome.failed ? "failed" : "completed";
     const u: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: id, status: s.status, rawOutput: result ?? null };
@@ -353,7 +303,7 @@ export class ToolCallTracker {
       if (content.length > 0) u.content = content;
     } else if (outcome.failed && outcome.exitCode === undefined && outcome.error) {
       // The tool itself failed (not the command): the terminal alone would not say why.
-      u.content = [{ type: "terminal", terminalId: id }, textContent(outcome.error)];
+      u.content = [terminalContent(id), textContent(outcome.error)];
     }
     const locations = resultLocations(s.name, s.input, outcome, this.cwd);
     if (locations.length > 0 && !sameJson(locations, s.view.locations)) u.locations = locations;
@@ -366,8 +316,8 @@ export class ToolCallTracker {
   private finish(s: ToolState): void {
     s.finished = true;
     s.input = {};
-    s.out = { tail: "", shown: "" };
-    s.err = { tail: "", shown: "" };
+    s.out = emptyStream();
+    s.err = emptyStream();
     s.view = { ...s.view, content: [] };
     this.finishedOrder.push(s.id);
     while (this.finishedOrder.length > FINISHED_KEPT) {
@@ -389,8 +339,8 @@ export class ToolCallTracker {
     s.status = "failed";
     let content: ToolCallContent[];
     if (s.terminal) {
-      out.push({ sessionUpdate: "tool_call_update", toolCallId: s.id, _meta: terminalExit(s.id, null) });
-      content = [{ type: "terminal", terminalId: s.id }, textContent(message)];
+      out.push(terminalExitUpdate(s.id, null));
+      content = [terminalContent(s.id), textContent(message)];
     } else {
       const shown = commandOutputText(s.out.shown, s.err.shown);
       content = shown ? [textContent(shown), textContent(message)] : [textContent(message)];

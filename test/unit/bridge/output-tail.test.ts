@@ -3,7 +3,15 @@
 // for a sliding window must decide exactly as the KMP overlap does: random
 // streams, random window sizes and slides, repetitive text, discontinuities.
 import { describe, expect, test } from "bun:test";
-import { finalDelta, OUTPUT_GAP_MARKER, suffixPrefixOverlap, tailDelta } from "../../../src/bridge/output-tail.ts";
+import {
+  advanceStream,
+  emptyStream,
+  finalDelta,
+  OUTPUT_GAP_MARKER,
+  restAfterStreams,
+  suffixPrefixOverlap,
+  tailDelta,
+} from "../../../src/bridge/output-tail.ts";
 import { rng } from "../../simulator/fuzz.ts";
 
 const MIN_OVERLAP = 32;
@@ -101,4 +109,32 @@ test("fast path agrees with the KMP reference on random sliding tails", () => {
     }
   }
   expect(checked).toBe(6000);
+});
+
+describe("per-stream state", () => {
+  test("advanceStream returns only the new data and keeps what was shown", () => {
+    const st = emptyStream();
+    expect(advanceStream(st, "a\n")).toBe("a\n");
+    expect(advanceStream(st, "a\nb\n")).toBe("b\n");
+    expect(advanceStream(st, "a\nb\n")).toBe("");
+    expect(st).toEqual({ tail: "a\nb\n", shown: "a\nb\n" });
+  });
+
+  test("a tail that does not continue the last one comes after the gap marker, on a line of its own", () => {
+    const st = emptyStream();
+    advanceStream(st, "partial");
+    expect(advanceStream(st, "other")).toBe(`\n${OUTPUT_GAP_MARKER}other`);
+    expect(st.shown).toBe(`partial\n${OUTPUT_GAP_MARKER}other`);
+  });
+
+  test("restAfterStreams: the whole result when nothing was shown, else what follows the stream that ends it", () => {
+    expect(restAfterStreams(emptyStream(), emptyStream(), "all\n")).toBe("all\n");
+    const out = emptyStream();
+    const err = emptyStream();
+    advanceStream(out, "one\n");
+    advanceStream(err, "warn\n");
+    expect(restAfterStreams(out, err, "one\nwarn\ntwo")).toBe("two");
+    // ZCode trimmed the stream's trailing newline before joining: nothing new.
+    expect(restAfterStreams(out, err, "one\nwarn")).toBe("");
+  });
 });

@@ -1,6 +1,13 @@
 // Zed's terminal extension `_meta`, exactly as Zed reads it.
 import { describe, expect, test } from "bun:test";
-import { terminalExit, terminalInfo, terminalOutput } from "../../../src/bridge/terminal-meta.ts";
+import {
+  terminalContent,
+  terminalExit,
+  terminalExitUpdate,
+  terminalInfo,
+  terminalOutput,
+  terminalOutputUpdate,
+} from "../../../src/bridge/terminal-meta.ts";
 import { expectValid } from "../support/bridge-fixtures.ts";
 
 describe("terminal _meta", () => {
@@ -17,5 +24,12 @@ describe("terminal _meta", () => {
       { sessionUpdate: "tool_call_update", toolCallId: "c", _meta: terminalOutput("c", "x") },
       { sessionUpdate: "tool_call_update", toolCallId: "c", _meta: terminalExit("c", 0) },
     ]);
+  });
+
+  test("the updates that carry them name the tool call's own terminal", () => {
+    expect(terminalOutputUpdate("c", "x")).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c", _meta: terminalOutput("c", "x") });
+    expect(terminalExitUpdate("c", null)).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c", _meta: terminalExit("c", null) });
+    expect(terminalContent("c")).toEqual({ type: "terminal", terminalId: "c" });
+    expectValid([terminalOutputUpdate("c", "x"), terminalExitUpdate("c", 1)]);
   });
 });
