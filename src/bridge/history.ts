@@ -1,7 +1,8 @@
 import type { PlanEntry, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
 import type { Message, MessageInfo, MessagePart, Todo } from "../zcode/schemas.ts";
 import { withoutReminders } from "./tool-format.ts";
-import { outcomeOfPart, presentTool, resultContent, resultLocations } from "./tool-presentation.ts";
+import { outcomeOfPart } from "./tool-outcome.ts";
+import { presentTool, resultContent, resultLocations } from "./tool-presentation.ts";
 
 // session/load replays the conversation from ZCode's session/messages. Tool
 // calls are replayed whole (one tool_call with the final status and content),

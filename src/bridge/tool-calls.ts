@@ -2,16 +2,9 @@ import type { SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallStatus, 
 import type { ModelStreaming, ToolResult, ToolUpdated } from "../zcode/event-schemas.ts";
 import { advanceStream, emptyStream, restAfterStreams, type StreamState } from "./output-tail.ts";
 import { terminalContent, terminalExitUpdate, terminalInfo, terminalOutput, terminalOutputUpdate } from "./terminal-meta.ts";
-import { commandOutputText, textContent } from "./tool-format.ts";
-import {
-  commandText,
-  outcomeOfResult,
-  presentTool,
-  resultContent,
-  resultLocations,
-  streamsOutput,
-  type ToolPresentation,
-} from "./tool-presentation.ts";
+import { commandOutputText, commandText, textContent } from "./tool-format.ts";
+import { outcomeOfResult } from "./tool-outcome.ts";
+import { presentTool, resultContent, resultLocations, streamsOutput, type ToolPresentation } from "./tool-presentation.ts";
 
 // Turns ZCode's tool events into ACP tool_call / tool_call_update updates.
 //

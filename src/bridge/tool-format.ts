@@ -1,5 +1,7 @@
 import { basename, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+// Type only: the outcome reader builds on these helpers, not the other way round.
+import type { ToolOutcome } from "./tool-outcome.ts";
 
 // Small formatting helpers shared by the tool table, the diffs, the tracker
 // and the history replay: titles on one line, paths as a person reads them,
@@ -96,6 +98,19 @@ const LANG_BY_NAME: Record<string, string> = { Dockerfile: "dockerfile", Makefil
 
 export function languageOf(path: string): string {
   return LANG_BY_NAME[basename(path)] ?? LANG_BY_EXT[extname(path).slice(1).toLowerCase()] ?? "";
+}
+
+/** The line ZCode puts before the output of a command it judged failed: `Exit code N`. */
+export const EXIT_LINE = /^Exit code (-?\d+)(?:\r?\n|$)/;
+
+/**
+ * A command's output without ZCode's `Exit code N` line and no-output
+ * placeholder (the code is shown apart); `bash_output` display preferred.
+ */
+export function commandText(o: ToolOutcome): string {
+  const full = o.display.kind === "bash_output" && typeof o.display.output === "string" ? o.display.output : (o.text ?? "");
+  const body = full.replace(EXIT_LINE, "");
+  return /^\(\w+ completed with no output\)$/.test(body.trim()) ? "" : body;
 }
 
 /** Output of a command as a console block, with the exit code when known. */

@@ -1,10 +1,10 @@
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk/unstable";
-import type { ToolResult } from "../zcode/event-schemas.ts";
 import { editDiff, firstChangedLine, writeDiff } from "./tool-diffs.ts";
 import {
   absPath,
   capped,
   commandOutputText,
+  commandText,
   displayPath,
   fenced,
   languageOf,
@@ -18,10 +18,13 @@ import {
   withoutReminders,
   type Input,
 } from "./tool-format.ts";
+import type { ToolOutcome } from "./tool-outcome.ts";
 
 // How ZCode tools look in an ACP editor: a title a person can read, the kind
 // that picks the icon, the files to follow, and the result content. Every tool
 // is one row of TOOLS; code outside the table only reads fields and formats.
+// What a finished tool came to (its ToolOutcome) is read in tool-outcome.ts;
+// the helpers shared with the tracker and the diffs are in tool-format.ts.
 
 export interface ToolPresentation {
   title: string;
@@ -29,23 +32,6 @@ export interface ToolPresentation {
   locations: ToolCallLocation[];
   /** Content worth showing before the tool ran (the plan, a proposed edit). */
   content: ToolCallContent[];
-}
-
-/**
- * A finished tool, from a live result or a history part. ZCode reports a
- * command that exited non-zero as a success whose text starts with
- * `Exit code N`; for a person that is a failed command.
- */
-export interface ToolOutcome {
-  /** ZCode's text for the result: command output, file text, a match list, a status line. */
-  text?: string;
-  /** ZCode's richer view of the result (`file_diff`, `bash_output`), or {}. */
-  display: Input;
-  /** A command's exit code, when known. */
-  exitCode?: number;
-  failed: boolean;
-  /** Why it failed, when it did. */
-  error?: string;
 }
 
 interface ToolSpec {
@@ -58,55 +44,6 @@ interface ToolSpec {
   result?: (input: Input, outcome: ToolOutcome, cwd: string) => ToolCallContent[] | undefined;
   /** Its output is a command's output: streamed live (progress tails, terminal extension), exit codes apply. */
   command?: boolean;
-}
-
-// ---- outcomes ----------------------------------------------------------------
-
-const EXIT_LINE = /^Exit code (-?\d+)(?:\r?\n|$)/;
-const FAILED_COMMAND_STATUS = new Set(["timed_out", "spawn_error"]);
-
-function exitLine(text: string | undefined): number | undefined {
-  const m = text ? EXIT_LINE.exec(text) : null;
-  return m ? Number(m[1]) : undefined;
-}
-
-function commandOutcome(text: string | undefined, exitCode: number | undefined, status: string | undefined) {
-  const reported = exitLine(text);
-  const code = exitCode ?? reported;
-  // ZCode writes the `Exit code N` line exactly when it judged the command failed
-  // (a grep that found nothing exits 1 without it).
-  const failed = (reported !== undefined && reported !== 0) || (status !== undefined && FAILED_COMMAND_STATUS.has(status));
-  return { exitCode: code, failed };
-}
-
-/** A live `tool.updated` result. */
-export function outcomeOfResult(name: string, result: ToolResult | undefined): ToolOutcome {
-  const r = result ?? {};
-  const text = typeof r.content === "string" ? r.content : undefined;
-  const display = obj(r.display);
-  const out: ToolOutcome = { text, display, failed: r.success === false };
-  if (specOf(name).command) {
-    const perf = obj(r.perf);
-    const cmd = obj(obj(perf.detail).command);
-    const c = commandOutcome(text, num(cmd, "exitCode") ?? num(perf, "exitCode"), str(cmd, "status"));
-    out.exitCode = c.exitCode;
-    out.failed ||= c.failed;
-  }
-  if (out.failed) out.error = r.error?.message ?? text;
-  return out;
-}
-
-/** A tool part of a history message (`state.output` is the same text as a live result's content). */
-export function outcomeOfPart(name: string, state: { status: string; output?: string; error?: string; metadata?: { display?: unknown } }): ToolOutcome {
-  if (state.status === "error") return { display: {}, failed: true, error: state.error || "Tool failed" };
-  const text = state.output;
-  const out: ToolOutcome = { text, display: obj(state.metadata?.display), failed: false };
-  if (specOf(name).command) {
-    const c = commandOutcome(text, undefined, undefined);
-    out.exitCode = c.exitCode;
-    out.failed = c.failed;
-  }
-  return out;
 }
 
 // ---- per-tool pieces -------------------------------------------------------
@@ -138,10 +75,10 @@ function fileText(text: string): string {
   return numbered ? lines.map((l) => l.replace(/^\s*\d+\t/, "")).join("\n") : clean;
 }
 
-/** A list of paths one per line (after an optional `Found N files` line) as a list relative to cwd. */
 /** "No files found", "No matches found": a sentence, not a path or a match. */
 const NOTHING_FOUND = /^No \w+ found/;
 
+/** A list of paths one per line (after an optional `Found N files` line) as a list relative to cwd. */
 function pathList(text: string, cwd: string): ToolCallContent[] | undefined {
   const lines = text.split("\n").filter((l) => l.trim().length > 0);
   if (lines.length === 0 || NOTHING_FOUND.test(lines[0]!)) return undefined;
@@ -201,13 +138,6 @@ const bash: ToolSpec = {
   },
   command: true,
 };
-
-/** A command's output without ZCode's `Exit code N` line and placeholder (the code is shown apart). */
-export function commandText(o: ToolOutcome): string {
-  const full = o.display.kind === "bash_output" && typeof o.display.output === "string" ? o.display.output : (o.text ?? "");
-  const body = full.replace(EXIT_LINE, "");
-  return /^\(\w+ completed with no output\)$/.test(body.trim()) ? "" : body;
-}
 
 const read: ToolSpec = {
   kind: "read",
