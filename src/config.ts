@@ -34,11 +34,19 @@ export interface BridgeConfig {
    * ZCODE_ACP_APP_HISTORY=0; off in defaultConfig().
    */
   appHistory: boolean;
+  /**
+   * --auto-compact / ZCODE_ACP_AUTO_COMPACT: compact in the background after
+   * a turn that left this much context in use (off when absent).
+   */
+  autoCompact?: AutoCompact;
   /** ZCODE_ACP_REQUEST_TIMEOUT_MS (hidden, for tests): one timeout for every ZCode request instead of the per-method table. */
   requestTimeoutMs?: number;
   /** Environment the child is started with (defaults to process.env). */
   env: Record<string, string | undefined>;
 }
+
+/** A context-use threshold: tokens in use, or a percentage of the model's context window. */
+export type AutoCompact = { tokens: number } | { percent: number };
 
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 /**

@@ -78,6 +78,7 @@ export class Bridge {
       terminalOutput: () => editor.clientCapabilities._meta?.["terminal_output"] === true,
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
+      ...(config.autoCompact ? { autoCompact: config.autoCompact } : {}),
       closing: () => this.closing,
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.

@@ -1,7 +1,6 @@
 import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { CommandContext, SlashCommand } from "../commands/registry.ts";
 import { log } from "../log.ts";
-import type { Env } from "../zcode/resolve.ts";
 import type { Session } from "./session.ts";
 import { waitIdle } from "./session-reads.ts";
 import { textContent } from "./tool-format.ts";
@@ -21,7 +20,7 @@ interface Run {
   zcodeWorking: boolean;
 }
 
-function contextFor(s: Session, args: string, env: Env, run?: Run): CommandContext {
+function contextFor(s: Session, args: string, run?: Run): CommandContext {
   const messageId = crypto.randomUUID();
   // Once the prompt answered `cancelled`, the command goes on unseen.
   const emit = (u: SessionUpdate) => {
@@ -36,7 +35,7 @@ function contextFor(s: Session, args: string, env: Env, run?: Run): CommandConte
     sessionId: s.id,
     cwd: s.cwd,
     args,
-    env,
+    env: s.env,
     api: s.api,
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
@@ -71,8 +70,8 @@ async function runIn(s: Session, command: SlashCommand, ctx: CommandContext, run
 }
 
 /** /steer and the like: runs at once, beside whatever turn is running. */
-export async function runCommandBesideTurn(s: Session, command: SlashCommand, args: string, env: Env): Promise<PromptResponse> {
-  await runIn(s, command, contextFor(s, args, env));
+export async function runCommandBesideTurn(s: Session, command: SlashCommand, args: string): Promise<PromptResponse> {
+  await runIn(s, command, contextFor(s, args));
   return { stopReason: "end_turn" };
 }
 
@@ -83,7 +82,7 @@ export async function runCommandBesideTurn(s: Session, command: SlashCommand, ar
  * the command reaches the editor after the answer, a tool call it left open
  * is failed first, and work ZCode does for it (a goal, a compaction) is stopped.
  */
-export async function runCommandPrompt(s: Session, command: SlashCommand, args: string, signal: AbortSignal, env: Env): Promise<PromptResponse> {
+export async function runCommandPrompt(s: Session, command: SlashCommand, args: string, signal: AbortSignal): Promise<PromptResponse> {
   const abort = new AbortController();
   const cancel = () => abort.abort();
   const holder = { cancel };
@@ -92,7 +91,7 @@ export async function runCommandPrompt(s: Session, command: SlashCommand, args: 
   const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
   const run: Run = { signal: abort.signal, openTools: new Set(), zcodeWorking: false };
   try {
-    const running = runIn(s, command, contextFor(s, args, env, run), run);
+    const running = runIn(s, command, contextFor(s, args, run), run);
     if (await Promise.race([running.then(() => true), cancelled.then(() => false)])) return { stopReason: "end_turn" };
     running.catch((err) => logger.debug("cancelled command failed:", err));
     if (run.zcodeWorking) {

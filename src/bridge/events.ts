@@ -23,8 +23,8 @@ export interface EventState {
   messageIds: { text?: string; reasoning?: string };
   /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
   lastPlanKey: string | undefined;
-  /** `used/size` of the last usage_update sent. */
-  lastUsageKey: string | undefined;
+  /** The context figures of the last usage_update sent. */
+  lastUsage: { used: number; size: number } | undefined;
 }
 
 export interface EventContext {
@@ -120,9 +120,9 @@ export function usageUpdate(used: number | undefined | null, size: number | unde
 export function emitUsage(ctx: { session: EventState; emit(u: SessionUpdate): void }, used: number | undefined | null, size: number | undefined | null): void {
   const u = usageUpdate(used, size ?? ctx.session.options.model?.contextWindow);
   if (!u) return;
-  const key = `${u.used}/${u.size}`;
-  if (key === ctx.session.lastUsageKey) return;
-  ctx.session.lastUsageKey = key;
+  const last = ctx.session.lastUsage;
+  if (last?.used === u.used && last.size === u.size) return;
+  ctx.session.lastUsage = { used: u.used, size: u.size };
   ctx.emit(u);
 }
 

@@ -61,7 +61,7 @@ export async function replayHistory(s: Session, snapshot: Snapshot): Promise<voi
   const usage = usageUpdate(snapshot.projection?.contextUsed ?? 0, snapshot.projection?.contextWindow ?? s.options.model?.contextWindow);
   if (usage) {
     updates.push(usage);
-    s.lastUsageKey = `${usage.used}/${usage.size}`;
+    s.lastUsage = { used: usage.used, size: usage.size };
   }
   if (s.title) updates.push({ sessionUpdate: "session_info_update", title: s.title });
   for (const u of updates) s.emit(u);

@@ -1,5 +1,6 @@
 import { RequestError, type AvailableCommand, type ContentBlock, type PromptResponse, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { matchCommand } from "../commands/registry.ts";
+import type { AutoCompact } from "../config.ts";
 import { log } from "../log.ts";
 import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
@@ -8,6 +9,7 @@ import type { Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";
 import { stagingDirFor } from "./attachment-staging.ts";
+import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
 import { applyEvent, emitUsage, type EventContext } from "./events.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
@@ -32,6 +34,8 @@ export interface SessionDeps {
   withdrawInteractions(sessionId: string): void;
   /** The slash menu in `cwd` (depends on the running CLI and the user's skills there). */
   commands(cwd: string): AvailableCommand[];
+  /** --auto-compact: the context use after which a turn is followed by a compaction. */
+  autoCompact?: AutoCompact;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
   /** A title the editor is told (the ZCode app's history follows it). */
@@ -71,8 +75,8 @@ export class Session implements IntakeOwner, ActivationOwner {
   messageIds: { text?: string; reasoning?: string } = {};
   /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
   lastPlanKey: string | undefined;
-  /** `used/size` of the last usage_update sent. */
-  lastUsageKey: string | undefined;
+  /** The context figures of the last usage_update sent. */
+  lastUsage: { used: number; size: number } | undefined;
   /** The editor's MCP servers: ZCode takes them again on every resume. */
   mcpServers: ZCodeMcpServer[] | undefined;
   /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */
@@ -106,6 +110,11 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   get timings(): Timings {
     return this.deps.timings;
+  }
+
+  /** The bridge's environment (HOME, settings), never process.env. */
+  get env(): Env {
+    return this.deps.env;
   }
 
   get activation(): number {
@@ -242,9 +251,9 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
   async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
-    const input = promptToInput(blocks, { cwd: this.cwd, stagingDir: () => stagingDirFor(this.deps.env) });
+    const input = promptToInput(blocks, { cwd: this.cwd, stagingDir: () => stagingDirFor(this.env) });
     const match = matchCommand(input.typed, this.api.capabilities());
-    if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args, this.deps.env);
+    if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
     let started = false;
     const queued = this.exclusive(async (): Promise<PromptResponse> => {
       started = true;
@@ -252,12 +261,14 @@ export class Session implements IntakeOwner, ActivationOwner {
       if (signal.aborted || this.deps.closing()) return { stopReason: "cancelled" };
       // Closed while this prompt waited for the one before it.
       if (this.closed) throw RequestError.sessionNotFound(this.id);
-      if (match) return runCommandPrompt(this, match.command, match.args, signal, this.deps.env);
+      if (match) return runCommandPrompt(this, match.command, match.args, signal);
       const turn = new Turn(this, input);
       const onAbort = () => void this.cancel("editor");
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        return await turn.run();
+        const answer = await turn.run();
+        if (answer.stopReason === "end_turn") this.compactIfDue();
+        return answer;
       } finally {
         signal.removeEventListener("abort", onAbort);
       }
@@ -271,6 +282,13 @@ export class Session implements IntakeOwner, ActivationOwner {
       else signal.addEventListener("abort", onAbort, { once: true });
     });
     return Promise.race([queued, cancelledWhileQueued]);
+  }
+
+  /** --auto-compact: queued right behind the turn that filled the context, ahead of any prompt typed later. */
+  private compactIfDue(): void {
+    const threshold = this.deps.autoCompact;
+    if (!threshold || !compactionDue(threshold, this.lastUsage) || this.deps.closing()) return;
+    void this.exclusive(() => compactInBackground(this, threshold)).catch((err) => logger.warn(`auto-compact of ${this.id} failed:`, err));
   }
 
   /**
@@ -317,7 +335,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     const r = await this.withActive(() => this.api.setModel({ sessionId: this.id, model: choice }));
     this.modelChoice = choice;
     if (r.settings) this.applySettings(r.settings);
-    const used = this.lastUsageKey ? Number(this.lastUsageKey.split("/")[0]) : 0;
+    const used = this.lastUsage?.used ?? 0;
     emitUsage(this.eventContext(), used, info.contextWindow);
   }
 

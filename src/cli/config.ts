@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type BridgeConfig } from "../config.ts";
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type AutoCompact, type BridgeConfig } from "../config.ts";
 import { isLogLevel, LOG_LEVEL_NAMES } from "../log.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -16,6 +16,19 @@ function appHistory(flags: Record<string, string | boolean>, env: Env): boolean 
   if (OFF.has(v)) return false;
   if (ON.has(v)) return true;
   throw new UsageError(`ZCODE_ACP_APP_HISTORY: '${raw}' is not 0 or 1 (also false/true, off/on, no/yes)`);
+}
+
+/** `150000` (tokens in use) or `80%` (of the context window); anything else names where it came from. */
+function parseAutoCompact(raw: string, from: string): AutoCompact {
+  const v = raw.trim();
+  const percent = /^(\d{1,3}(?:\.\d+)?)\s*%$/.exec(v);
+  if (percent) {
+    const p = Number(percent[1]);
+    if (p > 0 && p <= 100) return { percent: p };
+  } else if (/^\d+$/.test(v) && Number(v) > 0 && Number.isSafeInteger(Number(v))) {
+    return { tokens: Number(v) };
+  }
+  throw new UsageError(`${from}: '${raw}' is not a token count (like 150000) or a percentage of the context window (like 80%)`);
 }
 
 /**
@@ -66,6 +79,8 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   const logFile = pick("log-file", "ZCODE_ACP_LOG_FILE");
   if (logFile) config.logFile = logFile.value;
   if (mode) config.mode = mode.value;
+  const autoCompact = pick("auto-compact", "ZCODE_ACP_AUTO_COMPACT");
+  if (autoCompact) config.autoCompact = parseAutoCompact(autoCompact.value, autoCompact.from);
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
   // Hidden, for tests: silence (ms) in a running turn before resubscribing,

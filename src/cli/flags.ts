@@ -44,6 +44,12 @@ export const serveFlags = {
     description: "Write a redacted JSON-lines trace of both wires to this file, mode 0600 (env ZCODE_ACP_TRACE)",
     valueHint: "file",
   },
+  "auto-compact": {
+    type: "string",
+    description:
+      "Compact the conversation in the background after a turn that leaves this much context in use: tokens, or a percentage of the context window like 80% (env ZCODE_ACP_AUTO_COMPACT; default off)",
+    valueHint: "tokens|percent%",
+  },
   "no-app-history": {
     type: "boolean",
     description:

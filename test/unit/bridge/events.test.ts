@@ -26,7 +26,7 @@ function session(withSettings = true): EventState {
     tracker: new ToolCallTracker({ cwd: CWD, terminalOutput: false }),
     messageIds: {},
     lastPlanKey: undefined,
-    lastUsageKey: undefined,
+    lastUsage: undefined,
   };
 }
 

@@ -1,0 +1,56 @@
+import type { AutoCompact } from "../config.ts";
+import { matchCommand } from "../commands/registry.ts";
+import { log } from "../log.ts";
+import { runCommandPrompt } from "./command-run.ts";
+import type { Session } from "./session.ts";
+
+// --auto-compact: after a turn that left the context at or above the
+// threshold, the session compacts in the background, exactly as if the user
+// had typed /compact next (same request, same tool call, same reply), behind
+// a short notice that says why. It holds the session's queue, so a prompt
+// typed meanwhile waits for it instead of meeting a busy ZCode.
+
+const logger = log.withTag("auto-compact");
+
+interface Usage {
+  used: number;
+  size: number;
+}
+
+/** Whether the context in use reached the threshold. */
+export function compactionDue(threshold: AutoCompact, usage: Usage | undefined): boolean {
+  if (!usage) return false;
+  if ("tokens" in threshold) return usage.used >= threshold.tokens;
+  return usage.size > 0 && usage.used * 100 >= threshold.percent * usage.size;
+}
+
+function describe(threshold: AutoCompact): string {
+  if ("percent" in threshold) return `${threshold.percent}% of the context window`;
+  return `${threshold.tokens.toLocaleString("en-US")} token${threshold.tokens === 1 ? "" : "s"}`;
+}
+
+/** The compaction, once the prompt that triggered it has been answered. */
+export async function compactInBackground(s: Session, threshold: AutoCompact): Promise<void> {
+  // Let the prompt's answer reach the editor first: this runs in the same turn of the event loop otherwise.
+  await new Promise((r) => setTimeout(r, 0));
+  const usage = s.lastUsage;
+  if (s.closed || !compactionDue(threshold, usage)) return;
+  const caps = s.api.capabilities();
+  if (caps?.supports("session/compact") === false) {
+    logger.debug("this ZCode CLI cannot compact; auto-compact skipped");
+    return;
+  }
+  const compact = matchCommand("/compact", caps);
+  if (!compact) return;
+  const pct = usage!.size > 0 ? ` (${Math.round((usage!.used * 100) / usage!.size)}%)` : "";
+  s.emit({
+    sessionUpdate: "agent_message_chunk",
+    messageId: crypto.randomUUID(),
+    content: {
+      type: "text",
+      text: `\n\n_Context in use: ${usage!.used.toLocaleString("en-US")} of ${usage!.size.toLocaleString("en-US")} tokens${pct}, at or above the auto-compact threshold of ${describe(threshold)}: compacting the conversation…_\n\n`,
+    },
+  });
+  logger.info(`session ${s.id}: context ${usage!.used}/${usage!.size}, compacting`);
+  await runCommandPrompt(s, compact.command, "", new AbortController().signal);
+}
