@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { log as rootLog } from "../log.ts";
-import type { Env } from "../zcode/resolve.ts";
+import type { Env } from "../zcode/host.ts";
 import { withBusyRetry, isBusy } from "./busy-retry.ts";
 import { taskRow, type SessionCreatedInfo } from "./task-row.ts";
 import { insertTask, layoutProblem, tasksIndexPath, updateTitle } from "./tasks-index.ts";

@@ -62,7 +62,7 @@
 
 import type { Database } from "bun:sqlite";
 import path from "node:path";
-import { homeDir, type Env } from "../zcode/resolve.ts";
+import { homeDir, type Env } from "../zcode/host.ts";
 import { searchText, type TaskRowValues } from "./task-row.ts";
 
 export function tasksIndexPath(env: Env): string | undefined {

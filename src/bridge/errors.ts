@@ -1,6 +1,7 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import {
   isSessionMissing,
+  NodeMissingError,
   ZCODE_ERR,
   ZCodeError,
   ZCodeExitedError,
@@ -38,7 +39,8 @@ const BY_CODE = new Map<number, Mapper>([
 /** Any error thrown while serving a request → the RequestError the editor shows. */
 export function toRequestError(err: unknown, ctx: { sessionId?: string } = {}): RequestError {
   if (err instanceof RequestError) return err;
-  if (err instanceof ZCodeNotFoundError || err instanceof ZCodeUnsupportedError) {
+  // Setup problems: the message says what is missing and how to fix it.
+  if (err instanceof ZCodeNotFoundError || err instanceof ZCodeUnsupportedError || err instanceof NodeMissingError) {
     return new RequestError(INTERNAL, err.message);
   }
   if (err instanceof ZCodeExitedError) {

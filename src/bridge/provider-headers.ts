@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { log } from "../log.ts";
 import { appProviderFor, appProviders } from "../zcode/app-config.ts";
 import { ProviderHeadersParamsSchema, type ProviderHeadersAnswer } from "../zcode/request-schemas.ts";
-import type { Env } from "../zcode/resolve.ts";
+import type { Env } from "../zcode/host.ts";
 
 // interaction/requestProviderRuntimeHeaders: before a model request on an
 // account-type provider (a GLM Coding Plan signed in through the app), ZCode

@@ -5,7 +5,10 @@ import { VERSION } from "../version.ts";
 import { desktopAppVersion } from "../zcode/app-version.ts";
 import { CliCapabilities } from "../zcode/capabilities.ts";
 import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR, launchEnv, providerConfigVars } from "../zcode/launch-env.ts";
-import { detectVersion, homeDir, nodeProblemOf, resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
+import { detectVersion } from "../zcode/cli-version.ts";
+import { NodeMissingError } from "../zcode/errors.ts";
+import { homeDir } from "../zcode/host.ts";
+import { resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { selfCommand } from "./self.ts";
 import { selfChecks } from "./self-check.ts";
@@ -45,9 +48,9 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
     });
     checks.push({ ok: true, label: "ZCode CLI", detail: `${launch.entry} (${SOURCE_TEXT[launch.source]})` });
   } catch (e) {
-    const nodeProblem = nodeProblemOf(e);
-    if (nodeProblem) {
-      checks.push({ ok: true, label: "ZCode CLI", detail: `${nodeProblem.entry} (${SOURCE_TEXT[nodeProblem.source]})` });
+    if (e instanceof NodeMissingError) {
+      // The CLI was found; what it lacks is a Node to run it.
+      checks.push({ ok: true, label: "ZCode CLI", detail: `${e.entry} (${SOURCE_TEXT[e.source]})` });
       checks.push({ ok: false, label: "Node for the JS entry", detail: messageOf(e), fix: NODE_FIX });
     } else {
       checks.push({

@@ -1,6 +1,6 @@
 import { log } from "../log.ts";
 import { VERSION } from "../version.ts";
-import type { Env } from "../zcode/resolve.ts";
+import type { Env } from "../zcode/host.ts";
 import { parseQuotaResponse, type QuotaOutcome } from "./parse.ts";
 import type { QuotaTarget } from "./target.ts";
 

@@ -1,6 +1,6 @@
 import { parseModelValue } from "../bridge/options.ts";
 import { appProviderFor, appProviders, type AppProvider } from "../zcode/app-config.ts";
-import type { Env } from "../zcode/resolve.ts";
+import type { Env } from "../zcode/host.ts";
 
 // Where /quota asks and with which key. The key is the one the ZCode app
 // stored for a GLM Coding Plan provider in ~/.zcode/v2/config.json; it goes

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { homeDir, type Env } from "./resolve.ts";
+import { homeDir, type Env } from "./host.ts";
 
 // The ZCode app's own configuration, read-only: ~/.zcode/v2/config.json holds
 // the providers the user signed in to (`provider.<id>.options.{apiKey, baseURL}`).

@@ -25,7 +25,8 @@ import {
 import { readLines } from "./lines.ts";
 import { LogLimiter } from "./log-limit.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
-import { clearVersionCache, detectVersion, resolveZCode, type ZCodeLaunch } from "./resolve.ts";
+import { detectVersion } from "./cli-version.ts";
+import { resolveZCode, type ZCodeLaunch } from "./resolve.ts";
 import { readEnvelope, type RawEvent } from "./event-schemas.ts";
 import { launchEnv } from "./launch-env.ts";
 import { RUNTIME_PREFERENCES } from "./request-schemas.ts";
@@ -153,8 +154,7 @@ export class ZCodeConnection {
       resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
     this.launch = launch;
     const env = launchEnv(launch, this.config.env);
-    // Once per child: the CLI may have been updated (or replaced) in place since the last one.
-    clearVersionCache();
+    // Asked again for every child: the CLI may have been updated (or replaced) in place since the last one.
     const version = await detectVersion(launch, env);
     this.detectedVersion = version;
     const capabilities = new CliCapabilities(version);

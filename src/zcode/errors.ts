@@ -95,15 +95,54 @@ export const HOW_TO_POINT_AT_ZCODE =
   "Install the ZCode app or CLI, or set ZCODE_BIN (or --zcode-bin) to the `zcode` binary or its zcode.cjs entry. " +
   "Run `zcode-acp-server doctor` to see what was found.";
 
+/** A not-found message: what is missing, where it was looked for, how to point at ZCode. */
+function notFoundMessage(message: string, searched: string[]): string {
+  const where = searched.length ? `\nSearched:\n${searched.map((s) => `  - ${s}`).join("\n")}` : "";
+  return `${message}${where}\n${HOW_TO_POINT_AT_ZCODE}`;
+}
+
 export class ZCodeNotFoundError extends ZCodeError {
   override name = "ZCodeNotFoundError";
   /** Every place that was looked at, in order. */
   readonly searched: string[];
 
   constructor(message: string, searched: string[] = []) {
-    const where = searched.length ? `\nSearched:\n${searched.map((s) => `  - ${s}`).join("\n")}` : "";
-    super(`${message}${where}\n${HOW_TO_POINT_AT_ZCODE}`, { code: LOCAL_ERR.notFound });
+    super(notFoundMessage(message, searched), { code: LOCAL_ERR.notFound });
     this.searched = searched;
+  }
+}
+
+/** How the ZCode CLI was found: ZCODE_BIN / --zcode-bin, on PATH, or inside the desktop app. */
+export type CliSource = "env" | "path" | "app-bundle";
+
+/**
+ * The ZCode CLI was found, but it is a JavaScript entry and no usable Node.js
+ * runs it: none was found, ZCODE_NODE is not one, or every one found is older
+ * than the CLI needs. It carries the CLI that was found, so doctor reports the
+ * CLI as found and Node as the problem (with the Node fix); the editor gets
+ * the message, as for a CLI that was not found, and the code of the cause
+ * (not found, or unsupported for a Node that is too old).
+ */
+export class NodeMissingError extends ZCodeError {
+  override name = "NodeMissingError";
+  /** The JS entry that needs Node (symlinks resolved). */
+  readonly entry: string;
+  readonly source: CliSource;
+  /** `not-found`: no Node at all (or ZCODE_NODE is not one); `too-old`: the Nodes found are too old or do not run. */
+  readonly reason: "not-found" | "too-old";
+  /** Every Node looked at, in order, as the message lists them. */
+  readonly tried: string[];
+
+  constructor(cli: { entry: string; source: CliSource }, reason: "not-found" | "too-old", message: string, tried: string[]) {
+    // A missing Node reads like a missing CLI (where it was looked for, how
+    // to point at it); a Node that is too old says which ones were found.
+    super(reason === "not-found" ? notFoundMessage(message, tried) : message, {
+      code: reason === "not-found" ? LOCAL_ERR.notFound : LOCAL_ERR.unsupported,
+    });
+    this.entry = cli.entry;
+    this.source = cli.source;
+    this.reason = reason;
+    this.tried = tried;
   }
 }
 

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { homeDir, type Env, type ZCodeLaunch } from "./resolve.ts";
+import { homeDir, type Env } from "./host.ts";
+import type { ZCodeLaunch } from "./resolve.ts";
 
 // The environment the ZCode CLI is started with (both `--version` and
 // `app-server`). The CLI bundled with the desktop app (3.12 and later) exits

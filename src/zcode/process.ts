@@ -1,6 +1,7 @@
 import type { Subprocess } from "bun";
 import { log as rootLog } from "../log.ts";
-import type { Env, ZCodeLaunch } from "./resolve.ts";
+import type { Env } from "./host.ts";
+import type { ZCodeLaunch } from "./resolve.ts";
 
 // Spawning the ZCode child in its own process group, ending the whole group,
 // and making sure it cannot outlive us.

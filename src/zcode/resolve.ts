@@ -1,24 +1,24 @@
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
-import { homedir as osHomedir } from "node:os";
+import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { compareVersions, extractVersion } from "./capabilities.ts";
-import { redactLine } from "../redact.ts";
-import { LOCAL_ERR, ZCodeError, ZCodeNotFoundError, ZCodeUnsupportedError } from "./errors.ts";
+import { ZCodeNotFoundError, type CliSource } from "./errors.ts";
+import { findNode, type NodeSearch } from "./find-node.ts";
+import { homeDir, inHome, isExecutable, isFile, nonEmpty, which, type Env } from "./host.ts";
 
 // Finding and launching the ZCode CLI, exactly as ZCODE-FIELD-NOTES.md says:
 // ZCODE_BIN (a binary or a .cjs/.mjs/.js entry), then `zcode` on PATH, then the
-// copy inside the desktop app. A JS entry needs Node >= 22 (node:sqlite,
-// node:sea; Bun cannot run it), resolved explicitly because editors started
-// from a GUI often have no node on PATH. Always an argument array, never a shell.
+// copy inside the desktop app. A JS entry runs under the Node find-node.ts
+// finds (Bun cannot run it). Always an argument array, never a shell. The
+// CLI's version is asked separately (cli-version.ts), per child.
 
-export type Env = Record<string, string | undefined>;
+// Kept for importers of the launch API that still take the type from here.
+export type { Env } from "./host.ts";
 
 export interface ZCodeLaunch {
   /** argv prefix; append "app-server", "--stdio" or "--version". */
   command: string[];
   /** The binary or JS entry that was found. */
   entry: string;
-  source: "env" | "path" | "app-bundle";
+  source: CliSource;
   /** The Node that runs a JS entry. */
   node?: string;
   /** `node --version` of that Node. */
@@ -35,13 +35,19 @@ export interface ResolveOptions {
   homedir?: string;
 }
 
-export const MIN_NODE_MAJOR = 22;
+/** What the search depends on; the same context then finds the Node a JS entry needs. */
+type Ctx = NodeSearch;
+
 const JS_ENTRY = /\.(c|m)?js$/i;
 
+/**
+ * How to run ZCode. Throws ZCodeNotFoundError when no CLI is found, and
+ * NodeMissingError when the CLI is a JS entry that no usable Node runs.
+ */
 export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
   const platform = opts.platform ?? process.platform;
   const home = homeDir(opts.env, opts.homedir);
-  const ctx: Ctx = { env: opts.env, platform, home, node: opts.node ?? nonEmpty(opts.env.ZCODE_NODE) };
+  const ctx: Ctx = { env: opts.env, platform, home, explicit: opts.node ?? nonEmpty(opts.env.ZCODE_NODE) };
   const searched: string[] = [];
 
   const bin = opts.bin ?? nonEmpty(opts.env.ZCODE_BIN);
@@ -65,76 +71,12 @@ export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
   throw new ZCodeNotFoundError("The ZCode CLI was not found.", searched);
 }
 
-interface Ctx {
-  env: Env;
-  platform: NodeJS.Platform;
-  /** Absolute, or undefined: then nothing is looked for under it. */
-  home: string | undefined;
-  node: string | undefined;
-}
-
-/**
- * The user's home directory: `override`, HOME, USERPROFILE or the OS's answer,
- * whichever is the first absolute path. An empty or relative HOME (editors
- * launched with `HOME=`) must not turn home-relative paths into paths under
- * the working directory (the user's project), where a planted
- * `.volta/bin/node` would be run to ask its version.
- */
-export function homeDir(env: Env, override?: string): string | undefined {
-  return [override, env.HOME, env.USERPROFILE, osHomedir()].find((h) => !!h && path.isAbsolute(h));
-}
-
-/** `home/parts…`, or nothing when there is no (absolute) home. */
-function inHome(home: string | undefined, ...parts: string[]): string[] {
-  return home ? [path.join(home, ...parts)] : [];
-}
-
-function nonEmpty(s: string | undefined): string | undefined {
-  return s && s.trim() ? s : undefined;
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isExecutable(p: string, platform: NodeJS.Platform): boolean {
-  if (!isFile(p)) return false;
-  if (platform === "win32") return true;
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function findExplicit(bin: string, ctx: Ctx): string | undefined {
   // A bare name ("zcode") is looked up on PATH; anything with a separator is a path.
   if (!bin.includes("/") && !bin.includes("\\") && !isFile(bin)) return which(bin, ctx);
   const abs = path.resolve(bin);
   if (!isFile(abs)) return undefined;
   return abs;
-}
-
-function pathDirs(ctx: Ctx): string[] {
-  const raw = ctx.env.PATH ?? ctx.env.Path ?? "";
-  const sep = ctx.platform === "win32" ? ";" : ":";
-  return raw.split(sep).filter(Boolean);
-}
-
-function which(name: string, ctx: Ctx): string | undefined {
-  const exts = ctx.platform === "win32" ? ["", ".exe", ".cmd", ".bat"] : [""];
-  for (const dir of pathDirs(ctx)) {
-    for (const ext of exts) {
-      const p = path.join(dir, name + ext);
-      if (isExecutable(p, ctx.platform)) return p;
-    }
-  }
-  return undefined;
 }
 
 function appBundleCandidates(ctx: Ctx): string[] {
@@ -184,13 +126,7 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
     // keep the path as given
   }
   if (JS_ENTRY.test(real) || hasNodeShebang(real)) {
-    let node: NodeFound;
-    try {
-      node = resolveNode(ctx, real);
-    } catch (e) {
-      if (e instanceof Error) nodeProblems.set(e, { entry: real, source });
-      throw e;
-    }
+    const node = findNode(ctx, { entry: real, source });
     return { command: [node.path, real], entry: real, source, node: node.path, nodeVersion: node.version };
   }
   if (!isExecutable(entry, ctx.platform))
@@ -233,249 +169,4 @@ export function resolveCmdShim(shim: string): string | undefined {
     if (isFile(p)) return p;
   }
   return undefined;
-}
-
-// ---------------------------------------------------------------- Node
-
-export interface NodeFound {
-  path: string;
-  version: string;
-}
-
-function nodeCandidates(ctx: Ctx): string[] {
-  const home = ctx.home;
-  const exe = ctx.platform === "win32" ? "node.exe" : "node";
-  const out: string[] = [];
-  if (ctx.platform === "win32") {
-    if (ctx.env.ProgramFiles) out.push(path.join(ctx.env.ProgramFiles, "nodejs", exe));
-    if (ctx.env.LOCALAPPDATA) out.push(path.join(ctx.env.LOCALAPPDATA, "Volta", "bin", exe));
-  } else {
-    out.push("/opt/homebrew/bin/node", "/usr/local/bin/node", ...inHome(home, ".volta/bin/node"));
-    for (const nvmRoot of inHome(home, ".nvm/versions/node")) out.push(...versionDirs(nvmRoot, "bin/node"));
-    for (const fnmRoot of [
-      ...inHome(home, ".local/share/fnm/node-versions"),
-      ...inHome(home, "Library/Application Support/fnm/node-versions"),
-      ...inHome(home, ".fnm/node-versions"),
-    ])
-      out.push(...versionDirs(fnmRoot, "installation/bin/node"));
-    out.push("/usr/bin/node");
-  }
-  return out;
-}
-
-/** `<root>/<version>/<rel>` for every version dir, newest version first. */
-function versionDirs(root: string, rel: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => extractVersion(n))
-    .sort((a, b) => compareVersions(b, a))
-    .map((n) => path.join(root, n, rel));
-}
-
-/** Runs `<node> --version`; undefined when it does not run. */
-export function nodeVersionOf(node: string, env: Env): string | undefined {
-  try {
-    const r = Bun.spawnSync([node, "--version"], {
-      env: env as Record<string, string>,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "ignore",
-      timeout: 5000,
-    });
-    if (r.exitCode !== 0) return undefined;
-    return extractVersion(r.stdout.toString());
-  } catch {
-    return undefined;
-  }
-}
-
-function majorOf(version: string): number {
-  return Number(version.split(".")[0]);
-}
-
-const nodeProblems = new WeakMap<Error, { entry: string; source: ZCodeLaunch["source"] }>();
-
-/**
- * When resolveZCode failed because the CLI was found but no usable Node.js
- * runs it: the entry and how it was found (doctor reports the CLI as found
- * and the Node as the problem, with the Node fix).
- */
-export function nodeProblemOf(e: unknown): { entry: string; source: ZCodeLaunch["source"] } | undefined {
-  return e instanceof Error ? nodeProblems.get(e) : undefined;
-}
-
-/** The Node that runs a JS entry: explicit setting, then common install paths, then PATH. */
-function resolveNode(ctx: Ctx, entry: string): NodeFound {
-  if (ctx.node) {
-    const p = path.resolve(ctx.node);
-    const version = isFile(p) ? nodeVersionOf(p, ctx.env) : undefined;
-    if (!version)
-      throw new ZCodeNotFoundError(`ZCODE_NODE points at ${JSON.stringify(ctx.node)}, which is not a working Node.js.`, [
-        `ZCODE_NODE=${ctx.node}`,
-      ]);
-    if (majorOf(version) < MIN_NODE_MAJOR) throw nodeTooOld(entry, [`${p} (v${version})`]);
-    return { path: p, version };
-  }
-  const tried: string[] = [];
-  const seen = new Set<string>();
-  const candidates = nodeCandidates(ctx);
-  const onPath = which("node", ctx);
-  if (onPath) candidates.push(onPath);
-  for (const c of candidates) {
-    if (seen.has(c) || !isFile(c)) continue;
-    seen.add(c);
-    const version = nodeVersionOf(c, ctx.env);
-    if (!version) {
-      tried.push(`${c} (does not run)`);
-      continue;
-    }
-    if (majorOf(version) >= MIN_NODE_MAJOR) return { path: c, version };
-    tried.push(`${c} (v${version})`);
-  }
-  if (tried.length) throw nodeTooOld(entry, tried);
-  throw new ZCodeNotFoundError(
-    `${entry} is a JavaScript entry and needs Node.js >= ${MIN_NODE_MAJOR}, but no Node.js was found. ` +
-      "Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.",
-    [...candidates.filter((c, i) => candidates.indexOf(c) === i), "node on PATH"],
-  );
-}
-
-function nodeTooOld(entry: string, tried: string[]): ZCodeUnsupportedError {
-  return new ZCodeUnsupportedError(
-    tried.join(", "),
-    `${entry} is a JavaScript entry and needs Node.js >= ${MIN_NODE_MAJOR} (it uses node:sqlite), ` +
-      `but only found: ${tried.join(", ")}. Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.`,
-  );
-}
-
-// ---------------------------------------------------------------- version
-
-const versionCache = new Map<string, Promise<string>>();
-
-/**
- * `<command> --version`, once per launch (cached by command line and environment).
- * Resolves to the bare version (e.g. "0.15.3"); rejects with a ZCodeError when
- * the CLI does not run or prints no version.
- */
-export function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 15_000): Promise<string> {
-  // The environment is part of the key: it can change what runs (PATH, or a
-  // simulator personality in tests).
-  const key = JSON.stringify([launch.command, env]);
-  let p = versionCache.get(key);
-  if (!p) {
-    p = runVersion(launch, env, timeoutMs);
-    versionCache.set(key, p);
-    // A failure is not cached: the user may fix the install and retry.
-    p.catch(() => versionCache.delete(key));
-  }
-  return p;
-}
-
-/** How long the version output may take to arrive once the probe has exited. */
-const PROBE_DRAIN_MS = 250;
-/** Most output of the probe we keep (a version is a few bytes; a spewing probe must not grow our memory). */
-const PROBE_OUTPUT_MAX = 64 * 1024;
-
-async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number): Promise<string> {
-  const cmd = [...launch.command, "--version"];
-  const isWin = process.platform === "win32";
-  let proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>;
-  try {
-    proc = Bun.spawn(cmd, {
-      env: env as Record<string, string>,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      // Its own process group: a wrapper script that does not `exec` leaves
-      // the real CLI as a grandchild, which a kill of the wrapper alone would
-      // leave running (and holding our pipes open).
-      detached: !isWin,
-    });
-  } catch (e) {
-    throw new ZCodeNotFoundError(`Could not start ${launch.entry}: ${(e as Error).message}`, [launch.entry]);
-  }
-  const killTree = () => {
-    try {
-      if (isWin) proc.kill("SIGKILL");
-      else process.kill(-proc.pid, "SIGKILL");
-    } catch {
-      // ESRCH: nothing of it is left.
-    }
-  };
-  const out = collectText(proc.stdout);
-  const err = collectText(proc.stderr);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
-  try {
-    const first = await Promise.race([proc.exited, deadline]);
-    if (first === "timeout") {
-      killTree();
-      throw new ZCodeError(
-        `\`${cmd.join(" ")}\` did not finish within ${(timeoutMs / 1000).toFixed(1)} s; it was stopped, with every process it started`,
-        { code: LOCAL_ERR.timeout, method: "--version" },
-      );
-    }
-    const code = first;
-    // Exited: its output is in the pipes. A process it left behind may hold
-    // them open, so their end is awaited only briefly (and that process ended).
-    const drained = await Promise.race([Promise.all([out.done, err.done]).then(() => true), Bun.sleep(PROBE_DRAIN_MS).then(() => false), deadline.then(() => false)]);
-    if (!drained) killTree();
-    const stdout = out.text();
-    const stderr = err.text();
-    const version = extractVersion(stdout) ?? (code === 0 ? extractVersion(stderr) : undefined);
-    if (code !== 0 || !version) {
-      const why = proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${code}`;
-      // The CLI's stderr goes into an error the editor shows: redacted (a
-      // wrapper may echo its environment), then cut.
-      const said = redactLine(stderr.trim()).slice(0, 500);
-      throw new ZCodeError(`\`${cmd.join(" ")}\` ${why} without printing a version${said ? `: ${said}` : ""}`, {
-        code: -32603,
-        method: "--version",
-      });
-    }
-    return version;
-  } finally {
-    clearTimeout(timer);
-    out.stop();
-    err.stop();
-  }
-}
-
-/** Reads a pipe into text (at most PROBE_OUTPUT_MAX bytes kept) until its end or `stop()`. */
-function collectText(stream: ReadableStream<Uint8Array>): { done: Promise<void>; text(): string; stop(): void } {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let text = "";
-  let kept = 0;
-  const done = (async () => {
-    try {
-      for (;;) {
-        const r = await reader.read();
-        if (r.done) break;
-        if (kept < PROBE_OUTPUT_MAX) {
-          const part = r.value.subarray(0, PROBE_OUTPUT_MAX - kept);
-          kept += part.length;
-          text += dec.decode(part, { stream: true });
-        }
-      }
-    } catch {
-      // cancelled, or the pipe broke: keep what we have
-    }
-  })();
-  return {
-    done,
-    text: () => text,
-    // Stop waiting on a pipe some other process still holds open.
-    stop: () => void reader.cancel().catch(() => {}),
-  };
-}
-
-/** For tests: forget cached versions. */
-export function clearVersionCache(): void {
-  versionCache.clear();
 }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REDACTED, redactLine } from "../../src/redact.ts";
 import { errorFromWire, ZCodeExitedError } from "../../src/zcode/errors.ts";
-import { clearVersionCache, detectVersion } from "../../src/zcode/resolve.ts";
+import { detectVersion } from "../../src/zcode/cli-version.ts";
 import { StderrCollector } from "../../src/zcode/stderr.ts";
 
 // What a crashing CLI (or a wrapper echoing its environment) may print.
@@ -67,7 +67,6 @@ describe("redaction of child output at its source", () => {
   });
 
   test("the --version probe's stderr is redacted in its error", async () => {
-    clearVersionCache();
     const bin = join(tmp, "zcode-leaky");
     writeFileSync(bin, `#!/bin/sh\n${SECRET_LINES.map((l) => `echo ${shellQuote(l)} >&2`).join("\n")}\nexit 4\n`);
     chmodSync(bin, 0o755);

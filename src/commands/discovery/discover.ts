@@ -1,7 +1,7 @@
 import type { AvailableCommand } from "@agentclientprotocol/sdk/unstable";
 import path from "node:path";
 import { log } from "../../log.ts";
-import { homeDir, type Env } from "../../zcode/resolve.ts";
+import { homeDir, type Env } from "../../zcode/host.ts";
 import { scanCommands, type CommandRoot } from "./custom-commands.ts";
 import { menuEntries } from "./menu-entries.ts";
 import { enabledPlugins } from "./plugins.ts";

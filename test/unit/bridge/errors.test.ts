@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { isBusy, isExited, isNotActive, toRequestError, zcodeCode } from "../../../src/bridge/errors.ts";
-import { ZCodeError, ZCodeExitedError, ZCodeNotFoundError, ZCodeTimeoutError, ZCodeUnsupportedError } from "../../../src/zcode/errors.ts";
+import { NodeMissingError, ZCodeError, ZCodeExitedError, ZCodeNotFoundError, ZCodeTimeoutError, ZCodeUnsupportedError } from "../../../src/zcode/errors.ts";
 
 const z = (code: number, message = "m", method = "session/send") => new ZCodeError(message, { code, method });
 
@@ -43,6 +43,19 @@ describe("toRequestError", () => {
     expect(e.data).toEqual({ zcodeCode: -32031 });
     expect(zcodeCode(z(-32031))).toBe(-32031);
     expect(zcodeCode("x")).toBeUndefined();
+  });
+
+  test("a CLI found without a Node to run it: the message as it is, like a CLI not found", () => {
+    const cli = { entry: "/opt/zcode/zcode.cjs", source: "path" as const };
+    for (const err of [
+      new NodeMissingError(cli, "not-found", "needs Node.js >= 22, but no Node.js was found.", ["node on PATH"]),
+      new NodeMissingError(cli, "too-old", "needs Node.js >= 22, but only found: /usr/bin/node (v20.1.0).", ["/usr/bin/node (v20.1.0)"]),
+    ]) {
+      const e = toRequestError(err);
+      expect(e.code).toBe(-32603);
+      expect(e.message).toBe(err.message);
+      expect(e.message).toContain("needs Node.js >= 22");
+    }
   });
 
   test("local failures: not found, unsupported, died, timed out; never -32000", () => {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZCodeNotFoundError, ZCodeUnsupportedError } from "../../../src/zcode/errors.ts";
-import { clearVersionCache, detectVersion, resolveCmdShim, resolveZCode } from "../../../src/zcode/resolve.ts";
+import { LOCAL_ERR, NodeMissingError, ZCodeNotFoundError } from "../../../src/zcode/errors.ts";
+import { resolveCmdShim, resolveZCode } from "../../../src/zcode/resolve.ts";
 
 // Every case builds its own little world in a temp dir: fake `zcode` binaries,
 // fake `node`s that print a version, a fake home with nvm or an app bundle.
@@ -61,7 +61,7 @@ describe("ZCODE_BIN", () => {
     });
   }
 
-  test("Node < 22 is rejected with a clear message", () => {
+  test("Node < 22 is rejected with a clear message, naming the CLI that was found", () => {
     const d = dir();
     const e = entry(join(d, "zcode.cjs"));
     const node = fakeNode(join(d, "node"), "20.11.1");
@@ -71,7 +71,9 @@ describe("ZCODE_BIN", () => {
     } catch (x) {
       err = x;
     }
-    expect(err).toBeInstanceOf(ZCodeUnsupportedError);
+    // The CLI was found: doctor reports it as found and Node as the problem.
+    expect(err).toBeInstanceOf(NodeMissingError);
+    expect(err).toMatchObject({ entry: e, source: "env", reason: "too-old", code: LOCAL_ERR.unsupported });
     expect((err as Error).message).toContain("Node.js >= 22");
     expect((err as Error).message).toContain("v20.11.1");
     expect((err as Error).message).toContain("ZCODE_NODE");
@@ -81,6 +83,17 @@ describe("ZCODE_BIN", () => {
     const d = dir();
     const e = entry(join(d, "zcode.cjs"));
     expect(() => resolveZCode({ env: { ZCODE_BIN: e, ZCODE_NODE: join(d, "nope"), PATH: "" } })).toThrow(/ZCODE_NODE points at/);
+    let err: unknown;
+    try {
+      resolveZCode({ env: { ZCODE_BIN: e, ZCODE_NODE: join(d, "nope"), PATH: "" } });
+    } catch (x) {
+      err = x;
+    }
+    expect(err).toBeInstanceOf(NodeMissingError);
+    expect(err).toMatchObject({ entry: e, source: "env", reason: "not-found", code: LOCAL_ERR.notFound, tried: [`ZCODE_NODE=${join(d, "nope")}`] });
+    // Read like a CLI that was not found: where it looked, and how to point at it.
+    expect((err as Error).message).toContain(`Searched:\n  - ZCODE_NODE=${join(d, "nope")}`);
+    expect((err as Error).message).toContain("doctor");
   });
 
   test("a missing ZCODE_BIN is a ZCodeNotFoundError that says how to fix it", () => {
@@ -237,26 +250,5 @@ describe("Windows .cmd shims", () => {
     const bindir = dir();
     writeFileSync(join(bindir, "zcode.cmd"), "@ECHO off\r\necho nothing\r\n");
     expect(() => resolveZCode({ env: { Path: bindir }, platform: "win32", homedir: dir() })).toThrow(/\.cmd shim/);
-  });
-});
-
-describe("detectVersion", () => {
-  test("runs `<command> --version` and extracts the bare version; cached per launch", async () => {
-    clearVersionCache();
-    const d = dir();
-    const counter = join(d, "count");
-    const bin = script(join(d, "zcode"), `echo x >> "$COUNTER"\n[ "$1" = "--version" ] && echo "ZCode 0.16.2" && exit 0\nexit 2`);
-    const launch = { command: [bin], entry: bin, source: "env" as const };
-    expect(await detectVersion(launch, { PATH: process.env.PATH, COUNTER: counter })).toBe("0.16.2");
-    expect(await detectVersion(launch, { PATH: process.env.PATH, COUNTER: counter })).toBe("0.16.2");
-    expect((await Bun.file(counter).text()).trim().split("\n").length).toBe(1);
-  });
-
-  test("a CLI that fails --version is an error quoting its stderr, and is not cached", async () => {
-    clearVersionCache();
-    const bin = script(join(dir(), "zcode"), 'echo "boom: no config" >&2\nexit 3');
-    const launch = { command: [bin], entry: bin, source: "env" as const };
-    await expect(detectVersion(launch, {})).rejects.toThrow(/exited with code 3.*boom: no config/);
-    await expect(detectVersion(launch, {})).rejects.toThrow(/boom/);
   });
 });
