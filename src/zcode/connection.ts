@@ -1,43 +1,27 @@
-import * as v from "valibot";
+import type * as v from "valibot";
 import type { BridgeConfig } from "../config.ts";
 import { log as rootLog } from "../log.ts";
 import { CliCapabilities } from "./capabilities.ts";
-import {
-  errorFromWire,
-  LOCAL_ERR,
-  ZCODE_ERR,
-  ZCodeError,
-  ZCodeExitedError,
-  ZCodeTimeoutError,
-  ZCodeUnsupportedError,
-  type ExitInfo,
-} from "./errors.ts";
-import {
-  decodeFrame,
-  encodeError,
-  encodeNotification,
-  encodeRequest,
-  encodeResult,
-  excerpt,
-  type Frame,
-  type FrameId,
-} from "./frames.ts";
+import { ChildRequests, type RequestHandler } from "./child-requests.ts";
+import { detectVersion } from "./cli-version.ts";
+import { LOCAL_ERR, ZCodeError, ZCodeUnsupportedError, type ExitInfo } from "./errors.ts";
+import { EventRouter, type EventListener } from "./event-router.ts";
+import { decodeFrame, encodeNotification, encodeRequest, excerpt, type Frame } from "./frames.ts";
+import { launchEnv } from "./launch-env.ts";
 import { readLines } from "./lines.ts";
 import { LogLimiter } from "./log-limit.ts";
+import { PendingRequests } from "./pending-requests.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
-import { detectVersion } from "./cli-version.ts";
 import { resolveZCode, type ZCodeLaunch } from "./resolve.ts";
-import { readEnvelope, type RawEvent } from "./event-schemas.ts";
-import { launchEnv } from "./launch-env.ts";
-import { RUNTIME_PREFERENCES } from "./request-schemas.ts";
-import { summarizeIssues } from "./schemas.ts";
 import { StderrCollector } from "./stderr.ts";
 
 // The ZCode child and the client side of its wire: lazy start, version check,
-// request/response correlation with timeouts, event routing by session,
-// requests from the child answered exactly once, and a clean death: when the
-// child exits every pending request fails at once, and the next request
-// starts a fresh child (generation + 1).
+// a clean death (when the child exits every pending request fails at once,
+// and the next request starts a fresh child, generation + 1), and the frames
+// in both directions. What the frames mean is handed on: answers to our
+// requests to PendingRequests (correlation, timeouts, schemas), session
+// events to EventRouter, the child's own requests to ChildRequests (answered
+// exactly once).
 
 const log = rootLog.withTag("zcode");
 
@@ -63,19 +47,6 @@ export interface ConnectionOptions {
   stderrLinesPerSecond?: number;
 }
 
-type RequestHandler = (params: unknown) => Promise<unknown>;
-/** Gets every envelope of its session, whatever the type: each takes a seq the session must account for. */
-type EventListener = (e: RawEvent) => void;
-
-interface Pending {
-  method: string;
-  generation: number;
-  schema: v.GenericSchema | undefined;
-  timer: ReturnType<typeof setTimeout>;
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-}
-
 interface Child {
   info: ChildInfo;
   spawned: SpawnedChild;
@@ -85,7 +56,6 @@ interface Child {
   gone: Promise<void>;
 }
 
-const RUNTIME_PREFERENCES_METHOD = "session/requestRuntimePreferences";
 /** How long after the child's exit we wait for the rest of its stdout/stderr. */
 const DRAIN_MS = 250;
 
@@ -111,13 +81,15 @@ export class ZCodeConnection {
   private child: Child | undefined;
   private starting: Promise<ChildInfo> | undefined;
   private closed = false;
-  private nextId = 0;
-  private readonly pending = new Map<number, Pending>();
-  private readonly eventListeners = new Map<string, Set<EventListener>>();
-  private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly exitListeners = new Set<(info: ChildExit) => void>();
-  /** Bad frames from a broken child must not flood our log. */
+  /** Bad frames from a broken child must not flood our log (one budget for every kind of them). */
   private readonly badFrameLog = new LogLimiter(20, (n) => log.warn(`suppressed ${n} more warnings about bad frames from ZCode`));
+  private readonly warnBadFrame = (message: string): void => {
+    if (this.badFrameLog.allow()) log.warn(message);
+  };
+  private readonly pending = new PendingRequests(this.warnBadFrame);
+  private readonly events = new EventRouter(this.warnBadFrame);
+  private readonly childRequests = new ChildRequests();
 
   constructor(config: BridgeConfig, opts: ConnectionOptions = {}) {
     this.config = config;
@@ -203,7 +175,7 @@ export class ZCodeConnection {
       const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
       if (this.closed) log.debug(`ZCode (generation ${generation}) exited with ${how}`);
       else log.warn(`ZCode (generation ${generation}) exited with ${how}`);
-      this.failPending(generation, exit);
+      this.pending.failGeneration(generation, exit);
       for (const cb of [...this.exitListeners]) {
         try {
           cb(exit);
@@ -214,15 +186,6 @@ export class ZCodeConnection {
       markGone();
     });
     return info;
-  }
-
-  private failPending(generation: number, exit: ExitInfo): void {
-    for (const [id, p] of this.pending) {
-      if (p.generation !== generation) continue;
-      this.pending.delete(id);
-      clearTimeout(p.timer);
-      p.reject(new ZCodeExitedError(exit, p.method));
-    }
   }
 
   /**
@@ -239,28 +202,17 @@ export class ZCodeConnection {
     await this.start();
     const child = this.child;
     if (!child || child.exited) throw new ZCodeError(`The ZCode CLI is not running (${method})`, { code: LOCAL_ERR.exited, method });
-    const id = ++this.nextId;
-    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const id = this.pending.newId();
     let line: string;
     try {
       line = encodeRequest(id, method, params);
     } catch (e) {
       throw new ZCodeError(`Could not encode ${method}: ${(e as Error).message}`, { code: LOCAL_ERR.internal, method });
     }
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (this.pending.delete(id)) reject(new ZCodeTimeoutError(method, timeoutMs));
-      }, timeoutMs);
-      this.pending.set(id, {
-        method,
-        generation: child.info.generation,
-        schema: opts.schema,
-        timer,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-      });
-      this.write(child, line);
-    });
+    // Waiting before writing: the answer may arrive before write() returns.
+    const answer = this.pending.wait(id, method, child.info.generation, opts.timeoutMs ?? this.defaultTimeoutMs, opts.schema);
+    this.write(child, line);
+    return answer;
   }
 
   /** Fire-and-forget. Dropped (with a debug note) when no child runs: nothing to tell. */
@@ -280,21 +232,14 @@ export class ZCodeConnection {
     this.write(child, line);
   }
 
+  /** Every event of one session (see EventRouter); returns the unsubscribe. */
   onEvent(sessionId: string, cb: EventListener): () => void {
-    let set = this.eventListeners.get(sessionId);
-    if (!set) this.eventListeners.set(sessionId, (set = new Set()));
-    set.add(cb);
-    return () => {
-      const s = this.eventListeners.get(sessionId);
-      if (!s) return;
-      s.delete(cb);
-      if (s.size === 0) this.eventListeners.delete(sessionId);
-    };
+    return this.events.on(sessionId, cb);
   }
 
   /** Handles requests from the child with this method (one handler per method). */
   onRequest(method: string, handler: RequestHandler): void {
-    this.requestHandlers.set(method, handler);
+    this.childRequests.set(method, handler);
   }
 
   onExit(cb: (info: ChildExit) => void): () => void {
@@ -337,13 +282,11 @@ export class ZCodeConnection {
     if (!child.exited) log.debug(`write to ZCode failed: ${(e as Error).message}`);
   }
 
-  private isPending = (id: FrameId): boolean => typeof id === "number" && this.pending.has(id);
-
   private onLine(child: Child, line: string): void {
     this.onWire?.("from-zcode", line);
-    const decoded = decodeFrame(line, this.isPending);
+    const decoded = decodeFrame(line, this.pending.isPending);
     if (!decoded.ok) {
-      if (this.badFrameLog.allow()) log.warn(`skipped a line from ZCode (${decoded.reason}): ${excerpt(line)}`);
+      this.warnBadFrame(`skipped a line from ZCode (${decoded.reason}): ${excerpt(line)}`);
       return;
     }
     try {
@@ -358,102 +301,18 @@ export class ZCodeConnection {
     switch (frame.kind) {
       case "response":
       case "error":
-        this.settle(child, frame, line);
+        this.pending.settle(frame, line, child.info.capabilities);
         return;
       case "request":
-        this.answerChildRequest(child, frame.id, frame.method, frame.params);
+        this.childRequests.answer(frame.id, frame.method, frame.params, (answer) => {
+          if (child.exited || child !== this.child) return; // that child is gone; so is its question
+          this.write(child, answer);
+        });
         return;
       case "notification":
-        if (frame.method === "session/event") this.routeEvent(frame.params, line);
+        if (frame.method === "session/event") this.events.route(frame.params, line);
         else log.debug(`ignored notification ${frame.method} from ZCode`);
         return;
-    }
-  }
-
-  private settle(child: Child, frame: Extract<Frame, { kind: "response" | "error" }>, line: string): void {
-    const p = typeof frame.id === "number" ? this.pending.get(frame.id) : undefined;
-    if (!p) {
-      if (this.badFrameLog.allow()) log.warn(`ZCode answered id ${JSON.stringify(frame.id)}, which nobody is waiting for: ${excerpt(line)}`);
-      return;
-    }
-    this.pending.delete(frame.id as number);
-    clearTimeout(p.timer);
-    if (frame.kind === "error") {
-      if (frame.error.code === ZCODE_ERR.methodNotFound) child.info.capabilities.markUnsupported(p.method);
-      p.reject(errorFromWire(p.method, frame.error));
-      return;
-    }
-    if (!p.schema) {
-      p.resolve(frame.result);
-      return;
-    }
-    const r = v.safeParse(p.schema, frame.result);
-    if (r.success) p.resolve(r.output);
-    else {
-      const why = summarizeIssues(r.issues);
-      log.warn(`ZCode answered ${p.method} with an unexpected shape (${why}): ${excerpt(line)}`);
-      p.reject(
-        new ZCodeError(`The ZCode CLI answered ${p.method} with an unexpected shape (${why})`, {
-          code: LOCAL_ERR.internal,
-          method: p.method,
-        }),
-      );
-    }
-  }
-
-  private answerChildRequest(child: Child, id: FrameId, method: string, params: unknown): void {
-    let answered = false;
-    const answer = (line: string) => {
-      if (answered) return;
-      answered = true;
-      if (child.exited || child !== this.child) return; // that child is gone; so is its question
-      this.write(child, line);
-    };
-    if (method === RUNTIME_PREFERENCES_METHOD && !this.requestHandlers.has(method)) {
-      answer(encodeResult(id, RUNTIME_PREFERENCES));
-      return;
-    }
-    const handler = this.requestHandlers.get(method);
-    if (!handler) {
-      log.debug(`answered unknown request ${method} from ZCode with -32601`);
-      answer(encodeError(id, ZCODE_ERR.methodNotFound, `Method not found: ${method}`));
-      return;
-    }
-    let result: Promise<unknown>;
-    try {
-      result = Promise.resolve(handler(params));
-    } catch (e) {
-      result = Promise.reject(e);
-    }
-    result.then(
-      (value) => answer(encodeResult(id, value ?? {})),
-      (e: unknown) => {
-        const err = e as { code?: unknown; message?: unknown };
-        const code = typeof err?.code === "number" ? err.code : LOCAL_ERR.internal;
-        const message = typeof err?.message === "string" ? err.message : String(e);
-        if (code === LOCAL_ERR.internal) log.warn(`handler for ${method} failed: ${message}`);
-        answer(encodeError(id, code, message));
-      },
-    );
-  }
-
-  private routeEvent(params: unknown, line: string): void {
-    const e = readEnvelope(params);
-    if (typeof e === "string") {
-      if (this.badFrameLog.allow()) log.warn(`skipped a ZCode event without a usable envelope (${e}): ${excerpt(line)}`);
-      return;
-    }
-    const listeners = this.eventListeners.get(e.sessionId);
-    if (!listeners || listeners.size === 0) {
-      log.debug(`dropped ${e.type} #${e.seq} for session ${e.sessionId}: nobody listens`);
-      return;
-    }
-    for (const cb of [...listeners]) {
-      try {
-        cb(e);
-      } catch (err) {
-        log.error(`an event listener for ${e.sessionId} failed: ${(err as Error).stack ?? err}`);
-      }
     }
   }
 }
