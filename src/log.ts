@@ -69,13 +69,41 @@ const reporter = {
   },
 };
 
-export const log: ConsolaInstance = createConsola({
+const shared: ConsolaInstance = createConsola({
   level: LogLevels.warn,
   reporters: [reporter],
 });
 
+/**
+ * consola copies its options, the level among them, into every logger that
+ * withTag() (withDefaults, create) derives: a module that makes its tagged
+ * logger at import time, before the CLI has resolved --log-level, would keep
+ * the default level for good, and whether a module was imported before or
+ * after setLogLevel() would decide what it logs. So every derived logger
+ * reads (and sets) the level of the shared one, whenever it was made.
+ */
+function followSharedLevel(instance: ConsolaInstance): ConsolaInstance {
+  if (instance !== shared) {
+    Object.defineProperty(instance, "level", {
+      get: () => shared.level,
+      set: (level: number) => {
+        shared.level = level;
+      },
+      configurable: true,
+      enumerable: true,
+    });
+  }
+  // withTag and withDefaults derive through create(): wrapping it covers them all, and their own derivations.
+  const create = instance.create.bind(instance);
+  instance.create = (options) => followSharedLevel(create(options));
+  return instance;
+}
+
+export const log: ConsolaInstance = followSharedLevel(shared);
+
+/** The level of every logger, tagged ones included, whenever they were created. */
 export function setLogLevel(level: LogLevelName): void {
-  log.level = LEVEL_VALUE[level];
+  shared.level = LEVEL_VALUE[level];
 }
 
 /** Also append every log line to `path`, created with mode 0600. */
