@@ -143,3 +143,30 @@ describe("redactLine", () => {
     expect(redactLine("plain text line")).toBe("plain text line");
   });
 });
+
+describe("redactLine: shapes seen on a Node child's stderr", () => {
+  test("single-quoted util.inspect pairs and bare well-known token shapes", () => {
+    expect(redactLine("{ 'x-api-key': 'abc123def' }")).not.toContain("abc123def");
+    expect(redactLine("{ authorization: 'Basic dXNlcjpwYXNz' }")).not.toContain("dXNlcjpwYXNz");
+    expect(redactLine("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz rejected")).toBe(`key ${REDACTED} rejected`);
+    expect(redactLine("token ghp_abcdefghijklmnopqrstuvwxyz0123456789")).not.toContain("ghp_abcdef");
+    expect(redactLine("AKIAABCDEFGHIJKLMNOP in use")).toBe(`${REDACTED} in use`);
+    // Ordinary text is left alone.
+    for (const s of ["the task-runner finished", "risk-assessment-document-for-review-2024", "ask-me-anything"]) {
+      expect(redactLine(s)).toBe(s);
+    }
+  });
+});
+
+describe("redactLine: linear time on what a child may print", () => {
+  test("long runs of word characters, key words and separators take milliseconds (64 KB of letters took 12 s)", () => {
+    const inputs = ["a".repeat(1 << 20), "token".repeat(200_000), "a=".repeat(500_000), `token=${"a=".repeat(500_000)}`, "sk-".repeat(300_000)];
+    for (const s of inputs) {
+      const t0 = performance.now();
+      redactLine(s);
+      // Generous for a loaded machine; the quadratic version needs hours for 1 MB.
+      expect(performance.now() - t0).toBeLessThan(1000);
+    }
+    expect(redactLine(`token=${"a=".repeat(10)}`)).toBe(`token=${REDACTED}`);
+  });
+});

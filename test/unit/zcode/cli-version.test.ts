@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { detectVersion } from "../../../src/zcode/cli-version.ts";
+import { SECRET_LINES, expectNoSecret } from "../support/child-secrets.ts";
 
 const TIMEOUT_MS = 800;
 let tmp: string;
@@ -91,6 +92,17 @@ describe("detectVersion", () => {
     await expect(detectVersion(launch, {})).rejects.toThrow(/exited with code 3.*boom: no config/);
     await expect(detectVersion(launch, {})).rejects.toThrow(/boom/);
   });
+
+  test("the --version probe's stderr is redacted in its error", async () => {
+    const bin = join(tmp, "zcode-leaky");
+    writeFileSync(bin, `#!/bin/sh\n${SECRET_LINES.map((l) => `echo ${shellQuote(l)} >&2`).join("\n")}\nexit 4\n`);
+    chmodSync(bin, 0o755);
+    const launch = { command: [bin], entry: bin, source: "env" as const };
+    const err = await detectVersion(launch, { PATH: process.env.PATH }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain("exited with code 4");
+    expectNoSecret((err as Error).message);
+  });
 });
 
 describe("the probe is bounded whatever its process tree does", () => {
@@ -123,3 +135,7 @@ describe("the probe is bounded whatever its process tree does", () => {
     await grandchild(pidFile);
   }, 15_000);
 });
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'"'"'`)}'`;
+}

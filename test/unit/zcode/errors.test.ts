@@ -10,6 +10,7 @@ import {
   ZCodeTimeoutError,
   ZCodeUnsupportedError,
 } from "../../../src/zcode/errors.ts";
+import { SECRET_LINES, expectNoSecret } from "../support/child-secrets.ts";
 
 describe("ZCode errors", () => {
   test("the codes a real CLI answers", () => {
@@ -41,5 +42,22 @@ describe("ZCode errors", () => {
     expect(nf.message).toContain("Searched:\n  - zcode on PATH");
     expect(nf.message).toContain("ZCODE_BIN");
     expect(new ZCodeUnsupportedError("0.14.0").message).toContain("0.14.0 is too old");
+  });
+});
+
+// Errors built from the child's output reach the editor and --trace files:
+// redacted when built.
+describe("redaction at the source", () => {
+  test("ZCodeExitedError redacts a raw stderr tail in its message and its fields", () => {
+    const err = new ZCodeExitedError({ code: 3, signal: null, stderrTail: SECRET_LINES }, "session/create");
+    expectNoSecret(err.message);
+    expectNoSecret(err.stderrTail.join("\n"));
+    expect(err.message).toContain("exited with code 3 while session/create was pending");
+  });
+
+  test("an error message from ZCode that quotes a key is redacted", () => {
+    const err = errorFromWire("session/prompt", { code: -32000, message: "provider said: Incorrect API key provided: sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX" });
+    expectNoSecret(err.message);
+    expect(err.message).toContain("provider said");
   });
 });

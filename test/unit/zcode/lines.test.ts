@@ -211,3 +211,39 @@ describe("stream APIs", () => {
     expect(got).toEqual(["a", "b", "c"]);
   });
 });
+
+// The start of an over-long line is kept for the ACP side, which reads the id
+// of a request it will not parse from it (src/acp/request-peek.ts).
+describe("LineSplitter: the start of an over-long line", () => {
+  function run(chunks: string[], max: number, headBytes: number) {
+    const lines: string[] = [];
+    const over: { bytes: number; head: string }[] = [];
+    const s = new LineSplitter((l) => lines.push(l), {
+      maxLineBytes: max,
+      overlongHeadBytes: headBytes,
+      onOverlong: (bytes, head) => over.push({ bytes, head: dec.decode(head) }),
+    });
+    for (const c of chunks) s.push(enc.encode(c));
+    s.end();
+    return { lines, over };
+  }
+
+  test("inside one chunk, across chunks, across many chunks, and cut by EOF", () => {
+    const long = `HEAD${"x".repeat(100)}`;
+    // One chunk with lines before and after.
+    expect(run([`a\n${long}\nb\n`], 20, 8)).toEqual({ lines: ["a", "b"], over: [{ bytes: 104, head: "HEADxxxx" }] });
+    // Starts in one chunk (under the limit there), ends in the next.
+    expect(run(["a\nHEADxx", `${"x".repeat(98)}\nb\n`], 20, 8).over).toEqual([{ bytes: 104, head: "HEADxxxx" }]);
+    // Spread over many small chunks: the head is kept from the first ones.
+    const pieces = [...`${long}\n`].map((c) => c);
+    expect(run(pieces, 20, 8).over).toEqual([{ bytes: 104, head: "HEADxxxx" }]);
+    // Over the limit at the end of a chunk, then EOF without a newline.
+    expect(run([`a\n${long}`], 20, 8)).toEqual({ lines: ["a"], over: [{ bytes: 104, head: "HEADxxxx" }] });
+    // A head longer than the limit itself is no problem.
+    expect(run([`${long}\n`], 20, 50).over[0]?.head).toBe(long.slice(0, 50));
+  });
+
+  test("without overlongHeadBytes the head is empty (the ZCode side keeps its old cost)", () => {
+    expect(run([`${"x".repeat(100)}\n`], 20, 0).over).toEqual([{ bytes: 100, head: "" }]);
+  });
+});

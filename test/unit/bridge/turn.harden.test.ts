@@ -3,8 +3,8 @@
 // notice when retried), so it is redacted like every error built from child
 // output. Driven through the Turn with a fake ZCode api, as agent-turn does.
 import { expect, test } from "bun:test";
-import { Turn } from "../../src/bridge/turn.ts";
-import { fakeSession } from "./support/session-fakes.ts";
+import { Turn } from "../../../src/bridge/turn.ts";
+import { fakeSession } from "../support/session-fakes.ts";
 
 test("turn.failed: message and data are redacted in the error the editor gets", async () => {
   const f = await fakeSession();

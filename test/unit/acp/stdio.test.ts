@@ -1,7 +1,7 @@
 // The stdout sink at exit (settle) and when stdout fails, with a fake pipe.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { openStdoutSink, type ByteSink } from "../../src/acp/stdio.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { openStdoutSink, type ByteSink } from "../../../src/acp/stdio.ts";
+import { setLogLevel } from "../../../src/log.ts";
 
 const enc = new TextEncoder();
 

@@ -4,8 +4,8 @@
 // own checks (its JSON-RPC envelope rules and its zod schema for
 // InitializeRequest). Checked on hand-picked edge cases and on random ones.
 import { expect, test } from "bun:test";
-import { zInitializeRequest } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
-import { plainInitializeId } from "../../src/acp/initialize.ts";
+import { zInitializeRequest } from "../../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
+import { plainInitializeId } from "../../../src/acp/initialize.ts";
 
 /** What the SDK agent accepts as an initialize it answers with a result. */
 function sdkAccepts(msg: unknown): boolean {
