@@ -4,7 +4,7 @@ import type { AutoCompact } from "../config.ts";
 import { log } from "../log.ts";
 import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
-import type { Env } from "../zcode/resolve.ts";
+import type { Env } from "../zcode/host.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";

@@ -11,7 +11,6 @@ import { homeDir, inHome, isExecutable, isFile, nonEmpty, which, type Env } from
 // CLI's version is asked separately (cli-version.ts), per child.
 
 // Kept for importers of the launch API that still take the type from here.
-export type { Env } from "./host.ts";
 
 export interface ZCodeLaunch {
   /** argv prefix; append "app-server", "--stdio" or "--version". */
