@@ -52,12 +52,23 @@ interface Child {
   spawned: SpawnedChild;
   stderr: StderrCollector;
   exited: boolean;
+  /** Timeouts since the child last wrote a line (see FROZEN_AFTER_TIMEOUTS). */
+  silentTimeouts: number;
+  /** We hold its stdout back (a slow editor): its silence says nothing then. */
+  gated: boolean;
   /** Resolves once the exit has been fully handled (pending failed, listeners told). */
   gone: Promise<void>;
 }
 
 /** How long after the child's exit we wait for the rest of its stdout/stderr. */
 const DRAIN_MS = 250;
+
+/**
+ * Requests in a row that time out while the child writes nothing at all:
+ * then it is frozen, not slow (a busy child still answers other requests
+ * and streams events), and it is replaced.
+ */
+const FROZEN_AFTER_TIMEOUTS = 3;
 
 export class ZCodeConnection {
   /** 0 until the first child starts; +1 for every child. */
@@ -87,7 +98,7 @@ export class ZCodeConnection {
   private readonly warnBadFrame = (message: string): void => {
     if (this.badFrameLog.allow()) log.warn(message);
   };
-  private readonly pending = new PendingRequests(this.warnBadFrame);
+  private readonly pending = new PendingRequests(this.warnBadFrame, (generation) => this.onTimeout(generation));
   private readonly events = new EventRouter(this.warnBadFrame);
   private readonly childRequests = new ChildRequests();
 
@@ -143,13 +154,23 @@ export class ZCodeConnection {
       spawned,
       stderr,
       exited: false,
+      silentTimeouts: 0,
+      gated: false,
       gone: new Promise<void>((r) => (markGone = r)),
     };
     this.child = child;
     log.debug(`started ZCode ${version} (pid ${info.pid}, generation ${generation}): ${launch.command.join(" ")}`);
 
     const stdoutDone = readLines(spawned.proc.stdout, (line) => this.onLine(child, line), {
-      beforeRead: () => this.readGate?.(),
+      beforeRead: () => {
+        const gate = this.readGate?.();
+        if (!gate) return undefined;
+        child.gated = true;
+        return gate.finally(() => {
+          child.gated = false;
+          child.silentTimeouts = 0;
+        });
+      },
       maxLineBytes: this.config.maxLineBytes,
       onOverlong: (bytes) =>
         log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${this.config.maxLineBytes}-byte limit)`),
@@ -263,6 +284,24 @@ export class ZCodeConnection {
     child.spawned.signalGroup("SIGKILL");
   }
 
+  /**
+   * A request to the current child timed out. A child that has said nothing
+   * through several timeouts in a row is frozen (a stopped process, a
+   * deadlock): it is killed, its sessions are resumed in a fresh one on their
+   * next use, instead of every request waiting out its timeout forever after.
+   */
+  private onTimeout(generation: number): void {
+    const child = this.child;
+    if (!child || child.exited || child.info.generation !== generation || child.gated || this.closed) return;
+    if (++child.silentTimeouts < FROZEN_AFTER_TIMEOUTS) return;
+    log.warn(
+      `the ZCode CLI (pid ${child.info.pid}) stopped answering: ${child.silentTimeouts} requests in a row timed out ` +
+        "and it wrote nothing meanwhile; restarting it (its sessions are resumed on their next use)",
+    );
+    child.silentTimeouts = 0;
+    child.spawned.signalGroup("SIGKILL");
+  }
+
   // ---------------------------------------------------------------- wire
 
   private write(child: Child, line: string): void {
@@ -283,6 +322,7 @@ export class ZCodeConnection {
   }
 
   private onLine(child: Child, line: string): void {
+    child.silentTimeouts = 0;
     this.onWire?.("from-zcode", line);
     const decoded = decodeFrame(line, this.pending.isPending);
     if (!decoded.ok) {

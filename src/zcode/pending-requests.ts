@@ -26,8 +26,14 @@ export class PendingRequests {
   private nextId = 0;
   private readonly byId = new Map<number, Pending>();
 
-  /** @param warnBadFrame logs an answer nobody waits for (through the connection's bad-frame budget). */
-  constructor(private readonly warnBadFrame: (message: string) => void) {}
+  /**
+   * @param warnBadFrame logs an answer nobody waits for (through the connection's bad-frame budget).
+   * @param onTimeout a request to child `generation` got no answer in time.
+   */
+  constructor(
+    private readonly warnBadFrame: (message: string) => void,
+    private readonly onTimeout: (generation: number) => void = () => {},
+  ) {}
 
   /** A fresh request id (ids are never reused, across children too). */
   newId(): number {
@@ -44,7 +50,9 @@ export class PendingRequests {
   wait<T>(id: number, method: string, generation: number, timeoutMs: number, schema: v.GenericSchema<unknown, T> | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (this.byId.delete(id)) reject(new ZCodeTimeoutError(method, timeoutMs));
+        if (!this.byId.delete(id)) return;
+        reject(new ZCodeTimeoutError(method, timeoutMs));
+        this.onTimeout(generation);
       }, timeoutMs);
       this.byId.set(id, { method, generation, schema, timer, resolve: resolve as (value: unknown) => void, reject });
     });
