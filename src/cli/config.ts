@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type AutoCompact, type BridgeConfig } from "../config.ts";
+import { languageOf, type Language } from "../i18n/language.ts";
 import { isLogLevel, LOG_LEVEL_NAMES } from "../log.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -29,6 +30,16 @@ function parseAutoCompact(raw: string, from: string): AutoCompact {
     return { tokens: Number(v) };
   }
   throw new UsageError(`${from}: '${raw}' is not a token count (like 150000) or a percentage of the context window (like 80%)`);
+}
+
+/** --lang / ZCODE_ACP_LANG when given (zh…, en…); a value naming neither is a usage error. */
+export function explicitLanguage(flags: Record<string, string | boolean>, env: Env): Language | undefined {
+  const f = flags.lang;
+  const [raw, from] = typeof f === "string" ? [f, "--lang"] : [env.ZCODE_ACP_LANG, "ZCODE_ACP_LANG"];
+  if (raw === undefined || raw === "") return undefined;
+  const lang = languageOf(raw);
+  if (!lang) throw new UsageError(`${from}: '${raw}' is not a language the bridge speaks (zh or en)`);
+  return lang;
 }
 
 /**

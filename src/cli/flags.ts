@@ -18,6 +18,14 @@ export const loggingFlags = {
   },
 } as const satisfies ArgsDef;
 
+export const languageFlags = {
+  lang: {
+    type: "string",
+    description: "Language of what the bridge says: zh or en (env ZCODE_ACP_LANG; default: the ZCode app's language, then the locale)",
+    valueHint: "zh|en",
+  },
+} as const satisfies ArgsDef;
+
 export const zcodeFlags = {
   "zcode-bin": {
     type: "string",
@@ -34,6 +42,7 @@ export const zcodeFlags = {
 export const serveFlags = {
   ...zcodeFlags,
   ...loggingFlags,
+  ...languageFlags,
   mode: {
     type: "string",
     description: "Default mode for new sessions, e.g. yolo or build (env ZCODE_ACP_MODE)",
@@ -75,6 +84,7 @@ export const serveFlags = {
 export const doctorFlags = {
   ...zcodeFlags,
   ...loggingFlags,
+  ...languageFlags,
 } as const satisfies ArgsDef;
 
 export const upgradeFlags = {
@@ -84,4 +94,5 @@ export const upgradeFlags = {
     required: false,
   },
   ...loggingFlags,
+  ...languageFlags,
 } as const satisfies ArgsDef;

@@ -4,7 +4,9 @@ import type { BridgeConfig } from "../config.ts";
 import { log, setLogFile, setLogLevel } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { rootCommand, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
-import { resolveConfig } from "./config.ts";
+import { setLanguage, t } from "../i18n/index.ts";
+import { resolveLanguage } from "../i18n/language.ts";
+import { explicitLanguage, resolveConfig } from "./config.ts";
 import { parseStrict } from "./strict-args.ts";
 import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
 
@@ -26,8 +28,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     const defs = (cmd.args ?? {}) as ArgsDef;
     const parsed = parseStrict(rest, defs);
+    // Before anything is said, --help included.
+    setLanguage(resolveLanguage(explicitLanguage(parsed.flags, process.env), process.env));
     if (parsed.help) {
-      await writeOut(`${plain(await renderUsage(cmd, subName ? (rootCommand as unknown as CommandDef<ArgsDef>) : undefined))}\n`);
+      const parent = subName ? localizedHelp(rootCommand as unknown as CommandDef<ArgsDef>) : undefined;
+      await writeOut(`${plain(await renderUsage(localizedHelp(cmd), parent))}\n`);
       return 0;
     }
     if (!subName && parsed.flags.version === true) {
@@ -53,6 +58,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     throw e;
   }
+}
+
+/** The command with its flags described in the language in use (citty's own headings stay as they are). */
+function localizedHelp(cmd: CommandDef<ArgsDef>): CommandDef<ArgsDef> {
+  const words = t().cli.flags;
+  const args = Object.fromEntries(
+    Object.entries((cmd.args ?? {}) as ArgsDef).map(([name, def]) => [name, words[name] ? { ...def, description: words[name] } : def]),
+  ) as ArgsDef;
+  return { ...cmd, args };
 }
 
 function applyLogging(config: BridgeConfig): void {
