@@ -45,6 +45,12 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
     throw new UsageError(`${mode.from}: '${mode.value}' is not a mode name (e.g. yolo, build, plan)`);
   }
 
+  const model = pick("model", "ZCODE_ACP_MODEL");
+  // Only its shape here: which models exist is known once ZCode created a session.
+  if (model && (model.value.trim() === "" || model.value.length > 200 || /[\u0000-\u001f]/.test(model.value))) {
+    throw new UsageError(`${model.from}: '${model.value}' is not a model name or id`);
+  }
+
   const bytes = (flag: string, envName: string, fallback: number): number => {
     const max = pick(flag, envName);
     if (!max) return fallback;
@@ -66,6 +72,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   const logFile = pick("log-file", "ZCODE_ACP_LOG_FILE");
   if (logFile) config.logFile = logFile.value;
   if (mode) config.mode = mode.value;
+  if (model) config.model = model.value.trim();
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
   // Hidden, for tests: silence (ms) in a running turn before resubscribing,
