@@ -171,8 +171,11 @@ export class Session implements IntakeOwner, ActivationOwner {
   }
 
   async resumed(r: Snapshot): Promise<void> {
-    if (r.settings) this.applySettings(r.settings);
+    // Only the net change is told: a model ZCode fell back to and we switch away from again never flickers in the menu.
+    const before = this.options;
+    if (r.settings) this.adoptSettings(r.settings);
     await this.reapplyModel(r.settings);
+    for (const u of optionUpdates(before, this.options)) this.emit(u);
     this.deps.onResumed(this);
   }
 
@@ -242,7 +245,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     if (!want || (cur && cur.providerId === want.providerId && cur.modelId === want.modelId)) return;
     try {
       const r = await this.api.setModel({ sessionId: this.id, model: want });
-      if (r.settings) this.applySettings(r.settings);
+      if (r.settings) this.adoptSettings(r.settings);
       logger.info(`session ${this.id} came back with another model; ${want.providerId}/${want.modelId} chosen again`);
     } catch (err) {
       logger.warn(`could not choose ${want.providerId}/${want.modelId} again for session ${this.id}:`, err);
