@@ -136,7 +136,9 @@ export function optionsFromSettings(settings: Settings | undefined, previous?: S
     let info = known.get(value);
     if (!info) {
       // The current model left ZCode's list (provider removed, plan changed): still shown, marked.
-      info = { value, providerId: cur.providerId, modelId: cur.modelId, label: cur.modelId, levels: [], disabledReason: NOT_OFFERED };
+      // Only a list proves that: with no entry we could read, nothing is known to be gone.
+      const gone = models.length > 0;
+      info = { value, providerId: cur.providerId, modelId: cur.modelId, label: cur.modelId, levels: [], ...(gone ? { disabledReason: NOT_OFFERED } : {}) };
       models.push(info);
     }
     out.model = {

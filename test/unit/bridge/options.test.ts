@@ -81,6 +81,12 @@ describe("models", () => {
     expectValid([update(o)]);
   });
 
+  test("no model entry we can read at all: the current one is shown plainly (nothing proves it left)", () => {
+    const o = opts(withModels({ providerId: "zhipu", modelId: "GLM-5.2" }, []));
+    expect(o.model?.choices).toEqual([{ value: "zhipu/GLM-5.2", name: "GLM-5.2" }]);
+    expect(o.model?.models[0]?.disabledReason).toBeUndefined();
+  });
+
   test("a read's single-model list keeps the earlier catalogue", () => {
     const created = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" }, [GLM, FLASH, GLM_OR]));
     const read = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3-Flash" }, [FLASH]), created);
