@@ -116,6 +116,18 @@ function render(update: acp.SessionUpdate): void {
       lastKind = "info";
       if (update.title) say(`\n${color.dim}title: ${update.title}${color.off}`);
       break;
+    case "config_option_update": {
+      lastKind = "options";
+      const current = (id: string) => {
+        const o = update.configOptions.find((c) => c.id === id);
+        if (!o || o.type !== "select") return undefined;
+        const flat = o.options.flatMap((x) => ("options" in x ? x.options : [x]));
+        return flat.find((x) => x.value === o.currentValue)?.name ?? String(o.currentValue);
+      };
+      const level = current("thought_level");
+      say(`\n${color.dim}model: ${current("model") ?? "?"}${level ? ` · thought level: ${level}` : " · no thought levels"}${color.off}`);
+      break;
+    }
     case "available_commands_update":
       lastKind = "commands";
       say(`\n${color.dim}slash commands: ${update.availableCommands.map((c) => `/${c.name}`).join(" ")}${color.off}`);
@@ -175,6 +187,31 @@ try {
     });
     say(`\n${color.dim}[turn ended: ${res.stopReason}]${color.off}`);
   }
+
+  // The user picks another model in the editor's model menu (a config option).
+  const modelOption = session.configOptions?.find((o) => o.id === "model");
+  if (modelOption?.type === "select") {
+    const choices = modelOption.options.flatMap((x) => ("options" in x ? x.options : [x]));
+    const next = choices.find((c) => c.value.endsWith("/GLM-4.7")) ?? choices.find((c) => c.value !== modelOption.currentValue);
+    if (next) {
+      lastKind = "";
+      say(`\n\n${color.bold}The user picks "${next.name}" in the model menu${color.off} ${color.dim}(${next.value})${color.off}`);
+      await agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: "model", value: next.value });
+    }
+  }
+
+  // A pasted screenshot: an ACP image block, sent to ZCode as an attachment.
+  const shot = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  lastKind = "";
+  say(`\n\n${color.bold}You:${color.off} What does this screenshot show? ${color.dim}[image screenshot.png]${color.off}`);
+  const res = await agent.request(acp.methods.agent.session.prompt, {
+    sessionId: session.sessionId,
+    prompt: [
+      { type: "text", text: "What does this screenshot show?" },
+      { type: "image", mimeType: "image/png", data: shot, uri: `file://${join(workspace, "screenshot.png")}` },
+    ],
+  });
+  say(`\n${color.dim}[turn ended: ${res.stopReason}]${color.off}`);
   say("\n");
 } catch (e) {
   exitCode = 1;

@@ -14,6 +14,12 @@ export interface BridgeConfig {
   logFile?: string;
   /** ZCODE_ACP_MODE / --mode: default mode for new sessions. */
   mode?: string;
+  /**
+   * ZCODE_ACP_MODEL / --model: the model new sessions switch to, as `/model`
+   * reads it (id, `providerId/modelId`, label, or a unique start of one);
+   * checked against each new session's model list.
+   */
+  model?: string;
   /** ZCODE_ACP_TRACE / --trace: redacted JSON-lines trace of both wires. */
   trace?: string;
   /** Longest line accepted from the ZCode child, in bytes. */

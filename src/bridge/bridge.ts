@@ -10,6 +10,7 @@ import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
 import { InteractionRouter } from "./interactions.ts";
+import { matchModel, mismatchText } from "./model-match.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { replayHistory } from "./session-reads.ts";
@@ -169,15 +170,37 @@ export class Bridge {
       ...(mcpServers ? { mcpServers } : {}),
     });
     const s = this.adopt(created, cwd, info.generation, mcpServers);
+    if (this.config.model) await this.switchToConfiguredModel(s, this.config.model);
     // Only after ZCode stored it: a row the app cannot open would sit in its history.
     void this.appHistory.sessionCreated({
       sessionId: s.id,
       cwd,
       title: created.session.title ?? "",
       mode: created.settings?.mode?.current,
-      model: created.settings?.model?.current,
+      model: s.modelChoice ?? created.settings?.model?.current,
     });
     return s;
+  }
+
+  /**
+   * --model / ZCODE_ACP_MODEL, read as `/model` reads it, against the models
+   * ZCode offers the session it just created (only then is the list known).
+   * When it names none, or ZCode refuses it, session/new fails saying so; the
+   * ZCode session stays as it is (its session/close would delete it), only
+   * this bridge forgets it.
+   */
+  private async switchToConfiguredModel(s: Session, words: string): Promise<void> {
+    const match = matchModel(s.options.model, words);
+    try {
+      if (match.kind !== "one") {
+        const why = mismatchText(s.options.model, words, match);
+        throw RequestError.invalidParams({ model: words }, `The model set by --model / ZCODE_ACP_MODEL: ${why} Change it in the agent's settings.`);
+      }
+      await s.setModel(match.model.info.value, { beforeOpen: true });
+    } catch (err) {
+      this.forget(s.id);
+      throw err;
+    }
   }
 
   /** session/resume in ZCode: the session in this cwd, replaying nothing. */

@@ -98,6 +98,9 @@ function modelInfo(m: ModelOption): ModelInfo {
   };
 }
 
+/** Why a current model that left ZCode's list (provider removed, plan changed) cannot be chosen again. */
+export const NOT_OFFERED = "no longer offered";
+
 /** Menu entries: usable models, named by label, "Provider › label" where two providers share a label. */
 function modelChoices(models: readonly ModelInfo[], current: string): Choice[] {
   const usable = models.filter((m) => !m.disabledReason || m.value === current);
@@ -105,7 +108,9 @@ function modelChoices(models: readonly ModelInfo[], current: string): Choice[] {
   for (const m of usable) byLabel.set(m.label, (byLabel.get(m.label) ?? 0) + 1);
   return usable.map((m) => {
     const shared = (byLabel.get(m.label) ?? 0) > 1;
-    const name = shared ? `${m.providerLabel ?? m.providerId} › ${m.label}` : m.label;
+    const base = shared ? `${m.providerLabel ?? m.providerId} › ${m.label}` : m.label;
+    // Only the current model can be unusable here: said in its name, which every menu shows.
+    const name = m.disabledReason ? `${base} (${m.disabledReason === NOT_OFFERED ? NOT_OFFERED : "unavailable"})` : base;
     const notes = [m.disabledReason ? `Unavailable: ${m.disabledReason}` : undefined, shared ? undefined : m.providerLabel];
     const description = notes.filter((n): n is string => !!n).join(" · ");
     return { value: m.value, name, ...(description ? { description } : {}) };
@@ -131,7 +136,9 @@ export function optionsFromSettings(settings: Settings | undefined, previous?: S
     let info = known.get(value);
     if (!info) {
       // The current model left ZCode's list (provider removed, plan changed): still shown, marked.
-      info = { value, providerId: cur.providerId, modelId: cur.modelId, label: cur.modelId, levels: [], disabledReason: "no longer offered" };
+      // Only a list proves that: with no entry we could read, nothing is known to be gone.
+      const gone = models.length > 0;
+      info = { value, providerId: cur.providerId, modelId: cur.modelId, label: cur.modelId, levels: [], ...(gone ? { disabledReason: NOT_OFFERED } : {}) };
       models.push(info);
     }
     out.model = {

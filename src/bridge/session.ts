@@ -13,6 +13,7 @@ import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
 import { applyEvent, emitUsage, type EventContext } from "./events.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
+import { modelSwitchError, unavailableCurrent, unavailableNotice } from "./model-notice.ts";
 import { CONFIG_IDS, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "./options.ts";
 import { promptToInput } from "./prompt-content.ts";
 import { ToolCallTracker } from "./tool-calls.ts";
@@ -90,6 +91,9 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** Drop events that are not the next turn's (leftovers of a cancelled or failed turn). */
   dropStale = false;
   closed = false;
+  /** Current models found unavailable: logged once, and told once in a turn (per model, so a later one is told too). */
+  private readonly unavailableLogged = new Set<string>();
+  private readonly unavailableTold = new Set<string>();
   /** Names of the slash commands last advertised to the editor. */
   private commandsKey: string | undefined;
   private tail: Promise<unknown> = Promise.resolve();
@@ -176,8 +180,11 @@ export class Session implements IntakeOwner, ActivationOwner {
   }
 
   async resumed(r: Snapshot): Promise<void> {
-    if (r.settings) this.applySettings(r.settings);
+    // Only the net change is told: a model ZCode fell back to and we switch away from again never flickers in the menu.
+    const before = this.options;
+    if (r.settings) this.adoptSettings(r.settings);
     await this.reapplyModel(r.settings);
+    for (const u of optionUpdates(before, this.options)) this.emit(u);
     this.deps.onResumed(this);
   }
 
@@ -207,6 +214,13 @@ export class Session implements IntakeOwner, ActivationOwner {
   adoptSnapshot(r: Snapshot): void {
     this.options = optionsFromSettings(r.settings, this.options);
     if (r.session.title) this.title = r.session.title;
+    this.checkModel();
+  }
+
+  /** New settings from ZCode, remembered without telling the editor. */
+  private adoptSettings(settings: Settings): void {
+    this.options = optionsFromSettings(settings, this.options);
+    this.checkModel();
   }
 
   /** New settings from ZCode: remember them and tell the editor what changed. */
@@ -214,6 +228,23 @@ export class Session implements IntakeOwner, ActivationOwner {
     const next = optionsFromSettings(settings, this.options);
     for (const u of optionUpdates(this.options, next)) this.emit(u);
     this.options = next;
+    this.checkModel();
+  }
+
+  /** A current model ZCode no longer offers goes to the log once; the menu marks it already. */
+  private checkModel(): void {
+    const info = unavailableCurrent(this.options);
+    if (!info || this.unavailableLogged.has(info.value)) return;
+    this.unavailableLogged.add(info.value);
+    logger.warn(`session ${this.id}: its model ${info.value} is not offered by ZCode now (${info.disabledReason}); the user is told on the next prompt`);
+  }
+
+  /** Before the first turn on such a model: one line saying so, apart from the turn's own message. */
+  private tellUnavailableModel(): void {
+    const info = unavailableCurrent(this.options);
+    if (!info || this.unavailableTold.has(info.value)) return;
+    this.unavailableTold.add(info.value);
+    this.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: unavailableNotice(info) } });
   }
 
   /** The user's model choice again, when the resumed session came back with another. */
@@ -223,7 +254,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     if (!want || (cur && cur.providerId === want.providerId && cur.modelId === want.modelId)) return;
     try {
       const r = await this.api.setModel({ sessionId: this.id, model: want });
-      if (r.settings) this.applySettings(r.settings);
+      if (r.settings) this.adoptSettings(r.settings);
       logger.info(`session ${this.id} came back with another model; ${want.providerId}/${want.modelId} chosen again`);
     } catch (err) {
       logger.warn(`could not choose ${want.providerId}/${want.modelId} again for session ${this.id}:`, err);
@@ -262,6 +293,7 @@ export class Session implements IntakeOwner, ActivationOwner {
       // Closed while this prompt waited for the one before it.
       if (this.closed) throw RequestError.sessionNotFound(this.id);
       if (match) return runCommandPrompt(this, match.command, match.args, signal);
+      this.tellUnavailableModel();
       const turn = new Turn(this, input);
       const onAbort = () => void this.cancel("editor");
       signal.addEventListener("abort", onAbort, { once: true });
@@ -329,11 +361,18 @@ export class Session implements IntakeOwner, ActivationOwner {
   }
 
   /** session/setModel with the level the model needs; ZCode's settings afterwards are the truth. */
-  async setModel(value: string): Promise<void> {
+  async setModel(value: string, opts: { beforeOpen?: boolean } = {}): Promise<void> {
     if (value === this.options.model?.current) return;
     const { choice, info } = modelChoiceFor(this.options, value);
-    const r = await this.withActive(() => this.api.setModel({ sessionId: this.id, model: choice }));
+    const r = await this.withActive(() => this.api.setModel({ sessionId: this.id, model: choice })).catch((err: unknown) => {
+      throw modelSwitchError(err, info, this.options);
+    });
     this.modelChoice = choice;
+    if (opts.beforeOpen) {
+      // The editor does not know the session yet: the answer that opens it carries the options.
+      if (r.settings) this.adoptSettings(r.settings);
+      return;
+    }
     if (r.settings) this.applySettings(r.settings);
     const used = this.lastUsage?.used ?? 0;
     emitUsage(this.eventContext(), used, info.contextWindow);

@@ -69,6 +69,12 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
     throw new UsageError(`${mode.from}: '${mode.value}' is not a mode name (e.g. yolo, build, plan)`);
   }
 
+  const model = pick("model", "ZCODE_ACP_MODEL");
+  // Only its shape here: which models exist is known once ZCode created a session.
+  if (model && (model.value.trim() === "" || model.value.length > 200 || /[\u0000-\u001f]/.test(model.value))) {
+    throw new UsageError(`${model.from}: '${model.value}' is not a model name or id`);
+  }
+
   const bytes = (flag: string, envName: string, fallback: number): number => {
     const max = pick(flag, envName);
     if (!max) return fallback;
@@ -92,6 +98,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (mode) config.mode = mode.value;
   const autoCompact = pick("auto-compact", "ZCODE_ACP_AUTO_COMPACT");
   if (autoCompact) config.autoCompact = parseAutoCompact(autoCompact.value, autoCompact.from);
+  if (model) config.model = model.value.trim();
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
   // Hidden, for tests: silence (ms) in a running turn before resubscribing,

@@ -48,6 +48,12 @@ export const serveFlags = {
     description: "Default mode for new sessions, e.g. yolo or build (env ZCODE_ACP_MODE)",
     valueHint: "mode",
   },
+  model: {
+    type: "string",
+    description:
+      "Model for new sessions: its id, providerId/modelId, its name, or a unique start of one, as /model takes it (env ZCODE_ACP_MODEL; default: ZCode's)",
+    valueHint: "model",
+  },
   trace: {
     type: "string",
     description: "Write a redacted JSON-lines trace of both wires to this file, mode 0600 (env ZCODE_ACP_TRACE)",

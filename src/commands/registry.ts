@@ -9,6 +9,7 @@ import { forkCommand } from "./fork.ts";
 import { goalCommand } from "./goal.ts";
 import { createHelpCommand } from "./help.ts";
 import { modeCommand } from "./mode.ts";
+import { modelCommand } from "./model.ts";
 import { quotaCommand } from "./quota.ts";
 import { rewindCommand } from "./rewind.ts";
 import { steerCommand } from "./steer.ts";
@@ -70,6 +71,7 @@ const DEFINITIONS: readonly SlashCommand[] = [
   compactCommand,
   steerCommand,
   modeCommand,
+  modelCommand,
   thoughtCommand,
   quotaCommand,
   createHelpCommand(() => COMMANDS),

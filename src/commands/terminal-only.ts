@@ -20,7 +20,6 @@ const TERMINAL_ONLY: readonly TerminalOnly[] = [
   { names: ["plugins", "plugin"] },
   { names: ["mcp"], instead: "MCP servers configured in the editor are passed to ZCode with each session." },
   { names: ["locale", "language"] },
-  { names: ["model"], instead: "Here, pick the model in the editor's session settings." },
   { names: ["effort", "variant"], instead: "Here, use `/thought <level>`." },
   { names: ["new", "clear"], instead: "Here, start a new session (thread) in the editor." },
   { names: ["resume", "continue"], instead: "Here, open the session from the editor's session history." },

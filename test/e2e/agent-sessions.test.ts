@@ -125,6 +125,33 @@ describe("sessions", () => {
     });
   });
 
+  test("the client's MCP servers go to ZCode again on every load and resume, and on a resume in a new child", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
+    const mcp = (name: string): acp.McpServer[] => [{ type: "http", name, url: `http://127.0.0.1:9/${name}`, headers: [] }];
+    const resumes = (h: Harness) => h.simFrames().filter((f) => f.method === "session/resume");
+    try {
+      let sessionId = "";
+      await withBridge({ stateDir }, async (h) => {
+        sessionId = (await h.agent.request(m.session.new, { cwd: stateDir, mcpServers: mcp("first") })).sessionId;
+      });
+      await withBridge({ stateDir, record: true }, async (h) => {
+        await h.agent.request(m.session.load, { sessionId, cwd: stateDir, mcpServers: mcp("loaded") });
+        expect(resumes(h).at(-1)?.params.mcpServers).toEqual(mcp("loaded"));
+        // The child dies; the next prompt resumes the session in a new one, with the same servers.
+        await expectError(h.prompt(sessionId, "#scenario:crash"), -32603);
+        expect((await h.prompt(sessionId, "after the crash")).stopReason).toBe("end_turn");
+        expect(resumes(h)).toHaveLength(2);
+        expect(resumes(h).at(-1)?.params.mcpServers).toEqual(mcp("loaded"));
+      });
+      await withBridge({ stateDir, record: true }, async (h) => {
+        await h.agent.request(m.session.resume, { sessionId, cwd: stateDir, mcpServers: mcp("resumed") });
+        expect(resumes(h).at(-1)?.params.mcpServers).toEqual(mcp("resumed"));
+      });
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
   test("relative cwd is -32602; unknown session is -32002; audio and broken images are -32602", async () => {
     await withBridge({}, async (h) => {
       await expectError(h.agent.request(m.session.new, { cwd: "relative/dir", mcpServers: [] }), -32602);

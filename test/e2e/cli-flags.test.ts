@@ -26,7 +26,7 @@ test("--version prints the version alone", async () => {
 test("--help lists every flag and command, without colour escapes in a pipe", async () => {
   const r = await run([BRIDGE_BIN, "--help"], { env: baseEnv() });
   expect(r.code).toBe(0);
-  for (const word of ["--zcode-bin", "--zcode-node", "--log-level", "--log-file", "--mode", "--trace", "--version", "doctor", "upgrade", "ZCODE_BIN", "ZCODE_ACP_LOG_LEVEL"]) {
+  for (const word of ["--zcode-bin", "--zcode-node", "--log-level", "--log-file", "--mode", "--model", "--trace", "--version", "doctor", "upgrade", "ZCODE_BIN", "ZCODE_ACP_LOG_LEVEL", "ZCODE_ACP_MODEL"]) {
     expect(r.stdout).toContain(word);
   }
   expect(r.stdout).not.toContain("\u001b[");
@@ -44,6 +44,8 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["flag without its value", ["--zcode-bin"], {}, "option --zcode-bin needs a value"],
   ["value swallowed by the next flag", ["--log-file", "--mode", "yolo"], {}, "option --log-file needs a value"],
   ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode name"],
+  ["blank --model", ["--model", "  "], {}, "is not a model name or id"],
+  ["ZCODE_ACP_MODEL with a control character", [], { ZCODE_ACP_MODEL: "glm\u0007" }, "ZCODE_ACP_MODEL: 'glm"],
   ["bad --max-line-bytes", ["--max-line-bytes", "12x"], {}, "is not a byte count"],
   ["bad --auto-compact", ["--auto-compact", "lots"], {}, "--auto-compact: 'lots' is not a token count (like 150000) or a percentage"],
   ["--auto-compact over 100%", ["--auto-compact", "120%"], {}, "is not a token count"],

@@ -86,7 +86,7 @@ describe("command list follows what the CLI really supports", () => {
         { sessionId: sid, content: "use tabs" },
       ]);
       const withoutSteer = await waitForCommands(h, sid, 2);
-      expect(withoutSteer).toEqual(["fork", "rewind", "goal", "compact", "mode", "thought", "quota", "help"]);
+      expect(withoutSteer).toEqual(["fork", "rewind", "goal", "compact", "mode", "model", "thought", "quota", "help"]);
       expect((await turn).stopReason).toBe("end_turn");
 
       // Now it is known: a second /steer costs no round trip.
@@ -96,7 +96,7 @@ describe("command list follows what the CLI really supports", () => {
 
       const rewind = await promptAndCollect(h, sid, "/rewind");
       expect(rewind.text).toBe("`/rewind` is not supported by ZCode CLI 0.15.3");
-      expect(await waitForCommands(h, sid, 3)).toEqual(["fork", "goal", "compact", "mode", "thought", "quota", "help"]);
+      expect(await waitForCommands(h, sid, 3)).toEqual(["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"]);
     });
   });
 });

@@ -11,9 +11,9 @@ export const PERSONALITIES = ["0.14.8", "0.15.3", "0.16.2"] as const;
 
 /** What each personality should advertise (the version table of issue 4). */
 export const EXPECTED_COMMANDS: Record<string, string[]> = {
-  "0.14.8": ["fork", "goal", "compact", "mode", "thought", "quota", "help"],
-  "0.15.3": ["fork", "rewind", "goal", "compact", "steer", "mode", "thought", "quota", "help"],
-  "0.16.2": ["fork", "goal", "compact", "mode", "thought", "quota", "help"],
+  "0.14.8": ["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"],
+  "0.15.3": ["fork", "rewind", "goal", "compact", "steer", "mode", "model", "thought", "quota", "help"],
+  "0.16.2": ["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"],
 };
 
 export interface SimRequest {

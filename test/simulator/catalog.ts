@@ -84,8 +84,42 @@ export const MODELS: ModelEntry[] = [
 
 export const DEFAULT_MODEL: ModelSel = { providerId: ZAI, modelId: "GLM-5.3", options: { reasoningLevel: "max" } };
 
+/**
+ * Test knobs over the catalogue, set once at start-up (main.ts), each a list
+ * of `provider/model`: withdrawn ones are left out of every model list (a
+ * provider removed: a session may still be on one); disabled ones carry
+ * DISABLED_BY_KNOB as their disabledReason; setModel to a failing one is
+ * refused as a provider outage would be.
+ */
+export interface CatalogKnobs {
+  withdrawn: string[];
+  disabled: string[];
+  setModelFails: string[];
+}
+
+let knobs: CatalogKnobs = { withdrawn: [], disabled: [], setModelFails: [] };
+
+export function setCatalogKnobs(k: CatalogKnobs): void {
+  knobs = k;
+}
+
+export const DISABLED_BY_KNOB = "Switched off in the ZCode app";
+
+const keyOf = (ref: { providerId: string; modelId: string }) => `${ref.providerId}/${ref.modelId}`;
+
 export function findModel(ref: { providerId: string; modelId: string }): ModelEntry | undefined {
-  return MODELS.find((m) => m.ref.providerId === ref.providerId && m.ref.modelId === ref.modelId);
+  const m = MODELS.find((x) => x.ref.providerId === ref.providerId && x.ref.modelId === ref.modelId);
+  if (m && m.disabledReason === undefined && knobs.disabled.includes(keyOf(ref))) return { ...m, disabledReason: DISABLED_BY_KNOB };
+  return m;
+}
+
+export function isWithdrawn(ref: { providerId: string; modelId: string }): boolean {
+  return knobs.withdrawn.includes(keyOf(ref));
+}
+
+/** `settings.model.available` of a full snapshot. */
+export function offeredModels(): ModelEntry[] {
+  return MODELS.filter((m) => !isWithdrawn(m.ref)).map((m) => findModel(m.ref)!);
 }
 
 export const isAccountProvider = (providerId: string) => providerId.startsWith("account:");
@@ -94,7 +128,7 @@ export const isAccountProvider = (providerId: string) => providerId.startsWith("
 export class ModelProtocolError extends Error {
   constructor(
     message: string,
-    readonly code: "invalid_model_request" | "model_not_found",
+    readonly code: "invalid_model_request" | "model_not_found" | "provider_unavailable",
   ) {
     super(message);
     this.name = "ModelProtocolError";
@@ -109,7 +143,9 @@ export class ModelProtocolError extends Error {
 export function checkModelSelection(sel: ModelSel): { entry: ModelEntry; level?: string } {
   const name = `${sel.providerId}/${sel.modelId}`;
   const entry = findModel(sel);
-  if (!entry || entry.disabledReason !== undefined) throw new ModelProtocolError(`Provider Registry 中不存在 Model: ${name}`, "model_not_found");
+  if (!entry || entry.disabledReason !== undefined || isWithdrawn(sel)) throw new ModelProtocolError(`Provider Registry 中不存在 Model: ${name}`, "model_not_found");
+  // [GUESSED wording] what a provider that cannot be reached answers.
+  if (knobs.setModelFails.includes(name)) throw new ModelProtocolError(`Provider ${sel.providerId} is unavailable: connection refused`, "provider_unavailable");
   const level = sel.options?.reasoningLevel;
   if (entry.reasoning && entry.reasoning.levels.length > 0) {
     if (level === undefined) throw new ModelProtocolError(`Reasoning level is required for ${name}`, "invalid_model_request");

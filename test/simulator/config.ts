@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_MODEL, type ModelSel, parseModelSpec } from "./catalog.ts";
+import { type CatalogKnobs, DEFAULT_MODEL, findModel, type ModelSel, parseModelSpec } from "./catalog.ts";
 
 export interface SimConfig {
   version: string;
@@ -30,6 +30,8 @@ export interface SimConfig {
   /** A cold resume puts every session back on the default model. */
   resumeResetsModel: boolean;
   defaultModel: ModelSel;
+  /** ZCODE_SIM_WITHDRAWN_MODELS, ZCODE_SIM_DISABLED_MODELS, ZCODE_SIM_SET_MODEL_FAILS. */
+  catalog: CatalogKnobs;
   /** The launch environment the real CLI would read. */
   launch: {
     builtinProviderConfigFile?: string;
@@ -50,6 +52,18 @@ function num(v: string | undefined, dflt: number, name: string): number {
 const flag = (v: string | undefined) => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 
 export class UsageError extends Error {}
+
+/** A comma list of catalogue models (`provider/model`); an unknown one is a usage error. */
+function modelList(v: string | undefined, name: string): string[] {
+  const list = (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  for (const m of list) {
+    const slash = m.lastIndexOf("/");
+    if (slash <= 0 || !findModel({ providerId: m.slice(0, slash), modelId: m.slice(slash + 1) })) {
+      throw new UsageError(`${name}: unknown model ${JSON.stringify(m)}`);
+    }
+  }
+  return list;
+}
 
 /** Splits argv into the command words and the `--sim-version` flag. */
 export function parseArgs(argv: string[]): { words: string[]; simVersion?: string } {
@@ -94,6 +108,11 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     requireProviderConfig: flag(env.ZCODE_SIM_REQUIRE_PROVIDER_CONFIG),
     resumeResetsModel: flag(env.ZCODE_SIM_RESUME_RESETS_MODEL),
     defaultModel,
+    catalog: {
+      withdrawn: modelList(env.ZCODE_SIM_WITHDRAWN_MODELS, "ZCODE_SIM_WITHDRAWN_MODELS"),
+      disabled: modelList(env.ZCODE_SIM_DISABLED_MODELS, "ZCODE_SIM_DISABLED_MODELS"),
+      setModelFails: modelList(env.ZCODE_SIM_SET_MODEL_FAILS, "ZCODE_SIM_SET_MODEL_FAILS"),
+    },
     launch: {},
   };
   if (env.ZCODE_SIM_RECORD) cfg.record = env.ZCODE_SIM_RECORD;

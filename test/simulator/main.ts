@@ -126,6 +126,13 @@
  * - ZCODE_SIM_DEFAULT_MODEL=provider/model[@level]: the model new sessions start on
  *   (default builtin:zai-coding-plan/GLM-5.3@max).
  * - ZCODE_SIM_RESUME_RESETS_MODEL=1: a cold resume puts the default model back.
+ * - ZCODE_SIM_WITHDRAWN_MODELS=provider/model,…: left out of every model list (a
+ *   removed provider); a session may still be on one (ZCODE_SIM_DEFAULT_MODEL), and
+ *   setModel to one is refused like an unknown model.
+ * - ZCODE_SIM_DISABLED_MODELS=provider/model,…: listed with disabledReason
+ *   "Switched off in the ZCode app"; setModel to one is refused.
+ * - ZCODE_SIM_SET_MODEL_FAILS=provider/model,…: listed as usual, but setModel to one
+ *   fails -32603 `Provider <p> is unavailable: connection refused` (a provider outage).
  * - Read like the real CLI: ZCODE_BUILTIN_PROVIDER_CONFIG_FILE,
  *   ZCODE_PERSONAL_PROVIDER_CONFIG_FILE (reported by the `env` scenario), and
  *   ZCODE_BASE_URL (if set, every model request fails: turn.failed configuration_error).
@@ -183,6 +190,7 @@
  * interactions.ts (requests to the bridge), personality.ts, replay.ts, fuzz.ts.
  * Tests: test/unit/sim-*.test.ts.
  */
+import { setCatalogKnobs } from "./catalog.ts";
 import { loadConfig, parseArgs, providerConfigProblem, type SimConfig, UsageError } from "./config.ts";
 import { personality } from "./personality.ts";
 import { Server } from "./server.ts";
@@ -193,6 +201,7 @@ import { log, Out, readLines, recorder } from "./wire.ts";
 const USAGE = "usage: zcode-sim app-server --stdio [--sim-version X.Y.Z]\n       zcode-sim --version\n";
 
 async function serve(cfg: SimConfig): Promise<void> {
+  setCatalogKnobs(cfg.catalog);
   const out = new Out();
   const store = new Store(cfg.stateDir, cfg.defaultModel);
   const sim = new Sim(cfg, personality(cfg.version), store, out);

@@ -1,6 +1,6 @@
 // The session snapshot of create/resume/read/fork/goal/compact/set* results
 // (`buildSessionSnapshot` of the CLI) and the pieces it is made of.
-import { findModel, MODELS, type ModelEntry } from "./catalog.ts";
+import { findModel, isWithdrawn, offeredModels, type ModelEntry } from "./catalog.ts";
 import type { Sim } from "./sim.ts";
 import type { Goal, SessionRecord } from "./types.ts";
 
@@ -56,7 +56,8 @@ export function sessionInfo(sim: Sim, s: SessionRecord): Record<string, unknown>
 
 export function settings(s: SessionRecord, availability: ModelAvailability): Record<string, unknown> {
   const entry = currentModelEntry(s);
-  const available = availability === "full" ? MODELS : entry ? [entry] : [];
+  // A withdrawn model is in no list, even as the current one.
+  const available = availability === "full" ? offeredModels() : entry && !isWithdrawn(entry.ref) ? [entry] : [];
   const levels = entry?.reasoning?.levels ?? [];
   const level = s.model.options?.reasoningLevel;
   const thoughtLevel: Record<string, unknown> = { enabled: levels.length > 0 };

@@ -61,7 +61,7 @@ describe("models", () => {
     expectValid([update(o)]);
   });
 
-  test("disabled models are left out unless current (then marked)", () => {
+  test("disabled models are left out unless current (then marked, in the name every menu shows)", () => {
     const off = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" }, [GLM, LOCKED]));
     expect(off.model?.choices.map((c) => c.value)).toEqual(["builtin:zai-coding-plan/GLM-5.3"]);
     // Still known: a later settings answer could make it current.
@@ -69,7 +69,7 @@ describe("models", () => {
     const on = opts(withModels({ providerId: "account:zai-individual-coding-plan", modelId: "GLM-5.3-Pro" }, [GLM, LOCKED]));
     expect(on.model?.choices.find((c) => c.value === "account:zai-individual-coding-plan/GLM-5.3-Pro")).toEqual({
       value: "account:zai-individual-coding-plan/GLM-5.3-Pro",
-      name: "GLM-5.3 Pro",
+      name: "GLM-5.3 Pro (unavailable)",
       description: "Unavailable: Sign in to the Coding Plan",
     });
   });
@@ -77,8 +77,14 @@ describe("models", () => {
   test("a current model missing from ZCode's list is shown, marked", () => {
     const o = opts(withModels({ providerId: "gone", modelId: "old-model" }, [GLM]));
     expect(o.model?.current).toBe("gone/old-model");
-    expect(o.model?.choices.at(-1)).toEqual({ value: "gone/old-model", name: "old-model", description: "Unavailable: no longer offered" });
+    expect(o.model?.choices.at(-1)).toEqual({ value: "gone/old-model", name: "old-model (no longer offered)", description: "Unavailable: no longer offered" });
     expectValid([update(o)]);
+  });
+
+  test("no model entry we can read at all: the current one is shown plainly (nothing proves it left)", () => {
+    const o = opts(withModels({ providerId: "zhipu", modelId: "GLM-5.2" }, []));
+    expect(o.model?.choices).toEqual([{ value: "zhipu/GLM-5.2", name: "GLM-5.2" }]);
+    expect(o.model?.models[0]?.disabledReason).toBeUndefined();
   });
 
   test("a read's single-model list keeps the earlier catalogue", () => {

@@ -8,6 +8,7 @@ const USAGES = [
   "`/compact [instructions]`",
   "`/steer <instructions>`",
   "`/mode <mode>`",
+  "`/model <name or id>`",
   "`/thought <level>`",
   "`/quota`",
   "`/help`",

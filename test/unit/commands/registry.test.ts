@@ -75,6 +75,7 @@ describe("availableCommands", () => {
       "compact",
       "steer",
       "mode",
+      "model",
       "thought",
       "quota",
       "help",
@@ -83,18 +84,18 @@ describe("availableCommands", () => {
 
   test("0.14.8 and 0.16.x, as the real capabilities table says (no steer, no rewind)", () => {
     for (const version of ["0.14.8", "0.16.9"]) {
-      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual(["fork", "goal", "compact", "mode", "thought", "quota", "help"]);
+      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual(["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"]);
     }
-    expect(availableCommands(new CliCapabilities("0.15.3")).map((c) => c.name)).toHaveLength(9);
+    expect(availableCommands(new CliCapabilities("0.15.3")).map((c) => c.name)).toHaveLength(10);
   });
 
   test("0.14.8 and 0.16.x with the fake capabilities", () => {
-    const expected = ["fork", "goal", "compact", "mode", "thought", "quota", "help"];
+    const expected = ["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"];
     expect(names(new FakeCaps("0.14.8", ["session/steer", "session/rewind"]))).toEqual(expected);
     expect(names(new FakeCaps("0.16.2", ["session/steer", "session/rewind"]))).toEqual(expected);
   });
 
-  test("mode, thought, quota and help are always there", () => {
+  test("mode, model, thought, quota and help are always there", () => {
     const none = new FakeCaps("9.9.9", [
       "session/fork",
       "session/rewind",
@@ -104,7 +105,7 @@ describe("availableCommands", () => {
       "session/setMode",
       "session/setThoughtLevel",
     ]);
-    expect(names(none)).toEqual(["mode", "thought", "quota", "help"]);
+    expect(names(none)).toEqual(["mode", "model", "thought", "quota", "help"]);
   });
 
   test("no CLI detected yet: nothing is known missing", () => {

@@ -13,7 +13,7 @@ describe("ZCode's terminal-only commands", () => {
   });
 
   test("every one, aliases included, in the name typed (any case, with arguments)", async () => {
-    for (const name of ["login", "logout", "plugins", "plugin", "mcp", "locale", "language", "model", "effort", "variant", "new", "clear", "resume", "continue", "expert", "dwf", "skill"]) {
+    for (const name of ["login", "logout", "plugins", "plugin", "mcp", "locale", "language", "effort", "variant", "new", "clear", "resume", "continue", "expert", "dwf", "skill"]) {
       const r = await runCommand(`/${name.toUpperCase()} some args`, {});
       expect(r.calls).toEqual([]);
       expect(r.said.join("")).toStartWith(`\`/${name}\` needs the ZCode terminal app`);

@@ -134,6 +134,7 @@ export interface ContextOptions {
   turnRunning?: boolean;
   version?: string;
   setMode?: (m: string) => Promise<void>;
+  setModel?: (value: string) => Promise<void>;
   options?: SessionOptions;
   /** What waitIdle answers (default: idle at once). */
   idle?: boolean | (() => Promise<boolean>);
@@ -176,6 +177,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     },
     setModel: async (value) => {
       modelSets.push(value);
+      await opts.setModel?.(value);
     },
     cliVersion: () => opts.version ?? "0.16.9",
     env: opts.env ?? {},

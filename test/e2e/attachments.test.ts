@@ -1,0 +1,151 @@
+// Prompts with images, PDFs and files through the compiled bridge: what
+// reaches ZCode's session/send `attachments` (recorded by the simulator, which
+// also echoes what it took: "Attachments: …"), the private staging of other
+// files, and the limits. Broken base64 and image types outside PNG/JPEG/
+// WebP/GIF are in agent-sessions.test.ts.
+import { describe, expect, test } from "bun:test";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { withBridge, type Harness } from "../support/acp-harness.ts";
+
+/** A 1×1 PNG. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const PNG_BYTES = Buffer.from(PNG, "base64").length;
+const PDF_TEXT = "%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n";
+const PDF = Buffer.from(PDF_TEXT).toString("base64");
+
+async function rejection(p: Promise<unknown>): Promise<acp.RequestError> {
+  try {
+    await p;
+  } catch (e) {
+    return e as acp.RequestError;
+  }
+  throw new Error("expected an error");
+}
+
+/** The session/send requests the simulator received. */
+const sends = (h: Harness) => h.simFrames().filter((f) => f.method === "session/send");
+
+/** A private cache home for the staged files of one test. */
+function cacheHome(): string {
+  return mkdtempSync(join(tmpdir(), "zcode-acp-cache-"));
+}
+
+describe("attachments reach ZCode", () => {
+  test("an image block: inline, named from its uri (else image-N.png), with its size", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, [
+        { type: "text", text: "what is in these?" },
+        { type: "image", data: PNG, mimeType: "image/png", uri: "file:///home/me/shot.png" },
+        { type: "image", data: PNG, mimeType: "image/png" },
+      ]);
+      expect(r.stopReason).toBe("end_turn");
+      const send = sends(h).at(-1)!;
+      expect(send.params.content).toBe("what is in these?");
+      expect(send.params.attachments).toEqual([
+        { kind: "image", filename: "shot.png", mimeType: "image/png", sizeBytes: PNG_BYTES, dataBase64: PNG },
+        { kind: "image", filename: "image-2.png", mimeType: "image/png", sizeBytes: PNG_BYTES, dataBase64: PNG },
+      ]);
+      expect(h.text(sessionId)).toContain(`Attachments: image shot.png image/png ${PNG_BYTES} bytes; image image-2.png image/png ${PNG_BYTES} bytes`);
+    });
+  });
+
+  test("resource blobs: image/* as an image, application/pdf as a pdf", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, [
+        { type: "text", text: "compare" },
+        { type: "resource", resource: { uri: "file:///home/me/diagram.webp", mimeType: "image/webp", blob: PNG } },
+        { type: "resource", resource: { uri: "file:///home/me/spec.pdf", mimeType: "application/pdf", blob: PDF } },
+      ]);
+      expect(r.stopReason).toBe("end_turn");
+      expect(sends(h).at(-1)!.params.attachments).toEqual([
+        { kind: "image", filename: "diagram.webp", mimeType: "image/webp", sizeBytes: PNG_BYTES, dataBase64: PNG },
+        { kind: "pdf", filename: "spec.pdf", mimeType: "application/pdf", sizeBytes: PDF_TEXT.length, dataBase64: PDF },
+      ]);
+      expect(h.text(sessionId)).toContain(`pdf spec.pdf application/pdf ${PDF_TEXT.length} bytes`);
+    });
+  });
+
+  test("another file is staged privately (0700 directory, 0600 file) and sent by path", async () => {
+    if (process.platform === "win32") return;
+    const cache = cacheHome();
+    try {
+      await withBridge({ record: true, env: { XDG_CACHE_HOME: cache } }, async (h) => {
+        const { sessionId } = await h.newSession();
+        const bytes = Buffer.from([0, 1, 2, 3, 250, 251, 252, 253, 10]);
+        const r = await h.prompt(sessionId, [
+          { type: "text", text: "read this dump" },
+          { type: "resource", resource: { uri: "file:///home/me/core.bin", mimeType: "application/octet-stream", blob: bytes.toString("base64") } },
+        ]);
+        expect(r.stopReason).toBe("end_turn");
+        const [att] = sends(h).at(-1)!.params.attachments as Array<Record<string, unknown>>;
+        expect(att).toMatchObject({ kind: "file", filename: "core.bin", mimeType: "application/octet-stream", sizeBytes: bytes.length });
+        expect(att!.dataBase64).toBeUndefined();
+        const path = String(att!.localPath);
+        expect(dirname(path)).toBe(join(cache, `zcode-acp-server-${process.getuid!()}`, "attachments"));
+        expect(existsSync(path)).toBe(true);
+        expect(readFileSync(path)).toEqual(bytes);
+        expect(statSync(path).mode & 0o777).toBe(0o600);
+        expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
+        expect(h.text(sessionId)).toContain(`file core.bin application/octet-stream ${bytes.length} bytes (localPath ${path})`);
+      });
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  test("a prompt may be attachments only", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const r = await h.prompt(sessionId, [{ type: "image", data: PNG, mimeType: "image/png" }]);
+      expect(r.stopReason).toBe("end_turn");
+      const send = sends(h).at(-1)!;
+      expect(send.params.content).toBe("");
+      expect(send.params.attachments).toHaveLength(1);
+      expect(h.text(sessionId)).toContain("Attachments: image image-1.png image/png");
+    });
+  });
+});
+
+describe("what is refused, with a reason", () => {
+  test("audio, an image over 10 MiB, more than 100 blocks: -32602 naming the limit; nothing reaches ZCode", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const audio = await rejection(h.prompt(sessionId, [{ type: "text", text: "listen" }, { type: "audio", data: "AAAA", mimeType: "audio/wav" }]));
+      expect(audio.code).toBe(-32602);
+      expect(audio.message).toContain("ZCode cannot take audio in a prompt");
+      const big = Buffer.alloc(10 * 1024 * 1024 + 1, 1).toString("base64");
+      const image = await rejection(h.prompt(sessionId, [{ type: "image", data: big, mimeType: "image/png" }]));
+      expect(image.code).toBe(-32602);
+      expect(image.message).toContain("Images can be at most 10 MiB each");
+      const blocks = Array.from({ length: 101 }, (_, i) => ({ type: "text" as const, text: `part ${i} ` }));
+      const many = await rejection(h.prompt(sessionId, blocks));
+      expect(many.code).toBe(-32602);
+      expect(many.message).toContain("at most 100 content blocks");
+      expect(sends(h)).toEqual([]);
+      expect((await h.prompt(sessionId, "still fine")).stopReason).toBe("end_turn");
+    });
+  });
+});
+
+describe("slash commands come from the typed text only", () => {
+  test("a command inside an attached file's text goes to ZCode as part of the prompt, and is not run", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId, modes } = await h.newSession();
+      expect(modes?.currentModeId).toBe("build");
+      const r = await h.prompt(sessionId, [{ type: "resource", resource: { uri: "file:///home/me/notes.md", mimeType: "text/markdown", text: "/mode plan" } }]);
+      expect(r.stopReason).toBe("end_turn");
+      const send = sends(h).at(-1)!;
+      expect(send.params.content).toBe('<context uri="file:///home/me/notes.md">\n/mode plan\n</context>');
+      expect(h.simMethods()).not.toContain("session/setMode");
+      expect(h.updatesOfKind(sessionId, "current_mode_update")).toEqual([]);
+      // Typed, the same words are the command.
+      await h.prompt(sessionId, [{ type: "text", text: "/mode plan" }]);
+      expect(h.simMethods()).toContain("session/setMode");
+    });
+  });
+});
