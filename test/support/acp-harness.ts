@@ -148,6 +148,8 @@ export class Harness {
             ZCODE_SIM_DELAY_MS: "1",
             ZCODE_SIM_RESEND_MS: "200",
             ZCODE_ACP_LOG_LEVEL: process.env.ZCODE_ACP_LOG_LEVEL ?? "warn",
+            // The developer's own locale must not change what the tests read.
+            ZCODE_ACP_LANG: "en",
           }),
       ...(opts.simVersion ? { ZCODE_SIM_VERSION: opts.simVersion } : {}),
       ...(recordFile ? { ZCODE_SIM_RECORD: recordFile } : {}),

@@ -1,0 +1,3 @@
+// Area: bridge. Filled as its strings move here.
+
+export const bridge = {};

@@ -1,0 +1,3 @@
+// Area: commands. Filled as its strings move here.
+
+export const commands = {};

@@ -1,0 +1,3 @@
+// Area: errors. Filled as its strings move here.
+
+export const errors = {};

@@ -1,0 +1,3 @@
+// Area: quota. Filled as its strings move here.
+
+export const quota = {};

@@ -1,0 +1,3 @@
+// Area: tools. Filled as its strings move here.
+
+export const tools = {};

@@ -1,0 +1,3 @@
+import type { bridge as en } from "../en/bridge.ts";
+
+export const bridge: typeof en = {};

@@ -1,0 +1,3 @@
+import type { errors as en } from "../en/errors.ts";
+
+export const errors: typeof en = {};
