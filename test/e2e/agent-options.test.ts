@@ -2,18 +2,11 @@
 // values), and ZCode changing the mode itself (plan approval).
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { withBridge } from "../support/acp-harness.ts";
+import { rejection, withBridge } from "../support/acp-harness.ts";
 
 const m = acp.methods.agent;
 
-async function code(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-  } catch (e) {
-    return (e as acp.RequestError).code;
-  }
-  throw new Error("expected an error");
-}
+const code = async (p: Promise<unknown>): Promise<number> => (await rejection(p)).code;
 
 describe("modes and options", () => {
   test("set_mode calls session/setMode and reports the change", async () => {

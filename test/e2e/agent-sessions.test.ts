@@ -5,18 +5,14 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BRIDGE_BIN, SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
+import { BRIDGE_BIN, SIM_BIN, rejection, withBridge, type Harness } from "../support/acp-harness.ts";
 
 const m = acp.methods.agent;
 
 async function expectError(p: Promise<unknown>, code: number): Promise<acp.RequestError> {
-  try {
-    await p;
-  } catch (e) {
-    expect((e as acp.RequestError).code).toBe(code);
-    return e as acp.RequestError;
-  }
-  throw new Error(`expected an error ${code}`);
+  const e = await rejection(p);
+  expect(e.code).toBe(code);
+  return e;
 }
 
 /** The session's available_commands_update arrives, strictly after the response at `respIdx`. */

@@ -5,19 +5,10 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
+import { SIM_BIN, rejection, withBridge, type Harness } from "../support/acp-harness.ts";
 
 function chunks(h: Harness, sessionId: string, kind: "agent_message_chunk" | "agent_thought_chunk") {
   return h.updatesOfKind(sessionId, kind);
-}
-
-async function rejects(p: Promise<unknown>): Promise<acp.RequestError & { code: number }> {
-  try {
-    await p;
-  } catch (e) {
-    return e as acp.RequestError & { code: number };
-  }
-  throw new Error("expected the request to fail");
 }
 
 describe("event translation", () => {
@@ -189,7 +180,7 @@ describe("ordering and recovery", () => {
       await h.waitFor(() => h.text(sessionId).includes("chunk 1 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
-      const e = await rejects(h.prompt(sessionId, "too soon"));
+      const e = await rejection(h.prompt(sessionId, "too soon"));
       expect(e.message).toContain("busy");
       await Bun.sleep(2500);
       expect((await h.prompt(sessionId, "later")).stopReason).toBe("end_turn");
@@ -243,7 +234,7 @@ describe("failures", () => {
   test("transient failures beyond the retries become an error", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
-      const e = await rejects(h.prompt(sessionId, "#scenario:fail-transient fails=9"));
+      const e = await rejection(h.prompt(sessionId, "#scenario:fail-transient fails=9"));
       expect(e.message).toContain("Rate limit reached");
     });
   });
@@ -251,7 +242,7 @@ describe("failures", () => {
   test("fatal turn.failed → ACP error with ZCode's message; the session stays usable", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
-      const e = await rejects(h.prompt(sessionId, "#scenario:fail-fatal"));
+      const e = await rejection(h.prompt(sessionId, "#scenario:fail-fatal"));
       expect(e.message).toContain("Insufficient balance");
       expect((await h.prompt(sessionId, "still there?")).stopReason).toBe("end_turn");
     });
@@ -261,7 +252,7 @@ describe("failures", () => {
     await withBridge({ record: true, env: { ZCODE_ACP_REQUEST_TIMEOUT_MS: "800" } }, async (h) => {
       const { sessionId } = await h.newSession();
       // The turn runs in ZCode, but its session/send is never answered: the prompt fails on the timeout.
-      const e = await rejects(h.prompt(sessionId, "#scenario:slow n=400 noanswer=1"));
+      const e = await rejection(h.prompt(sessionId, "#scenario:slow n=400 noanswer=1"));
       expect(e.message).toMatch(/timed out|did not answer/i);
       const answered = h.received.messages.length;
       await h.waitFor(() => h.simMethods().includes("session/stop"), "session/stop");
@@ -293,10 +284,10 @@ describe("failures", () => {
       await h.cancel(a);
       expect((await first).stopReason).toBe("cancelled");
       // ZCode still runs the cancelled turn: this prompt polls session/read for idle.
-      const waiting = rejects(h.prompt(a, "never sent"));
+      const waiting = rejection(h.prompt(a, "never sent"));
       await Bun.sleep(150);
       // Another session's turn takes the shared child down.
-      await rejects(h.prompt(b, "#scenario:crash"));
+      await rejection(h.prompt(b, "#scenario:crash"));
       expect((await waiting).message).toMatch(/died|exited/);
       // The idle wait must not go on in a new child and send the failed prompt.
       await Bun.sleep(500);
@@ -310,7 +301,7 @@ describe("failures", () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
       const t0 = Date.now();
-      const e = await rejects(h.prompt(sessionId, "#scenario:crash"));
+      const e = await rejection(h.prompt(sessionId, "#scenario:crash"));
       expect(Date.now() - t0).toBeLessThan(2000);
       expect(e.message).toMatch(/died|exited/);
       expect(e.message).toContain("code 3");

@@ -8,22 +8,13 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { rejection, withBridge, type Harness } from "../support/acp-harness.ts";
 
 /** A 1×1 PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 const PNG_BYTES = Buffer.from(PNG, "base64").length;
 const PDF_TEXT = "%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n";
 const PDF = Buffer.from(PDF_TEXT).toString("base64");
-
-async function rejection(p: Promise<unknown>): Promise<acp.RequestError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as acp.RequestError;
-  }
-  throw new Error("expected an error");
-}
 
 /** The session/send requests the simulator received. */
 const sends = (h: Harness) => h.simFrames().filter((f) => f.method === "session/send");

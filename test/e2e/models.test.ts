@@ -8,7 +8,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { rejection, withBridge, type Harness } from "../support/acp-harness.ts";
 import { promptAndCollect } from "./commands-support.ts";
 
 const m = acp.methods.agent;
@@ -29,15 +29,6 @@ function option(options: Options | null | undefined, id: string): Select | undef
 /** The flat list of a select's choices (the bridge never groups them). */
 function choices(o: Select | undefined): acp.SessionConfigSelectOption[] {
   return (o?.options ?? []) as acp.SessionConfigSelectOption[];
-}
-
-async function rejection(p: Promise<unknown>): Promise<acp.RequestError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as acp.RequestError;
-  }
-  throw new Error("expected an error");
 }
 
 const setModelFrames = (h: Harness) => h.simFrames().filter((f) => f.method === "session/setModel");

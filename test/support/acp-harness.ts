@@ -332,6 +332,16 @@ export class Harness {
   }
 }
 
+/** The error a request failed with; the test fails when the request succeeded. */
+export async function rejection(p: Promise<unknown>): Promise<acp.RequestError & { code: number }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as acp.RequestError & { code: number };
+  }
+  throw new Error("expected the request to fail");
+}
+
 /** Starts a harness, runs `fn`, and always closes it (asserting a clean exit). */
 export async function withBridge<T>(opts: HarnessOptions, fn: (h: Harness) => Promise<T>): Promise<T> {
   const h = await Harness.start(opts);

@@ -1,26 +1,14 @@
 // The log level is one setting for every logger: a tagged logger made at
 // import time, before the CLI resolved --log-level, obeys the level set later.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { captureStderr } from "./support/captured-stderr.ts";
 import { log, setLogLevel } from "../../src/log.ts";
 
 // Made before any level is set, as a module-level `log.withTag(...)` is.
 const early = log.withTag("early");
 const earlyNested = early.withTag("nested");
 
-let stderr: string[];
-let realWrite: typeof process.stderr.write;
-beforeEach(() => {
-  stderr = [];
-  realWrite = process.stderr.write;
-  process.stderr.write = ((s: string | Uint8Array) => {
-    stderr.push(String(s));
-    return true;
-  }) as typeof process.stderr.write;
-});
-afterEach(() => {
-  process.stderr.write = realWrite;
-  setLogLevel("warn");
-});
+const stderr = captureStderr();
 
 describe("log level", () => {
   test("a tagged logger created before setLogLevel follows the level set afterwards, up and down", () => {
@@ -33,7 +21,7 @@ describe("log level", () => {
     early.error("errors still seen");
     setLogLevel("silent");
     early.error("nothing at silent");
-    const text = stderr.join("");
+    const text = stderr.lines.join("");
     expect(text).toContain("DEBUG [early] seen at debug");
     expect(text).toContain("DEBUG [early:nested] nested too");
     expect(text).not.toContain("not seen at error");
@@ -47,8 +35,8 @@ describe("log level", () => {
     const late = log.withTag("late");
     late.info("info from late");
     early.info("info from early");
-    expect(stderr.join("")).toContain("INFO [late] info from late");
-    expect(stderr.join("")).toContain("INFO [early] info from early");
+    expect(stderr.lines.join("")).toContain("INFO [late] info from late");
+    expect(stderr.lines.join("")).toContain("INFO [early] info from early");
     expect([log.level, early.level, earlyNested.level, late.level]).toEqual([log.level, log.level, log.level, log.level]);
     setLogLevel("trace");
     expect(early.level).toBe(log.level);

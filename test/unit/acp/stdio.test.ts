@@ -1,5 +1,6 @@
 // The stdout sink at exit (settle) and when stdout fails, with a fake pipe.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
+import { captureStderr } from "../support/captured-stderr.ts";
 import { openStdoutSink, type ByteSink } from "../../../src/acp/stdio.ts";
 import { setLogLevel } from "../../../src/log.ts";
 
@@ -36,20 +37,7 @@ class StallingPipe implements ByteSink {
 
 const turn = () => new Promise((r) => setImmediate(r));
 
-let stderr: string[];
-let realWrite: typeof process.stderr.write;
-beforeEach(() => {
-  stderr = [];
-  realWrite = process.stderr.write;
-  process.stderr.write = ((s: string | Uint8Array) => {
-    stderr.push(String(s));
-    return true;
-  }) as typeof process.stderr.write;
-});
-afterEach(() => {
-  process.stderr.write = realWrite;
-  setLogLevel("warn");
-});
+const stderr = captureStderr();
 
 test("settle waits for a reader that comes back within the grace: everything arrives", async () => {
   const pipe = new StallingPipe();
@@ -79,7 +67,7 @@ test("settle gives up on a reader that never comes back: bounded, queued lines d
   expect(await sink.settle(Date.now() + 100, 100)).toBe(false);
   // Deadline plus the extra wait for the write in the pipe, with room for a busy machine.
   expect(Date.now() - t0).toBeLessThan(2000);
-  expect(stderr.join("")).toMatch(/did not read our output for [\d.]+ s at exit: 10 message\(s\) not sent, and the last one sent is cut/);
+  expect(stderr.lines.join("")).toMatch(/did not read our output for [\d.]+ s at exit: 10 message\(s\) not sent, and the last one sent is cut/);
 });
 
 test("a stdout failure is a log line (it obeys --log-level), not a raw stderr write", async () => {
@@ -95,10 +83,10 @@ test("a stdout failure is a log line (it obeys --log-level), not a raw stderr wr
   await w.write(enc.encode("a\n"));
   await Bun.sleep(10);
   expect(gone).toBe(1);
-  expect(stderr).toEqual([]);
+  expect(stderr.lines).toEqual([]);
   setLogLevel("warn");
   const w2 = openStdoutSink({ onGone: () => {}, writer: broken }).writable.getWriter();
   await w2.write(enc.encode("a\n"));
   await Bun.sleep(10);
-  expect(stderr.join("")).toMatch(/^\S+Z ERROR stdout failed: EIO/);
+  expect(stderr.lines.join("")).toMatch(/^\S+Z ERROR stdout failed: EIO/);
 });
