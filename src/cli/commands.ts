@@ -1,14 +1,17 @@
 import { defineCommand } from "citty";
+import { cli } from "../i18n/en/cli.ts";
 import { VERSION } from "../version.ts";
 import { doctorFlags, serveFlags, upgradeFlags } from "./flags.ts";
 
 // Command declarations (metadata and flag tables). What each command does
-// lives in main.ts, so `--help` never loads a command's implementation.
+// lives in main.ts, so `--help` never loads a command's implementation. The
+// descriptions come from the message table (English here; main.ts renders
+// --help in the language in use).
 
 export const doctorCommand = defineCommand({
   meta: {
     name: "doctor",
-    description: "Check the ZCode CLI, its version, Node and sign-in; print editor settings",
+    description: cli.commands.doctor,
   },
   args: doctorFlags,
 });
@@ -16,7 +19,7 @@ export const doctorCommand = defineCommand({
 export const upgradeCommand = defineCommand({
   meta: {
     name: "upgrade",
-    description: "Download, verify (SHA-256) and install a release over this binary",
+    description: cli.commands.upgrade,
   },
   args: upgradeFlags,
 });
@@ -25,7 +28,7 @@ export const rootCommand = defineCommand({
   meta: {
     name: "zcode-acp-server",
     version: VERSION,
-    description: "Agent Client Protocol bridge for ZCode. With no command, serves ACP on stdio",
+    description: cli.commands["zcode-acp-server"],
   },
   args: serveFlags,
   subCommands: { doctor: doctorCommand, upgrade: upgradeCommand },

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type AutoCompact, type BridgeConfig } from "../config.ts";
+import { t } from "../i18n/index.ts";
 import { languageOf, type Language } from "../i18n/language.ts";
 import { isLogLevel, LOG_LEVEL_NAMES } from "../log.ts";
 import { UsageError } from "./usage-error.ts";
@@ -16,7 +17,7 @@ function appHistory(flags: Record<string, string | boolean>, env: Env): boolean 
   const v = raw.trim().toLowerCase();
   if (OFF.has(v)) return false;
   if (ON.has(v)) return true;
-  throw new UsageError(`ZCODE_ACP_APP_HISTORY: '${raw}' is not 0 or 1 (also false/true, off/on, no/yes)`);
+  throw new UsageError(t().cli.usage.notOnOff("ZCODE_ACP_APP_HISTORY", raw));
 }
 
 /** `150000` (tokens in use) or `80%` (of the context window); anything else names where it came from. */
@@ -29,17 +30,40 @@ function parseAutoCompact(raw: string, from: string): AutoCompact {
   } else if (/^\d+$/.test(v) && Number(v) > 0 && Number.isSafeInteger(Number(v))) {
     return { tokens: Number(v) };
   }
-  throw new UsageError(`${from}: '${raw}' is not a token count (like 150000) or a percentage of the context window (like 80%)`);
+  throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
 }
 
-/** --lang / ZCODE_ACP_LANG when given (zh…, en…); a value naming neither is a usage error. */
-export function explicitLanguage(flags: Record<string, string | boolean>, env: Env): Language | undefined {
+export interface ExplicitLanguage {
+  language: Language;
+  from: "flag" | "env";
+}
+
+/** --lang / ZCODE_ACP_LANG when given (zh…, en…), and which of the two; a value naming neither is a usage error. */
+export function explicitLanguage(flags: Record<string, string | boolean>, env: Env): ExplicitLanguage | undefined {
   const f = flags.lang;
-  const [raw, from] = typeof f === "string" ? [f, "--lang"] : [env.ZCODE_ACP_LANG, "ZCODE_ACP_LANG"];
+  const [raw, from] = typeof f === "string" ? [f, "flag" as const] : [env.ZCODE_ACP_LANG, "env" as const];
   if (raw === undefined || raw === "") return undefined;
-  const lang = languageOf(raw);
-  if (!lang) throw new UsageError(`${from}: '${raw}' is not a language the bridge speaks (zh or en)`);
-  return lang;
+  const language = languageOf(raw);
+  if (!language) throw new UsageError(t().cli.usage.notALanguage(from === "flag" ? "--lang" : "ZCODE_ACP_LANG", raw));
+  return { language, from };
+}
+
+/**
+ * The language to complain in before the flags are parsed (an unknown flag
+ * is reported in it): a --lang in argv that names a language, else a
+ * ZCODE_ACP_LANG that does. A malformed one is ignored here; the parse that
+ * follows reports it.
+ */
+export function languageInArgv(argv: readonly string[], env: Env): ExplicitLanguage | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") break;
+    const raw = arg === "--lang" ? argv[i + 1] : arg.startsWith("--lang=") ? arg.slice("--lang=".length) : undefined;
+    const language = languageOf(raw);
+    if (language) return { language, from: "flag" };
+  }
+  const language = languageOf(env.ZCODE_ACP_LANG);
+  return language ? { language, from: "env" } : undefined;
 }
 
 /**
@@ -59,20 +83,18 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
 
   const level = pick("log-level", "ZCODE_ACP_LOG_LEVEL");
   if (level && !isLogLevel(level.value)) {
-    throw new UsageError(
-      `${level.from}: unknown log level '${level.value}' (expected one of ${LOG_LEVEL_NAMES.join(", ")})`,
-    );
+    throw new UsageError(t().cli.usage.unknownLogLevel(level.from, level.value, LOG_LEVEL_NAMES));
   }
 
   const mode = pick("mode", "ZCODE_ACP_MODE");
   if (mode && !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(mode.value)) {
-    throw new UsageError(`${mode.from}: '${mode.value}' is not a mode name (e.g. yolo, build, plan)`);
+    throw new UsageError(t().cli.usage.notAModeName(mode.from, mode.value));
   }
 
   const model = pick("model", "ZCODE_ACP_MODEL");
   // Only its shape here: which models exist is known once ZCode created a session.
   if (model && (model.value.trim() === "" || model.value.length > 200 || /[\u0000-\u001f]/.test(model.value))) {
-    throw new UsageError(`${model.from}: '${model.value}' is not a model name or id`);
+    throw new UsageError(t().cli.usage.notAModel(model.from, model.value));
   }
 
   const bytes = (flag: string, envName: string, fallback: number): number => {
@@ -80,7 +102,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
     if (!max) return fallback;
     const n = Number(max.value);
     if (!/^\d+$/.test(max.value) || !Number.isSafeInteger(n) || n < 1024) {
-      throw new UsageError(`${max.from}: '${max.value}' is not a byte count (a whole number >= 1024)`);
+      throw new UsageError(t().cli.usage.notAByteCount(max.from, max.value));
     }
     return n;
   };

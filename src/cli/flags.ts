@@ -1,19 +1,23 @@
 import type { ArgsDef } from "citty";
-import { LOG_LEVEL_NAMES } from "../log.ts";
+import { cli } from "../i18n/en/cli.ts";
 
-// Flag definitions, one table per command. The descriptions are what
-// `--help` shows; the env variable each flag falls back to is named in the
-// description so the help text is also the configuration reference.
+// Flag definitions, one table per command: names, types and value hints are
+// what the strict parser (strict-args.ts) checks against. The descriptions
+// are written once, in the message tables (src/i18n/<lang>/cli.ts): English
+// here for citty's types, and main.ts swaps in the language in use when it
+// renders --help.
+
+const described = cli.flags;
 
 export const loggingFlags = {
   "log-level": {
     type: "string",
-    description: `Log verbosity: ${LOG_LEVEL_NAMES.join("|")} (env ZCODE_ACP_LOG_LEVEL; default warn). Logs go to stderr.`,
+    description: described["log-level"],
     valueHint: "level",
   },
   "log-file": {
     type: "string",
-    description: "Also append log lines to this file, created with mode 0600 (env ZCODE_ACP_LOG_FILE)",
+    description: described["log-file"],
     valueHint: "path",
   },
 } as const satisfies ArgsDef;
@@ -21,7 +25,7 @@ export const loggingFlags = {
 export const languageFlags = {
   lang: {
     type: "string",
-    description: "Language of what the bridge says: zh or en (env ZCODE_ACP_LANG; default: the ZCode app's language, then the locale)",
+    description: described.lang,
     valueHint: "zh|en",
   },
 } as const satisfies ArgsDef;
@@ -29,12 +33,12 @@ export const languageFlags = {
 export const zcodeFlags = {
   "zcode-bin": {
     type: "string",
-    description: "ZCode CLI binary or its .cjs/.mjs/.js entry (env ZCODE_BIN; default: PATH, then the ZCode app bundle)",
+    description: described["zcode-bin"],
     valueHint: "path",
   },
   "zcode-node": {
     type: "string",
-    description: "Node.js >= 22 used to run a .cjs/.mjs/.js ZCode entry (env ZCODE_NODE)",
+    description: described["zcode-node"],
     valueHint: "path",
   },
 } as const satisfies ArgsDef;
@@ -45,45 +49,41 @@ export const serveFlags = {
   ...languageFlags,
   mode: {
     type: "string",
-    description: "Default mode for new sessions, e.g. yolo or build (env ZCODE_ACP_MODE)",
+    description: described.mode,
     valueHint: "mode",
   },
   model: {
     type: "string",
-    description:
-      "Model for new sessions: its id, providerId/modelId, its name, or a unique start of one, as /model takes it (env ZCODE_ACP_MODEL; default: ZCode's)",
+    description: described.model,
     valueHint: "model",
   },
   trace: {
     type: "string",
-    description: "Write a redacted JSON-lines trace of both wires to this file, mode 0600 (env ZCODE_ACP_TRACE)",
+    description: described.trace,
     valueHint: "file",
   },
   "auto-compact": {
     type: "string",
-    description:
-      "Compact the conversation in the background after a turn that leaves this much context in use: tokens, or a percentage of the context window like 80% (env ZCODE_ACP_AUTO_COMPACT; default off)",
+    description: described["auto-compact"],
     valueHint: "tokens|percent%",
   },
   "no-app-history": {
     type: "boolean",
-    description:
-      "Do not add sessions created here to the ZCode app's history (~/.zcode/v2/tasks-index.sqlite) (env ZCODE_ACP_APP_HISTORY=0)",
+    description: described["no-app-history"],
   },
   "max-line-bytes": {
     type: "string",
-    description: "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 33554432)",
+    description: described["max-line-bytes"],
     valueHint: "bytes",
   },
   "max-message-bytes": {
     type: "string",
-    description:
-      "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 67108864)",
+    description: described["max-message-bytes"],
     valueHint: "bytes",
   },
   version: {
     type: "boolean",
-    description: "Print the version and exit",
+    description: described.version,
   },
 } as const satisfies ArgsDef;
 
@@ -96,7 +96,7 @@ export const doctorFlags = {
 export const upgradeFlags = {
   version: {
     type: "positional",
-    description: "Version to install, e.g. 0.2.0 or v0.2.0 (default: the latest release)",
+    description: cli.arguments.version,
     required: false,
   },
   ...loggingFlags,

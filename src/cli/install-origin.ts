@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { t } from "../i18n/index.ts";
 import { HOMEBREW_FORMULA, HOMEBREW_TAP, NPM_PACKAGE } from "./distribution.ts";
 
 // Who owns the binary at a path: the user (install.sh, install.ps1, a manual
@@ -6,12 +7,14 @@ import { HOMEBREW_FORMULA, HOMEBREW_TAP, NPM_PACKAGE } from "./distribution.ts";
 // schedule. `upgrade` must not overwrite a copy another tool tracks (npm would
 // reinstall the old one, Homebrew's checksums and `brew upgrade` would break,
 // an editor re-downloads from the registry), and `doctor` says which it is.
+// The words (origin, how to update) are the language table's: see
+// describeOrigin and howToUpdate.
 
 export type InstallOrigin =
   | { kind: "standalone" }
-  | { kind: "npm"; how: string }
-  | { kind: "homebrew"; how: string }
-  | { kind: "editor-registry"; editor: "Zed" | "JetBrains"; how: string };
+  | { kind: "npm" }
+  | { kind: "homebrew" }
+  | { kind: "editor-registry"; editor: "Zed" | "JetBrains" };
 
 /** Path segments compared case-insensitively: macOS and Windows paths are. */
 function segments(path: string): string[] {
@@ -21,35 +24,24 @@ function segments(path: string): string[] {
 export function installOriginOf(path: string): InstallOrigin {
   const parts = segments(path);
   if (parts.includes("node_modules")) {
-    return {
-      kind: "npm",
-      how: `npm install -g ${NPM_PACKAGE}@latest (or, run through npx, npx -y ${NPM_PACKAGE}@latest)`,
-    };
+    return { kind: "npm" };
   }
   // Homebrew kegs live in <prefix>/Cellar/<formula>/<version>/ on macOS and Linux.
   const cellar = parts.indexOf("cellar");
   if (cellar !== -1 && parts[cellar + 1] === HOMEBREW_FORMULA) {
-    return { kind: "homebrew", how: `brew upgrade ${HOMEBREW_TAP}/${HOMEBREW_FORMULA}` };
+    return { kind: "homebrew" };
   }
   // Zed downloads registry agents under its data directory's external_agents
   // (~/.local/share/zed, ~/Library/Application Support/Zed, %LOCALAPPDATA%\Zed).
   const ext = parts.indexOf("external_agents");
   if (ext > 0 && parts[ext - 1] === "zed") {
-    return {
-      kind: "editor-registry",
-      editor: "Zed",
-      how: "Zed updates agents it installed from the ACP registry itself; nothing to do here",
-    };
+    return { kind: "editor-registry", editor: "Zed" };
   }
   // Unconfirmed: where JetBrains IDEs unpack registry agents is not
   // documented; any copy under a JetBrains data or cache directory is
   // treated as theirs, since no installer of ours writes there.
   if (parts.includes("jetbrains")) {
-    return {
-      kind: "editor-registry",
-      editor: "JetBrains",
-      how: "the IDE updates agents it installed from the ACP registry (Settings | Tools | AI Assistant | Agents)",
-    };
+    return { kind: "editor-registry", editor: "JetBrains" };
   }
   return { kind: "standalone" };
 }
@@ -64,14 +56,28 @@ export function realPath(path: string): string {
 }
 
 export function describeOrigin(o: InstallOrigin): string {
+  const say = t().cli.doctor.origins;
   switch (o.kind) {
     case "standalone":
-      return "standalone (install.sh, install.ps1 or a copy)";
+      return say.standalone;
     case "npm":
-      return `installed by npm (${NPM_PACKAGE})`;
+      return say.npm(NPM_PACKAGE);
     case "homebrew":
-      return "installed by Homebrew";
+      return say.homebrew;
     case "editor-registry":
-      return `installed by ${o.editor} from the ACP registry`;
+      return say.editorRegistry(o.editor);
+  }
+}
+
+/** How the tool that owns a copy updates it: the command to run, or that the editor does it itself. */
+export function howToUpdate(o: Exclude<InstallOrigin, { kind: "standalone" }>): string {
+  const say = t().cli.upgrade.how;
+  switch (o.kind) {
+    case "npm":
+      return say.npm(NPM_PACKAGE);
+    case "homebrew":
+      return say.homebrew(`${HOMEBREW_TAP}/${HOMEBREW_FORMULA}`);
+    case "editor-registry":
+      return o.editor === "Zed" ? say.zed : say.jetbrains;
   }
 }

@@ -1,12 +1,12 @@
 import { renderUsage, type ArgsDef, type CommandDef } from "citty";
 import { writeSync } from "node:fs";
 import type { BridgeConfig } from "../config.ts";
-import { log, setLogFile, setLogLevel } from "../log.ts";
+import { setLogFile, setLogLevel } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { rootCommand, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
 import { setLanguage, t } from "../i18n/index.ts";
-import { resolveLanguage } from "../i18n/language.ts";
-import { explicitLanguage, resolveConfig } from "./config.ts";
+import { languageChoice, type LanguageChoice } from "../i18n/language.ts";
+import { explicitLanguage, languageInArgv, resolveConfig } from "./config.ts";
 import { parseStrict } from "./strict-args.ts";
 import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
 
@@ -22,17 +22,20 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   const cmd = (subName ? SUBCOMMANDS[subName] : rootCommand) as unknown as CommandDef<ArgsDef>;
   const rest = subName ? argv.slice(1) : argv;
 
+  // Before anything is said: a mistake in the flags is reported in the
+  // language they (or the environment) ask for. Settled again once parsed.
+  setLanguage(languageChoice(languageInArgv(argv, process.env), process.env).language);
   try {
     if (!subName && first !== undefined && !first.startsWith("-")) {
-      throw new UsageError(`unknown command '${first}' (commands: ${Object.keys(SUBCOMMANDS).join(", ")})`);
+      throw new UsageError(t().cli.usage.unknownCommand(first, Object.keys(SUBCOMMANDS).join(", ")));
     }
     const defs = (cmd.args ?? {}) as ArgsDef;
     const parsed = parseStrict(rest, defs);
-    // Before anything is said, --help included.
-    setLanguage(resolveLanguage(explicitLanguage(parsed.flags, process.env), process.env));
+    const language = languageChoice(explicitLanguage(parsed.flags, process.env), process.env);
+    setLanguage(language.language);
     if (parsed.help) {
       const parent = subName ? localizedHelp(rootCommand as unknown as CommandDef<ArgsDef>) : undefined;
-      await writeOut(`${plain(await renderUsage(localizedHelp(cmd), parent))}\n`);
+      await writeOut(`${plain(localizedClosing(await renderUsage(localizedHelp(cmd), parent)))}\n`);
       return 0;
     }
     if (!subName && parsed.flags.version === true) {
@@ -44,7 +47,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
     switch (subName) {
       case "doctor":
-        return await doctor(config);
+        return await doctor(config, language);
       case "upgrade":
         return await upgrade(parsed.positionals[0]);
       default:
@@ -53,20 +56,47 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       const help = subName ? `${PROGRAM} ${subName} --help` : `${PROGRAM} --help`;
-      await writeErr(`${PROGRAM}: ${e.message}\nRun '${help}' for usage.\n`);
+      await writeErr(`${PROGRAM}: ${e.message}\n${t().cli.usage.runHelp(help)}\n`);
       return USAGE_EXIT_CODE;
     }
     throw e;
   }
 }
 
-/** The command with its flags described in the language in use (citty's own headings stay as they are). */
+/**
+ * The command, its flags, arguments and subcommands described in the language
+ * in use: the tables are built at import, before the language is known.
+ * citty's own headings (USAGE, OPTIONS) stay as it prints them.
+ */
 function localizedHelp(cmd: CommandDef<ArgsDef>): CommandDef<ArgsDef> {
-  const words = t().cli.flags;
+  const words = t().cli;
+  const described = (table: Record<string, string>, name: string, def: ArgsDef[string]) =>
+    Object.hasOwn(table, name) ? { ...def, description: table[name] } : def;
   const args = Object.fromEntries(
-    Object.entries((cmd.args ?? {}) as ArgsDef).map(([name, def]) => [name, words[name] ? { ...def, description: words[name] } : def]),
+    Object.entries((cmd.args ?? {}) as ArgsDef).map(([name, def]) => [
+      name,
+      described(def.type === "positional" ? words.arguments : words.flags, name, def),
+    ]),
   ) as ArgsDef;
-  return { ...cmd, args };
+  const meta = (cmd.meta ?? {}) as { name?: string; description?: string };
+  const commands: Record<string, string> = words.commands;
+  const description = meta.name && Object.hasOwn(commands, meta.name) ? commands[meta.name] : meta.description;
+  const subCommands = cmd.subCommands as Record<string, CommandDef<ArgsDef>> | undefined;
+  return {
+    ...cmd,
+    meta: { ...meta, description },
+    args,
+    subCommands: subCommands
+      ? Object.fromEntries(Object.entries(subCommands).map(([name, sub]) => [name, localizedHelp(sub)]))
+      : undefined,
+  };
+}
+
+/** citty's one sentence of its own, under COMMANDS, in the language in use. */
+function localizedClosing(usage: string): string {
+  return usage.replace(/^Use (.+) for more information about a command\.$/m, (_, command: string) =>
+    t().cli.help.moreAboutCommand(command),
+  );
 }
 
 function applyLogging(config: BridgeConfig): void {
@@ -75,7 +105,7 @@ function applyLogging(config: BridgeConfig): void {
     try {
       setLogFile(config.logFile);
     } catch (e) {
-      throw new UsageError(`cannot open log file ${config.logFile}: ${(e as Error).message}`);
+      throw new UsageError(t().cli.usage.cannotOpenLogFile(config.logFile, (e as Error).message));
     }
   }
 }
@@ -87,10 +117,10 @@ async function serve(config: BridgeConfig): Promise<number> {
   return run(config);
 }
 
-async function doctor(config: BridgeConfig): Promise<number> {
+async function doctor(config: BridgeConfig, language: LanguageChoice): Promise<number> {
   const { runDoctor } = await import("./doctor.ts");
   const lines: string[] = [];
-  const code = await runDoctor(config, (l) => lines.push(l));
+  const code = await runDoctor(config, (l) => lines.push(l), language);
   await writeOut(`${lines.join("\n")}\n`);
   return code;
 }
@@ -108,7 +138,9 @@ async function upgrade(version: string | undefined): Promise<number> {
     return 0;
   } catch (e) {
     if (!(e instanceof UpgradeError)) throw e;
-    log.error(`upgrade failed: ${e.message}`);
+    // Said to the person who ran it, in their language, whatever the log
+    // level; the log (English, for developers) gets no copy.
+    writeSync(2, `${PROGRAM}: ${t().cli.upgrade.failed(e.message)}\n`);
     return 1;
   }
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { t } from "../i18n/index.ts";
 import { VERSION } from "../version.ts";
 import { describeOrigin, installOriginOf, realPath } from "./install-origin.ts";
 import { isCompiledBinary } from "./self.ts";
@@ -22,14 +23,13 @@ type Env = Record<string, string | undefined>;
 const VERSION_TIMEOUT_MS = 5_000;
 
 export function selfChecks(env: Env): SelfCheck[] {
+  const say = t().cli.doctor;
   const self = isCompiledBinary() ? realPath(process.execPath) : undefined;
   const checks: SelfCheck[] = [
     {
       ok: true,
-      label: "This bridge",
-      detail: self
-        ? `${self} (version ${VERSION}, ${describeOrigin(installOriginOf(self))})`
-        : `running from source (version ${VERSION}); editors need the built binary`,
+      label: say.labels.self,
+      detail: self ? say.selfBinary(self, VERSION, describeOrigin(installOriginOf(self))) : say.selfFromSource(VERSION),
     },
   ];
 
@@ -43,17 +43,17 @@ export function selfChecks(env: Env): SelfCheck[] {
     const printed = versionOf(other, env);
     if (printed === VERSION) continue;
     const what =
-      printed !== undefined && /^\d+\.\d+\.\d+\S*$/.test(printed)
-        ? `zcode-acp-server ${printed}, not ${VERSION}`
-        : `a different program (\`--version\` ${printed === undefined ? "failed" : `printed ${JSON.stringify(printed.slice(0, 80))}`})`;
+      printed === undefined
+        ? say.otherProgramFailed
+        : /^\d+\.\d+\.\d+\S*$/.test(printed)
+          ? say.otherVersion(printed, VERSION)
+          : say.otherProgramPrinted(JSON.stringify(printed.slice(0, 80)));
     checks.push({
       ok: true,
       warn: true,
-      label: "PATH",
-      detail: `${other} comes ${ownIndex === -1 ? "first" : "before this bridge"} on PATH and is ${what}: anything that runs \`zcode-acp-server\` by name gets it`,
-      fix: self
-        ? `Remove or upgrade ${other}, or put ${self} (the full path) in the editor's settings.`
-        : `Remove or upgrade ${other}.`,
+      label: say.labels.path,
+      detail: say.pathAhead(other, ownIndex === -1, what),
+      fix: self ? say.pathFixUsePath(other, self) : say.pathFix(other),
     });
   }
   return checks;

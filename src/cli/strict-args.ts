@@ -1,4 +1,5 @@
 import type { ArgsDef } from "citty";
+import { t } from "../i18n/index.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface ParsedFlags {
@@ -22,6 +23,7 @@ export function parseStrict(argv: readonly string[], defs: ArgsDef): ParsedFlags
     else named.set(name, def);
   }
 
+  const say = t().cli.usage;
   const out: ParsedFlags = { flags: {}, positionals: [], help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -37,13 +39,13 @@ export function parseStrict(argv: readonly string[], defs: ArgsDef): ParsedFlags
       out.positionals.push(arg);
       continue;
     }
-    if (!arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
+    if (!arg.startsWith("--")) throw new UsageError(say.unknownOption(arg));
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq === -1 ? undefined : eq);
     const def = named.get(name);
-    if (!def) throw new UsageError(`unknown option --${name}`);
+    if (!def) throw new UsageError(say.unknownOption(`--${name}`));
     if (def.type === "boolean") {
-      if (eq !== -1) throw new UsageError(`option --${name} takes no value`);
+      if (eq !== -1) throw new UsageError(say.takesNoValue(`--${name}`));
       out.flags[name] = true;
       continue;
     }
@@ -53,18 +55,16 @@ export function parseStrict(argv: readonly string[], defs: ArgsDef): ParsedFlags
       value = argv[i + 1];
       // `--log-file --mode x` is a forgotten value, not a file named "--mode".
       if (value === undefined || value.startsWith("--")) {
-        throw new UsageError(`option --${name} needs a value`);
+        throw new UsageError(say.needsValue(`--${name}`));
       }
       i++;
     }
-    if (value === "") throw new UsageError(`option --${name} needs a non-empty value`);
+    if (value === "") throw new UsageError(say.needsNonEmptyValue(`--${name}`));
     out.flags[name] = value;
   }
   if (!out.help && out.positionals.length > positionalNames.length) {
-    const extra = out.positionals[positionalNames.length];
-    throw new UsageError(
-      positionalNames.length === 0 ? `unexpected argument '${extra}'` : `too many arguments: '${extra}'`,
-    );
+    const extra = out.positionals[positionalNames.length] as string;
+    throw new UsageError(positionalNames.length === 0 ? say.unexpectedArgument(extra) : say.tooManyArguments(extra));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { chmodSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { t } from "../i18n/index.ts";
 import { VERSION } from "../version.ts";
 import { parseSha256Sums, sha256Hex } from "./checksums.ts";
 import {
@@ -11,13 +12,14 @@ import {
   releaseTag,
   type ReleaseTarget,
 } from "./release-targets.ts";
-import { describeOrigin, installOriginOf, realPath } from "./install-origin.ts";
+import { describeOrigin, howToUpdate, installOriginOf, realPath } from "./install-origin.ts";
 import { isCompiledBinary } from "./self.ts";
 
 // `zcode-acp-server upgrade [version]`: the installer's download and checksum
 // verification, from inside the binary, then an atomic self-replace. An
 // editor running the old binary keeps its open inode; the next launch gets
-// the new one.
+// the new one. What it says is the cli.upgrade table's; UpgradeError
+// messages are already in the language in use.
 
 export interface UpgradeOptions {
   version?: string;
@@ -33,46 +35,45 @@ export class UpgradeError extends Error {
 const DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
 
 export async function runUpgrade(o: UpgradeOptions): Promise<void> {
-  if (!isCompiledBinary()) {
-    throw new UpgradeError(
-      "upgrade replaces an installed zcode-acp-server binary; this is running from source. Use git pull && bun run build instead.",
-    );
-  }
+  const say = t().cli.upgrade;
+  if (!isCompiledBinary()) throw new UpgradeError(say.fromSource);
   const target = process.execPath;
   const origin = installOriginOf(realPath(target));
   if (origin.kind !== "standalone") {
     // Replacing a copy npm, Homebrew or an editor tracks would be undone or
     // break their bookkeeping; their own update is the right one.
-    const action = origin.kind === "editor-registry" ? origin.how : `upgrade with: ${origin.how}`;
-    throw new UpgradeError(`${realPath(target)} was ${describeOrigin(origin)}; ${action}`);
+    const how = howToUpdate(origin);
+    const action = origin.kind === "editor-registry" ? how : say.upgradeWith(how);
+    throw new UpgradeError(say.ownedBy(realPath(target), describeOrigin(origin), action));
   }
+  // release-targets.ts stays free of the message tables (the release scripts
+  // use it too): its refusals are reworded here.
   let tag: string;
-  let t: ReleaseTarget;
   try {
     tag = releaseTag(o.version);
-    t = hostTarget();
-  } catch (e) {
-    throw new UpgradeError((e as Error).message);
+  } catch {
+    throw new UpgradeError(say.notAVersion(o.version ?? ""));
+  }
+  let host: ReleaseTarget;
+  try {
+    host = hostTarget();
+  } catch {
+    throw new UpgradeError(say.noRelease(`${process.platform}-${process.arch}`));
   }
   const base = o.downloadBase || DEFAULT_DOWNLOAD_BASE;
-  const asset = assetName(t);
+  const asset = assetName(host);
+  const release = tag === "latest" ? say.latestRelease : tag;
 
-  o.out(`Downloading ${asset} (${tag === "latest" ? "latest release" : tag}) from ${base}`);
+  o.out(say.downloading(asset, release, base));
   const sums = parseSha256Sums(new TextDecoder().decode(await fetchBytes(downloadUrl(base, tag, "SHA256SUMS"))));
   const expected = sums.get(asset);
-  if (!expected) {
-    throw new UpgradeError(`SHA256SUMS of ${tag} has no entry for ${asset}; refusing to install an unverified file`);
-  }
+  if (!expected) throw new UpgradeError(say.noChecksum(release, asset));
   const archive = await fetchBytes(downloadUrl(base, tag, asset));
   const actual = sha256Hex(archive);
-  if (actual !== expected) {
-    throw new UpgradeError(
-      `checksum mismatch for ${asset}: expected ${expected}, got ${actual}; the download is corrupt or tampered with, nothing was installed`,
-    );
-  }
-  o.out(`Checksum verified (sha256 ${actual})`);
+  if (actual !== expected) throw new UpgradeError(say.checksumMismatch(asset, expected, actual));
+  o.out(say.checksumVerified(actual));
 
-  const binary = await extractBinary(archive, t);
+  const binary = await extractBinary(archive, host);
 
   // Same directory as the target so the final rename is atomic (same filesystem).
   const dir = dirname(target);
@@ -82,19 +83,17 @@ export async function runUpgrade(o: UpgradeOptions): Promise<void> {
     chmodSync(staged, 0o755);
   } catch (e) {
     rmSync(staged, { force: true });
-    throw new UpgradeError(
-      `cannot write to ${dir}: ${(e as Error).message}. Re-run with permission to write there, or reinstall with install.sh.`,
-    );
+    throw new UpgradeError(say.cannotWrite(dir, (e as Error).message));
   }
 
   const newVersion = versionOf(staged);
   if (!newVersion) {
     rmSync(staged, { force: true });
-    throw new UpgradeError(`the downloaded ${asset} does not run on this machine (--version failed); nothing was installed`);
+    throw new UpgradeError(say.doesNotRun(asset));
   }
   if (newVersion === VERSION) {
     rmSync(staged, { force: true });
-    o.out(`Already at ${VERSION}; nothing to do.`);
+    o.out(say.alreadyAt(VERSION));
     return;
   }
 
@@ -108,38 +107,37 @@ export async function runUpgrade(o: UpgradeOptions): Promise<void> {
     renameSync(staged, target);
   } catch (e) {
     rmSync(staged, { force: true });
-    throw new UpgradeError(`cannot replace ${target}: ${(e as Error).message}`);
+    throw new UpgradeError(say.cannotReplace(target, (e as Error).message));
   }
 
   const installed = versionOf(target);
   if (installed !== newVersion) {
-    throw new UpgradeError(`${target} was replaced but its --version printed ${JSON.stringify(installed)}`);
+    throw new UpgradeError(say.replacedBadVersion(target, JSON.stringify(installed)));
   }
-  o.out(`Upgraded ${target}: ${VERSION} -> ${installed}`);
+  o.out(say.upgraded(target, VERSION, installed));
 }
 
 async function fetchBytes(url: string): Promise<Uint8Array> {
+  const say = t().cli.upgrade;
   let res: Response;
   try {
     res = await fetch(url, { redirect: "follow", signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
   } catch (e) {
-    throw new UpgradeError(`download of ${url} failed: ${(e as Error).message}`);
+    throw new UpgradeError(say.downloadFailed(url, (e as Error).message));
   }
-  if (res.status === 404) {
-    throw new UpgradeError(`${url} not found (404): is that version released for this platform?`);
-  }
-  if (!res.ok) throw new UpgradeError(`download of ${url} failed: HTTP ${res.status}`);
+  if (res.status === 404) throw new UpgradeError(say.notFound(url));
+  if (!res.ok) throw new UpgradeError(say.httpFailed(url, res.status));
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function extractBinary(archive: Uint8Array, t: ReleaseTarget): Promise<Uint8Array> {
-  const want = binaryName(t);
-  if (t.os === "windows") return extractWithTar(archive, want);
+async function extractBinary(archive: Uint8Array, target: ReleaseTarget): Promise<Uint8Array> {
+  const want = binaryName(target);
+  if (target.os === "windows") return extractWithTar(archive, want);
   const files = await new Bun.Archive(archive).files();
   for (const [path, file] of files) {
     if (basename(path) === want) return new Uint8Array(await file.arrayBuffer());
   }
-  throw new UpgradeError(`the archive has no ${want}`);
+  throw new UpgradeError(t().cli.upgrade.noBinaryInArchive(want));
 }
 
 /** Windows 10+ ships bsdtar, which also reads .zip. */
@@ -149,7 +147,7 @@ async function extractWithTar(archive: Uint8Array, want: string): Promise<Uint8A
     const zip = join(tmp, "a.zip");
     writeFileSync(zip, archive);
     const p = Bun.spawnSync(["tar", "-xf", zip, "-C", tmp], { stdout: "ignore", stderr: "pipe" });
-    if (p.exitCode !== 0) throw new UpgradeError(`tar could not extract the archive: ${p.stderr.toString().trim()}`);
+    if (p.exitCode !== 0) throw new UpgradeError(t().cli.upgrade.tarFailed(p.stderr.toString().trim()));
     return new Uint8Array(await Bun.file(join(tmp, want)).arrayBuffer());
   } finally {
     rmSync(tmp, { recursive: true, force: true });
