@@ -16,6 +16,8 @@ const KEPT = new Set(
 /** Latin-letter words of `text` that are neither code, paths, URLs, ids, flags, env names nor kept names. */
 export function englishLeft(text: string): string[] {
   const stripped = text
+    // Full-width punctuation separates like a space (`：/tmp/x` is a path).
+    .replace(/[\u3000-\u303f\uff00-\uffef]/g, " ")
     .replace(/```[\s\S]*?```/g, " ")
     .replace(/`[^`]*`/g, " ")
     .replace(/\bhttps?:\/\/\S+/g, " ")
