@@ -1,4 +1,5 @@
 import { usageUpdate } from "../bridge/events.ts";
+import { t } from "../i18n/index.ts";
 import type { SlashCommand } from "./registry.ts";
 
 /** How long /compact waits for ZCode's compaction turn before answering anyway. */
@@ -6,10 +7,15 @@ const COMPACT_WAIT_MS = 120_000;
 
 export const compactCommand: SlashCommand = {
   name: "compact",
-  description: "Compact the conversation history to free context (optional instructions for the summary)",
-  hint: "[instructions]",
+  get description() {
+    return t().commands.compact.description;
+  },
+  get hint() {
+    return t().commands.compact.hint;
+  },
   requires: "session/compact",
   async run(ctx) {
+    const text = t().commands.compact;
     const instructions = ctx.args.trim();
     const toolCallId = `compact-${crypto.randomUUID()}`;
     // Compacting can take a while: a tool call shows it is happening, and the
@@ -17,7 +23,7 @@ export const compactCommand: SlashCommand = {
     await ctx.update({
       sessionUpdate: "tool_call",
       toolCallId,
-      title: "Compacting conversation",
+      title: text.toolTitle,
       kind: "think",
       status: "in_progress",
       rawInput: instructions ? { instructions } : {},
@@ -34,15 +40,14 @@ export const compactCommand: SlashCommand = {
     const finished = await ctx.waitIdle(COMPACT_WAIT_MS);
     await ctx.update({ sessionUpdate: "tool_call_update", toolCallId, status: finished ? "completed" : "failed", rawOutput: result });
     if (!finished) {
-      await ctx.say("ZCode is still compacting the conversation; it goes on in the background.");
+      await ctx.say(text.stillRunning);
       return;
     }
     const projection = (await ctx.api.read(ctx.sessionId)).projection;
     const usage = usageUpdate(projection?.contextUsed, projection?.contextWindow ?? ctx.options().model?.contextWindow);
     if (usage) await ctx.update(usage);
-    const now = usage
-      ? ` Context in use: ${usage.used.toLocaleString("en-US")} of ${usage.size.toLocaleString("en-US")} tokens.`
-      : "";
-    await ctx.say(`${already ? "A compaction was already running; it has finished." : "Conversation compacted."}${now}`);
+    // en-US grouping in every language: 128,000 reads the same in Chinese.
+    const inUse = usage ? { used: usage.used.toLocaleString("en-US"), size: usage.size.toLocaleString("en-US") } : undefined;
+    await ctx.say(text.finished(already, inUse));
   },
 };

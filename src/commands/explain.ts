@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import type { CommandContext, SlashCommand } from "./registry.ts";
 import { notSupportedText, usageLine } from "./text.ts";
@@ -35,9 +36,9 @@ export function explainFailure(
     }
     case ZCODE_ERR.busy:
     case ZCODE_ERR.promptRunning:
-      return `ZCode is busy with a running turn, so \`/${cmd.name}\` cannot run now. Wait for the turn to finish (or cancel it) and try again.`;
+      return t().commands.busy(cmd.name);
     case ZCODE_ERR.invalidParams:
-      return usageLine(cmd, `ZCode rejected \`/${cmd.name}\`: ${errorMessage(err)}`);
+      return usageLine(cmd, t().commands.rejected(cmd.name, errorMessage(err)));
     default:
       return undefined;
   }

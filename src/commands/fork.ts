@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { errorCode } from "./explain.ts";
@@ -21,7 +22,9 @@ export async function forkSession(api: ZCodeApi, sessionId: string): Promise<For
 
 export const forkCommand: SlashCommand = {
   name: "fork",
-  description: "Fork this conversation into a new session (from the latest checkpoint)",
+  get description() {
+    return t().commands.fork.description;
+  },
   requires: "session/fork",
   async run(ctx) {
     let fork: ForkedSession;
@@ -29,14 +32,10 @@ export const forkCommand: SlashCommand = {
       fork = await forkSession(ctx.api, ctx.sessionId);
     } catch (err) {
       if (!isNoCheckpoint(err)) throw err;
-      await ctx.say("Nothing to fork yet: this session has no checkpoint. A checkpoint is made each time a turn completes.");
+      await ctx.say(t().commands.fork.noCheckpoint);
       return;
     }
-    const title = fork.title.trim() ? `“${fork.title.trim()}”` : "(untitled)";
-    await ctx.say(
-      `Forked this conversation into a new session ${code(fork.sessionId)}: ${title}.\n\n` +
-        "It is in the session list: open it there to continue from this point. This session is unchanged.",
-    );
+    await ctx.say(t().commands.fork.forked(code(fork.sessionId), fork.title.trim()));
   },
 };
 

@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import type { SlashCommand } from "./registry.ts";
 import { usageLine } from "./text.ts";
 
@@ -23,34 +24,30 @@ export function parseGoalArgs(args: string): { action: GoalAction; objective?: s
 /** How long a /goal prompt stays open while ZCode works toward the goal. */
 const GOAL_WORK_MS = 6 * 60 * 60 * 1000;
 
-/** What to say when ZCode's answer is empty (it answers "" to a pause that worked). */
-const DONE: Record<GoalAction, string> = {
-  show: "No goal is set. Use `/goal <objective>` to set one.",
-  set: "Goal set.",
-  replace: "Goal replaced.",
-  clear: "Goal cleared.",
-  pause: "Goal paused.",
-  resume: "Goal resumed.",
-};
-
 export const goalCommand: SlashCommand = {
   name: "goal",
-  description: "Show or set the session's goal (replace, clear, pause, resume)",
-  hint: "[objective | replace <objective> | clear | pause | resume]",
+  get description() {
+    return t().commands.goal.description;
+  },
+  get hint() {
+    return t().commands.goal.hint;
+  },
   requires: "session/goal",
   async run(ctx) {
+    const text = t().commands.goal;
     const parsed = parseGoalArgs(ctx.args);
     if (!parsed) {
-      await ctx.say(usageLine(goalCommand, "`/goal replace` needs the new objective."));
+      await ctx.say(usageLine(goalCommand, text.replaceNeedsObjective));
       return;
     }
     const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
-    // ZCode's own words: it knows what it did (and says so in the user's language).
-    await ctx.say(result.response?.trim() || DONE[parsed.action]);
+    // ZCode's own words: it knows what it did (and says so in the user's
+    // language). Ours only when its answer is empty (it answers "" to a pause that worked).
+    await ctx.say(result.response?.trim() || text.done[parsed.action]);
     if (!result.startedTurn) return;
     // ZCode set to work on the goal: this prompt shows that work and ends with it
     // (cancelling it stops ZCode, which pauses the goal).
-    await ctx.say("\n\nWorking toward the goal…\n\n");
-    if (!(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say("\n\nZCode is still working toward the goal.");
+    await ctx.say(`\n\n${text.working}\n\n`);
+    if (!(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say(`\n\n${text.stillWorking}`);
   },
 };

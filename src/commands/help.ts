@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import type { SlashCommand } from "./registry.ts";
 import { usageOf } from "./text.ts";
 
@@ -8,17 +9,18 @@ import { usageOf } from "./text.ts";
 export function createHelpCommand(commands: () => readonly SlashCommand[]): SlashCommand {
   return {
     name: "help",
-    description: "List the slash commands and how to use them",
+    get description() {
+      return t().commands.help.description;
+    },
     async run(ctx) {
+      const text = t().commands.help;
       const caps = ctx.api.capabilities();
       const lines = commands().map((c) => {
         const missing = c.requires && caps?.supports(c.requires) === false;
-        const note = missing ? ` (not supported by ZCode CLI ${ctx.cliVersion()})` : "";
+        const note = missing ? text.notSupported(ctx.cliVersion()) : "";
         return `- \`${usageOf(c)}\` — ${c.description}${note}`;
       });
-      await ctx.say(
-        `Slash commands (type them at the start of a message; anything else goes to the model):\n\n${lines.join("\n")}`,
-      );
+      await ctx.say(`${text.intro}\n\n${lines.join("\n")}`);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { describeModel, matchModel, mismatchText, offeredModels } from "../bridge/model-match.ts";
 import { NOT_OFFERED, type SessionOptions } from "../bridge/options.ts";
+import { t } from "../i18n/index.ts";
 import type { CommandContext, SlashCommand } from "./registry.ts";
 import { code, usageLine } from "./text.ts";
 
@@ -9,28 +10,34 @@ import { code, usageLine } from "./text.ts";
 // switch itself goes through the session, which keeps the editor's model
 // menu, thought levels and context window in step.
 
-const USAGE = { name: "model", hint: "<name or id>" };
+const USAGE = {
+  name: "model",
+  get hint() {
+    return t().commands.model.hint;
+  },
+};
 
 type ModelOption = NonNullable<SessionOptions["model"]>;
 
 /** One line per model ZCode listed: the current one marked, the ones it cannot use said so. */
 function listText(model: ModelOption, thought: string | undefined): string {
+  const text = t().commands.model;
   const names = new Map(offeredModels(model).map((m) => [m.info.value, m.name]));
   const lines = model.models.map((m) => {
     const notes: string[] = [];
-    if (m.value === model.current) notes.push("current");
-    if (m.disabledReason) notes.push(m.disabledReason === NOT_OFFERED ? NOT_OFFERED : `unavailable: ${m.disabledReason}`);
+    if (m.value === model.current) notes.push(text.current);
+    // NOT_OFFERED is the bridge's marker for a current model ZCode stopped listing; any other reason is ZCode's.
+    if (m.disabledReason) notes.push(m.disabledReason === NOT_OFFERED ? text.notOffered : text.unavailable(m.disabledReason));
     // An unusable model's menu name says so already; here the notes do.
     const name = (m.disabledReason ? undefined : names.get(m.value)) ?? m.label;
     const shown = m.value === model.current ? `**${name}**` : name;
-    return `- ${shown} ${code(m.value)}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+    return `- ${shown} ${code(m.value)}${notes.length ? text.notes(notes) : ""}`;
   });
   const current = model.models.find((m) => m.value === model.current);
-  const level = thought ? `, thought level ${code(thought)}` : "";
   return [
-    `Current model: ${current?.label ?? model.current} (${code(model.current)})${level}.`,
+    text.listHead(current?.label ?? model.current, code(model.current), thought ? code(thought) : undefined),
     lines.join("\n"),
-    `Switch with \`/model <name or id>\` (case does not matter; the start of a name is enough when only one model has it).`,
+    text.listFoot,
   ].join("\n\n");
 }
 
@@ -42,7 +49,7 @@ async function switchTo(ctx: CommandContext, model: ModelOption, words: string):
   }
   const { info } = match.model;
   if (info.value === model.current) {
-    await ctx.say(`Already using ${describeModel(match.model)}.`);
+    await ctx.say(t().commands.model.already(describeModel(match.model)));
     return;
   }
   try {
@@ -56,18 +63,22 @@ async function switchTo(ctx: CommandContext, model: ModelOption, words: string):
     throw err;
   }
   const thought = ctx.options().thought?.current;
-  await ctx.say(`Model set to ${describeModel(match.model)}${thought ? `; thought level ${code(thought)}` : ""}.`);
+  await ctx.say(t().commands.model.set(describeModel(match.model), thought ? code(thought) : undefined));
 }
 
 export const modelCommand: SlashCommand = {
   name: "model",
-  description: "Switch the model (by name or id; the start of a name is enough); without a model, list them",
-  hint: USAGE.hint,
+  get description() {
+    return t().commands.model.description;
+  },
+  get hint() {
+    return USAGE.hint;
+  },
   async run(ctx) {
     const options = ctx.options();
     const model = options.model;
     if (!model) {
-      await ctx.say("This session has no model to choose: ZCode listed none.");
+      await ctx.say(t().commands.model.none);
       return;
     }
     const words = ctx.args.trim();

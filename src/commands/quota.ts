@@ -1,5 +1,6 @@
 import { QuotaCache, cacheId } from "../quota/cache.ts";
-import { QUOTA_TEXT, quotaReply } from "../quota/card.ts";
+import { t } from "../i18n/index.ts";
+import { quotaReply } from "../quota/card.ts";
 import { quotaTimeoutMs, requestQuota } from "../quota/client.ts";
 import { quotaTarget } from "../quota/target.ts";
 import type { SlashCommand } from "./registry.ts";
@@ -16,16 +17,18 @@ const cache = new QuotaCache();
  */
 export const quotaCommand: SlashCommand = {
   name: "quota",
-  description: QUOTA_TEXT.description,
+  get description() {
+    return t().quota.description;
+  },
   bridgeOnly: true,
   async run(ctx) {
     if (ctx.args.trim()) {
-      await ctx.say(usageLine(quotaCommand, QUOTA_TEXT.noArguments));
+      await ctx.say(usageLine(quotaCommand, t().quota.noArguments));
       return;
     }
     const found = quotaTarget(ctx.env, ctx.options().model?.current);
     if (!found.ok) {
-      await ctx.say(found.reason === "bad_override" ? QUOTA_TEXT.badOverride : QUOTA_TEXT.notSignedIn);
+      await ctx.say(found.reason === "bad_override" ? t().quota.badOverride : t().quota.notSignedIn);
       return;
     }
     const { target } = found;

@@ -17,7 +17,12 @@ import { TERMINAL_ONLY_COMMANDS } from "./terminal-only.ts";
 import { thoughtCommand } from "./thought.ts";
 import { notSupportedText } from "./text.ts";
 
-/** One slash command a person can type at the start of a prompt. */
+/**
+ * One slash command a person can type at the start of a prompt. Its
+ * description and hint are in the user's language: definitions make them
+ * getters over the language table, so copy a command with care (a spread
+ * reads them once, in the language of that moment).
+ */
 export interface SlashCommand {
   /** Typed as `/<name>`; advertised to the editor without the slash. */
   name: string;
@@ -84,8 +89,19 @@ const DEFINITIONS: readonly SlashCommand[] = [
  * readable reply instead of an ACP error.
  */
 function withSharedHandling(def: SlashCommand): SlashCommand {
+  // Not `...def`: that would read the description and hint once, at import,
+  // before the language is chosen.
   return {
-    ...def,
+    name: def.name,
+    get description() {
+      return def.description;
+    },
+    get hint() {
+      return def.hint;
+    },
+    requires: def.requires,
+    runsBesideTurn: def.runsBesideTurn,
+    bridgeOnly: def.bridgeOnly,
     async run(ctx) {
       if (def.requires && ctx.api.capabilities()?.supports(def.requires) === false) {
         await ctx.say(notSupportedText(def.name, ctx.cliVersion()));

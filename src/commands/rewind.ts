@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { errorCode } from "./explain.ts";
 import type { SlashCommand } from "./registry.ts";
@@ -5,7 +6,9 @@ import { code } from "./text.ts";
 
 export const rewindCommand: SlashCommand = {
   name: "rewind",
-  description: "Undo the last turn: rewind the conversation to its latest checkpoint",
+  get description() {
+    return t().commands.rewind.description;
+  },
   requires: "session/rewind",
   async run(ctx) {
     // expectedRevision makes the rewind fail instead of removing something the
@@ -19,28 +22,18 @@ export const rewindCommand: SlashCommand = {
         target: { kind: "latestCheckpoint" },
         ...(expectedRevision !== undefined ? { expectedRevision } : {}),
       });
-      const removed = result.removedMessages;
-      const what =
-        typeof removed === "number"
-          ? `removed ${removed} message${removed === 1 ? "" : "s"}`
-          : "removed the messages after it";
-      const checkpoint = result.checkpointId ? ` ${code(String(result.checkpointId))}` : "";
-      const rev = typeof result.revision === "number" ? ` Session revision is now ${result.revision}.` : "";
-      await ctx.say(`Rewound to the latest checkpoint${checkpoint}: ${what}.${rev}`);
+      const removed = typeof result.removedMessages === "number" ? result.removedMessages : undefined;
+      const checkpoint = result.checkpointId ? code(String(result.checkpointId)) : undefined;
+      const revision = typeof result.revision === "number" ? result.revision : undefined;
+      await ctx.say(t().commands.rewind.rewound(checkpoint, removed, revision));
     } catch (err) {
       const c = errorCode(err);
       if (c === ZCODE_ERR.revisionConflict) {
-        await ctx.say(
-          "Nothing was rewound: the session changed while the rewind was prepared" +
-            (expectedRevision !== undefined ? ` (it was at revision ${expectedRevision})` : "") +
-            ". Run `/rewind` again to rewind the current state.",
-        );
+        await ctx.say(t().commands.rewind.conflict(expectedRevision));
         return;
       }
       if (c === ZCODE_ERR.noCheckpoint) {
-        await ctx.say(
-          "Nothing to rewind: this session has no checkpoint yet. A checkpoint is made each time a turn completes.",
-        );
+        await ctx.say(t().commands.rewind.noCheckpoint);
         return;
       }
       throw err;

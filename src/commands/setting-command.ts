@@ -1,6 +1,15 @@
 import type { Choice, SessionOptions } from "../bridge/options.ts";
+import { t } from "../i18n/index.ts";
 import type { CommandContext, SlashCommand } from "./registry.ts";
 import { code, usageLine, usageOf } from "./text.ts";
+
+/** A setting command's own words, read from the language table each time. */
+export interface SettingText {
+  description: string;
+  hint: string;
+  /** What the setting is called in replies ("mode", "thought level"). */
+  noun: string;
+}
 
 /**
  * `/mode` and `/thought` are the same command over different settings: list
@@ -10,39 +19,41 @@ import { code, usageLine, usageOf } from "./text.ts";
  */
 export function createSettingCommand(spec: {
   name: string;
-  description: string;
-  /** What the setting is called in replies ("mode", "thought level"). */
-  noun: string;
-  hint: string;
+  /** A lookup, not the words: the language is chosen after the modules load. */
+  text(): SettingText;
   pick(options: SessionOptions): { current: string; choices: Choice[] } | undefined;
   apply(ctx: CommandContext, value: string): Promise<void>;
 }): SlashCommand {
   const command: SlashCommand = {
     name: spec.name,
-    description: spec.description,
-    hint: spec.hint,
+    get description() {
+      return spec.text().description;
+    },
+    get hint() {
+      return spec.text().hint;
+    },
     async run(ctx) {
+      const say = t().commands.setting;
+      const { noun } = spec.text();
       const setting = spec.pick(ctx.options());
       if (!setting) {
-        await ctx.say(`This session has no ${spec.noun} to choose (the current model has none).`);
+        await ctx.say(say.none(noun));
         return;
       }
       const values = setting.choices.map((c) => c.value);
       const usage = { name: spec.name, hint: `<${values.join("|")}>` };
       const wanted = ctx.args.trim();
       if (!wanted) {
-        await ctx.say(
-          `Current ${spec.noun}: ${code(setting.current)}. Available: ${values.map(code).join(", ")}.\n\nChange it with \`${usageOf(usage)}\`.`,
-        );
+        await ctx.say(say.list(noun, code(setting.current), values.map(code), usageOf(usage)));
         return;
       }
       const value = values.find((v) => v.toLowerCase() === wanted.toLowerCase());
       if (!value) {
-        await ctx.say(usageLine(usage, `Unknown ${spec.noun} ${code(wanted)}.`));
+        await ctx.say(usageLine(usage, say.unknown(noun, code(wanted))));
         return;
       }
       await spec.apply(ctx, value);
-      await ctx.say(`${spec.noun[0]!.toUpperCase()}${spec.noun.slice(1)} set to ${code(value)}.`);
+      await ctx.say(say.set(noun, code(value)));
     },
   };
   return command;

@@ -1,25 +1,27 @@
+import { t } from "../i18n/index.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { errorCode } from "./explain.ts";
 import type { SlashCommand } from "./registry.ts";
 import { quote, usageLine } from "./text.ts";
 
 function noTurnText(text: string): string {
-  return (
-    "No turn is running, so there is nothing to steer. Send the text as an ordinary message instead:\n\n" +
-    quote(text)
-  );
+  return `${t().commands.steer.noTurn}\n\n${quote(text)}`;
 }
 
 export const steerCommand: SlashCommand = {
   name: "steer",
-  description: "Add instructions to the turn that is running, without stopping it",
-  hint: "<instructions>",
+  get description() {
+    return t().commands.steer.description;
+  },
+  get hint() {
+    return t().commands.steer.hint;
+  },
   requires: "session/steer",
   runsBesideTurn: true,
   async run(ctx) {
     const content = ctx.args.trim();
     if (!content) {
-      await ctx.say(usageLine(steerCommand, "`/steer` needs the instructions to add to the running turn."));
+      await ctx.say(usageLine(steerCommand, t().commands.steer.needsText));
       return;
     }
     // Checked before calling so an idle session costs no round trip; ZCode's
@@ -37,6 +39,6 @@ export const steerCommand: SlashCommand = {
       }
       throw err;
     }
-    await ctx.say("Steering the running turn with:\n\n" + quote(content));
+    await ctx.say(`${t().commands.steer.steering}\n\n${quote(content)}`);
   },
 };

@@ -1,3 +1,5 @@
+import { t } from "../i18n/index.ts";
+import type { commands } from "../i18n/en/commands.ts";
 import type { SlashCommand } from "./registry.ts";
 
 // ZCode built-ins that only its terminal app runs. Its command center
@@ -10,37 +12,39 @@ import type { SlashCommand } from "./registry.ts";
 
 interface TerminalOnly {
   names: readonly string[];
-  /** What to do in the editor instead, when there is something. */
-  instead?: string;
+  /** What to do in the editor instead, when there is something: its entry in the language table. */
+  instead?: keyof (typeof commands)["terminalOnly"]["insteadOf"];
 }
 
 const TERMINAL_ONLY: readonly TerminalOnly[] = [
   { names: ["login"] },
   { names: ["logout"] },
   { names: ["plugins", "plugin"] },
-  { names: ["mcp"], instead: "MCP servers configured in the editor are passed to ZCode with each session." },
+  { names: ["mcp"], instead: "mcp" },
   { names: ["locale", "language"] },
-  { names: ["effort", "variant"], instead: "Here, use `/thought <level>`." },
-  { names: ["new", "clear"], instead: "Here, start a new session (thread) in the editor." },
-  { names: ["resume", "continue"], instead: "Here, open the session from the editor's session history." },
+  { names: ["effort", "variant"], instead: "effort" },
+  { names: ["new", "clear"], instead: "new" },
+  { names: ["resume", "continue"], instead: "resume" },
   { names: ["expert"] },
   { names: ["dwf"] },
-  { names: ["skill"], instead: "Here, type the skill's own name: `/<skill-name> [task]` (your skills are in the / menu)." },
+  { names: ["skill"], instead: "skill" },
 ];
 
-export function terminalOnlyText(name: string, instead?: string): string {
-  const base = `\`/${name}\` needs the ZCode terminal app; run \`zcode\` in a terminal and type it there.`;
-  return instead ? `${base} ${instead}` : base;
+export function terminalOnlyText(name: string, instead?: TerminalOnly["instead"]): string {
+  const text = t().commands.terminalOnly;
+  return text.reply(name, instead ? text.insteadOf[instead] : undefined);
 }
 
 /** One command per name (aliases included), replying in the name the user typed. */
-export const TERMINAL_ONLY_COMMANDS: readonly SlashCommand[] = TERMINAL_ONLY.flatMap((t) =>
-  t.names.map(
+export const TERMINAL_ONLY_COMMANDS: readonly SlashCommand[] = TERMINAL_ONLY.flatMap((entry) =>
+  entry.names.map(
     (name): SlashCommand => ({
       name,
-      description: "Only in the ZCode terminal app",
+      get description() {
+        return t().commands.terminalOnly.description;
+      },
       async run(ctx) {
-        await ctx.say(terminalOnlyText(name, t.instead));
+        await ctx.say(terminalOnlyText(name, entry.instead));
       },
     }),
   ),

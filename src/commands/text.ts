@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import type { SlashCommand } from "./registry.ts";
 
 /** `/name <hint>`: how a command is typed. */
@@ -7,12 +8,12 @@ export function usageOf(cmd: Pick<SlashCommand, "name" | "hint">): string {
 
 /** The reply to bad or missing arguments: a usage line, never an error. */
 export function usageLine(cmd: Pick<SlashCommand, "name" | "hint">, problem?: string): string {
-  const usage = `Usage: \`${usageOf(cmd)}\``;
+  const usage = t().commands.usage(usageOf(cmd));
   return problem ? `${problem}\n\n${usage}` : usage;
 }
 
 export function notSupportedText(name: string, version: string): string {
-  return `\`/${name}\` is not supported by ZCode CLI ${version}`;
+  return t().commands.notSupported(name, version);
 }
 
 /** Inline code that survives backticks inside the value. */

@@ -1,38 +1,13 @@
+import { t } from "../i18n/index.ts";
 import type { QuotaOutcome, QuotaSnapshot, QuotaWindow, UnavailableReason } from "./parse.ts";
 
 // What /quota says. The card is a fenced `text` block: every editor's chat
 // renders it in a monospace font, so the bars line up, and nothing in it is
 // read as markdown. Two lines per window keep it narrow enough for a side
 // panel. Reset times are in the local time of the machine the bridge runs on
-// (the user's). Every user-visible string is in QUOTA_TEXT, so the strings
-// can move to per-language tables in one piece.
+// (the user's). The words are the language table's (t().quota); columns are
+// measured in display cells, since a CJK character takes two.
 
-export const QUOTA_TEXT = {
-  description: "Show the GLM Coding Plan's usage (5-hour, weekly and MCP windows) and when each resets",
-  noArguments: "`/quota` takes no arguments.",
-  title: "GLM Coding Plan",
-  labels: { five_hour: "5-hour", weekly: "Weekly", mcp: "MCP", tokens: "Tokens" } as Record<QuotaWindow["kind"], string>,
-  /** A token window of another length: "24-hour", "30-day". */
-  windowOf: (n: number, unit: "minute" | "hour" | "day" | "week") => `${n}-${unit}`,
-  used: (percent: string) => `${percent}% used`,
-  limitReached: "limit reached",
-  amount: (used: string, limit: string) => `${used} of ${limit}`,
-  resets: (when: string, inText: string | undefined) => (inText ? `resets ${when} (in ${inText})` : `resets ${when}`),
-  notSignedIn:
-    "Not signed in: the ZCode app has no GLM Coding Plan sign-in (no enabled Z.ai or BigModel provider with an API key in `~/.zcode/v2/config.json`). Sign in to your plan in the ZCode app (Settings → Models), then run `/quota` again.",
-  badOverride: "`ZCODE_ACP_QUOTA_URL` is set but is not an http:// or https:// URL, so `/quota` asked nothing. Fix or unset it in the agent's settings.",
-  authError: (provider: string) =>
-    `Not signed in, or the sign-in expired: the GLM Coding Plan refused the key the ZCode app stored for ${provider}. Sign in again in the ZCode app (Settings → Models), then run \`/quota\` again.`,
-  rateLimited: "The quota service is rate-limiting requests right now. Wait a minute, then run `/quota` again.",
-  unavailable: (why: string) => `Quota information is unavailable right now: ${why}. Try \`/quota\` again later.`,
-  reasons: {
-    timeout: (seconds: string) => `the quota service did not answer within ${seconds} s`,
-    network: "the quota service could not be reached",
-    http: (status: number) => `the quota service answered HTTP ${status}`,
-    refused: (code: number | undefined) => (code === undefined ? "the quota service declined the request" : `the quota service declined the request (code ${code})`),
-    unreadable: "the quota service's answer could not be read",
-  },
-} as const;
 
 const BAR_CELLS = 20;
 const INDENT_GAP = 2;
@@ -47,8 +22,27 @@ export interface CardOptions {
 
 /** A string from the service, safe inside a fenced block on one line. */
 function clean(s: string, max = 40): string {
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f`]/g, "").trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  const out = s.replace(/[\u0000-\u001f\u007f-\u009f`]/g, "").trim();
+  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+}
+
+// East Asian wide and fullwidth ranges (Hangul Jamo, CJK and its punctuation,
+// Hangul syllables, compatibility ideographs, vertical and fullwidth forms).
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/;
+
+/** The cells `s` takes in a monospace font: two for a CJK character, one for the rest. */
+export function displayWidth(s: string): number {
+  let width = 0;
+  for (const ch of s) width += WIDE.test(ch) ? 2 : 1;
+  return width;
+}
+
+function padEnd(s: string, width: number): string {
+  return s + " ".repeat(Math.max(0, width - displayWidth(s)));
+}
+
+function padStart(s: string, width: number): string {
+  return " ".repeat(Math.max(0, width - displayWidth(s))) + s;
 }
 
 function titleCase(s: string): string {
@@ -101,7 +95,7 @@ export function localTime(ms: number, timeZone?: string): string {
   return `${get("month")}-${get("day")} ${get("hour")}:${get("minute")}`;
 }
 
-/** "2h 14m", "4d 3h", "45m", "<1m"; undefined once the time has passed. */
+/** "2h 14m", "4d 3h", "45m", "<1m" (in English); undefined once the time has passed. */
 export function untilText(ms: number, now: number): string | undefined {
   const left = ms - now;
   if (left <= 0) return undefined;
@@ -109,79 +103,85 @@ export function untilText(ms: number, now: number): string | undefined {
   const d = Math.floor(minutes / 1440);
   const h = Math.floor((minutes % 1440) / 60);
   const m = minutes % 60;
-  if (d > 0) return h > 0 ? `${d}d ${h}h` : `${d}d`;
-  if (h > 0) return `${h}h ${m}m`;
-  return m > 0 ? `${m}m` : "<1m";
+  const say = t().quota.duration;
+  if (d > 0) return say.days(d, h);
+  if (h > 0) return say.hours(h, m);
+  return m > 0 ? say.minutes(m) : say.underAMinute;
 }
 
 function windowLabel(w: QuotaWindow): string {
-  if (w.kind !== "tokens" || w.minutes === undefined) return QUOTA_TEXT.labels[w.kind];
+  const text = t().quota;
+  if (w.kind !== "tokens" || w.minutes === undefined) return text.labels[w.kind];
   const m = w.minutes;
-  if (m % (7 * 1440) === 0) return QUOTA_TEXT.windowOf(m / (7 * 1440), "week");
-  if (m % 1440 === 0) return QUOTA_TEXT.windowOf(m / 1440, "day");
-  if (m % 60 === 0) return QUOTA_TEXT.windowOf(m / 60, "hour");
-  return QUOTA_TEXT.windowOf(m, "minute");
+  if (m % (7 * 1440) === 0) return text.windowOf(m / (7 * 1440), "week");
+  if (m % 1440 === 0) return text.windowOf(m / 1440, "day");
+  if (m % 60 === 0) return text.windowOf(m / 60, "hour");
+  return text.windowOf(m, "minute");
 }
 
 function windowLines(w: QuotaWindow, labelWidth: number, opts: CardOptions): string[] {
+  const text = t().quota;
   const pct = percentText(w.usedPercent);
-  const status = w.usedPercent >= 100 ? `${QUOTA_TEXT.used(pct)} · ${QUOTA_TEXT.limitReached}` : QUOTA_TEXT.used(pct);
+  const status = w.usedPercent >= 100 ? `${text.used(pct)} · ${text.limitReached}` : text.used(pct);
   const indent = " ".repeat(labelWidth + INDENT_GAP);
-  const lines = [`${windowLabel(w).padEnd(labelWidth)}${" ".repeat(INDENT_GAP)}${bar(w.usedPercent)}  ${status.padStart(QUOTA_TEXT.used("100").length)}`];
+  const lines = [`${padEnd(windowLabel(w), labelWidth)}${" ".repeat(INDENT_GAP)}${bar(w.usedPercent)}  ${padStart(status, displayWidth(text.used("100")))}`];
   // The reset first: it is what a person reads the card for, and stays in view in a narrow panel.
   const facts: string[] = [];
-  if (w.resetsAt !== undefined) facts.push(QUOTA_TEXT.resets(localTime(w.resetsAt, opts.timeZone), untilText(w.resetsAt, opts.now)));
+  if (w.resetsAt !== undefined) facts.push(text.resets(localTime(w.resetsAt, opts.timeZone), untilText(w.resetsAt, opts.now)));
   if (w.used !== undefined && w.limit !== undefined && w.limit > 0) {
-    facts.push(QUOTA_TEXT.amount(compactNumber(w.used), compactNumber(w.limit)));
+    facts.push(text.amount(compactNumber(w.used), compactNumber(w.limit)));
   }
   if (facts.length) lines.push(`${indent}${facts.join(" · ")}`);
   const details = w.details.map((d) => ({ model: clean(d.model), usage: compactNumber(d.usage) }));
-  const modelWidth = Math.max(0, ...details.map((d) => d.model.length));
+  const modelWidth = Math.max(0, ...details.map((d) => displayWidth(d.model)));
   const usageWidth = Math.max(0, ...details.map((d) => d.usage.length));
   details.forEach((d, i) => {
     const branch = i === details.length - 1 ? "└" : "├";
-    lines.push(`${indent}${branch} ${d.model.padEnd(modelWidth)}  ${d.usage.padStart(usageWidth)}`);
+    lines.push(`${indent}${branch} ${padEnd(d.model, modelWidth)}  ${d.usage.padStart(usageWidth)}`);
   });
   return lines;
 }
 
 /** The card: a title, a divider and each window's bar, percentage, amounts and reset. */
 export function quotaCard(snapshot: QuotaSnapshot, opts: CardOptions): string {
+  const text = t().quota;
   const level = snapshot.level ? clean(snapshot.level, 24) : "";
-  const title = level ? `${QUOTA_TEXT.title} · ${titleCase(level)}` : QUOTA_TEXT.title;
-  const labelWidth = Math.max(0, ...snapshot.windows.map((w) => windowLabel(w).length));
+  const title = level ? `${text.title} · ${titleCase(level)}` : text.title;
+  const labelWidth = Math.max(0, ...snapshot.windows.map((w) => displayWidth(windowLabel(w))));
   const body = snapshot.windows.flatMap((w) => windowLines(w, labelWidth, opts));
   // As wide as the card's columns (label, bar, percentage), whatever the longer lines add.
-  const columns = labelWidth + INDENT_GAP + BAR_CELLS + 2 + QUOTA_TEXT.used("100").length;
-  const width = Math.min(MAX_DIVIDER, Math.max(title.length, columns));
+  const columns = labelWidth + INDENT_GAP + BAR_CELLS + 2 + displayWidth(text.used("100"));
+  const width = Math.min(MAX_DIVIDER, Math.max(displayWidth(title), columns));
   return ["```text", title, "─".repeat(width), ...body, "```"].join("\n");
 }
 
 function reasonText(r: UnavailableReason): string {
+  const reasons = t().quota.reasons;
   switch (r.why) {
     case "timeout":
-      return QUOTA_TEXT.reasons.timeout(String(Math.round(r.ms / 100) / 10));
+      return reasons.timeout(String(Math.round(r.ms / 100) / 10));
     case "network":
-      return QUOTA_TEXT.reasons.network;
+      return reasons.network;
     case "http":
-      return QUOTA_TEXT.reasons.http(r.status);
+      return reasons.http(r.status);
     case "refused":
-      return QUOTA_TEXT.reasons.refused(r.code);
+      return reasons.refused(r.code);
     case "unreadable":
-      return QUOTA_TEXT.reasons.unreadable;
+      return reasons.unreadable;
   }
 }
 
 /** The whole reply to /quota for an outcome. */
 export function quotaReply(outcome: QuotaOutcome, opts: CardOptions & { providerName: string }): string {
+  const text = t().quota;
   switch (outcome.kind) {
     case "ok":
       return quotaCard(outcome.snapshot, opts);
     case "auth_error":
-      return QUOTA_TEXT.authError(opts.providerName);
+      return text.authError(opts.providerName);
     case "rate_limited":
-      return QUOTA_TEXT.rateLimited;
+      return text.rateLimited;
     case "unavailable":
-      return QUOTA_TEXT.unavailable(reasonText(outcome.reason));
+      return text.unavailable(reasonText(outcome.reason));
   }
 }

@@ -1,4 +1,5 @@
 import type { AvailableCommand } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../../i18n/index.ts";
 import type { FoundCommand } from "./custom-commands.ts";
 import { ZCODE_RESERVED_NAMES } from "./reserved.ts";
 import type { FoundSkill } from "./skills.ts";
@@ -29,7 +30,10 @@ export function menuEntries(commands: readonly FoundCommand[], skills: readonly 
   };
   for (const c of commands) add(c.name, c.description, c.argumentHint);
   // What follows a skill's name is the request it works on.
-  for (const s of skills) if (SKILL_NAME.test(s.name)) add(s.name, s.description || "ZCode skill", s.argumentHint ?? "[task]");
+  const fallback = t().commands.discovered;
+  for (const s of skills) {
+    if (SKILL_NAME.test(s.name)) add(s.name, s.description || fallback.skillDescription, s.argumentHint ?? fallback.skillHint);
+  }
   return out;
 }
 

@@ -1,3 +1,44 @@
-// Area: quota. Filled as its strings move here.
+// Area: quota. What /quota says: its menu entry, the card's words (window
+// labels, "used", resets, durations) and each failure. Numbers keep en-US
+// grouping and reset dates keep MM-DD HH:MM in every language (card.ts).
 
-export const quota = {};
+type Unit = "minute" | "hour" | "day" | "week";
+
+export const quota = {
+  description: "Show the GLM Coding Plan's usage (5-hour, weekly and MCP windows) and when each resets",
+  noArguments: "`/quota` takes no arguments.",
+  title: "GLM Coding Plan",
+  labels: { five_hour: "5-hour", weekly: "Weekly", mcp: "MCP", tokens: "Tokens" },
+  /** A token window of another length: "24-hour", "30-day". */
+  windowOf: (n: number, unit: Unit) => `${n}-${unit}`,
+  used: (percent: string) => `${percent}% used`,
+  limitReached: "limit reached",
+  amount: (used: string, limit: string) => `${used} of ${limit}`,
+  /** `when`: the local reset time; `inText`: how long until then (`duration` below), undefined once past. */
+  resets: (when: string, inText: string | undefined) => (inText ? `resets ${when} (in ${inText})` : `resets ${when}`),
+  /** How long until a reset, short enough for a narrow panel: "4d 3h", "2h 14m", "45m", "<1m". */
+  duration: {
+    days: (d: number, h: number) => (h > 0 ? `${d}d ${h}h` : `${d}d`),
+    hours: (h: number, m: number) => `${h}h ${m}m`,
+    minutes: (m: number) => `${m}m`,
+    underAMinute: "<1m",
+  },
+  notSignedIn:
+    "Not signed in: the ZCode app has no GLM Coding Plan sign-in (no enabled Z.ai or BigModel provider with an API key in `~/.zcode/v2/config.json`). Sign in to your plan in the ZCode app (Settings → Models), then run `/quota` again.",
+  badOverride:
+    "`ZCODE_ACP_QUOTA_URL` is set but is not an http:// or https:// URL, so `/quota` asked nothing. Fix or unset it in the agent's settings.",
+  /** `provider`: the provider's name in the ZCode app. */
+  authError: (provider: string) =>
+    `Not signed in, or the sign-in expired: the GLM Coding Plan refused the key the ZCode app stored for ${provider}. Sign in again in the ZCode app (Settings → Models), then run \`/quota\` again.`,
+  rateLimited: "The quota service is rate-limiting requests right now. Wait a minute, then run `/quota` again.",
+  /** `why`: one of `reasons` below. */
+  unavailable: (why: string) => `Quota information is unavailable right now: ${why}. Try \`/quota\` again later.`,
+  reasons: {
+    timeout: (seconds: string) => `the quota service did not answer within ${seconds} s`,
+    network: "the quota service could not be reached",
+    http: (status: number) => `the quota service answered HTTP ${status}`,
+    refused: (code: number | undefined) =>
+      code === undefined ? "the quota service declined the request" : `the quota service declined the request (code ${code})`,
+    unreadable: "the quota service's answer could not be read",
+  },
+};

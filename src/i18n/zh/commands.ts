@@ -1,3 +1,128 @@
 import type { commands as en } from "../en/commands.ts";
 
-export const commands: typeof en = {};
+// Terms, kept the same across the table: session 会话, turn 回合, checkpoint
+// 检查点, fork 分叉, rewind 回退, goal 目标, compact 压缩上下文, mode 模式,
+// model 模型, thought level 思考强度, steer 追加指令. Command names, their
+// keywords (replace, clear, …), ids and values stay as typed, in code spans.
+
+export const commands: typeof en = {
+  usage: (usage) => `用法：\`${usage}\``,
+  notSupported: (name, version) => `ZCode CLI ${version} 不支持 \`/${name}\``,
+  busy: (name) => `ZCode 正在执行一个回合，现在无法运行 \`/${name}\`。请等待该回合结束（或取消它）后再试。`,
+  rejected: (name, message) => `ZCode 拒绝了 \`/${name}\`：${message}`,
+
+  fork: {
+    description: "将当前对话分叉为新会话（从最新的检查点开始）",
+    noCheckpoint: "暂时无法分叉：此会话还没有检查点。每个回合完成时都会创建一个检查点。",
+    forked: (idCode, title) =>
+      `已将当前对话分叉为新会话 ${idCode}：${title ? `“${title}”` : "（无标题）"}。\n\n` +
+      "新会话已在会话列表中，打开它即可从这里继续。当前会话保持不变。",
+  },
+
+  rewind: {
+    description: "撤销上一个回合：将对话回退到最新的检查点",
+    rewound: (checkpointCode, removed, revision) =>
+      `已回退到最新的检查点${checkpointCode ? ` ${checkpointCode}` : ""}：` +
+      (removed === undefined ? "删除了该检查点之后的消息" : `删除了 ${removed} 条消息`) +
+      "。" +
+      (revision === undefined ? "" : `会话版本号现为 ${revision}。`),
+    conflict: (expectedRevision) =>
+      "未回退任何内容：准备回退期间会话发生了变化" +
+      (expectedRevision === undefined ? "" : `（当时的版本号为 ${expectedRevision}）`) +
+      "。请再次运行 `/rewind` 以回退当前状态。",
+    noCheckpoint: "没有可回退的内容：此会话还没有检查点。每个回合完成时都会创建一个检查点。",
+  },
+
+  goal: {
+    description: "查看或设置会话目标（可替换、清除、暂停、恢复）",
+    hint: "[目标 | replace <目标> | clear | pause | resume]",
+    replaceNeedsObjective: "`/goal replace` 需要给出新的目标。",
+    done: {
+      show: "尚未设置目标。使用 `/goal <目标>` 设置一个。",
+      set: "目标已设置。",
+      replace: "目标已替换。",
+      clear: "目标已清除。",
+      pause: "目标已暂停。",
+      resume: "目标已恢复。",
+    },
+    working: "正在朝目标推进…",
+    stillWorking: "ZCode 仍在朝目标推进。",
+  },
+
+  compact: {
+    description: "压缩对话历史以释放上下文（可附上对摘要的要求）",
+    hint: "[摘要要求]",
+    toolTitle: "正在压缩上下文",
+    stillRunning: "ZCode 仍在压缩上下文，压缩会在后台继续进行。",
+    finished: (already, usage) =>
+      (already ? "已有一次压缩在进行，现已完成。" : "上下文已压缩。") +
+      (usage ? `当前上下文用量：${usage.used} / ${usage.size}。` : ""),
+  },
+
+  steer: {
+    description: "向正在进行的回合追加指令，不会中断它",
+    hint: "<指令>",
+    needsText: "`/steer` 需要给出要追加到当前回合的指令。",
+    noTurn: "当前没有正在进行的回合，无法追加指令。请把这段内容作为普通消息发送：",
+    steering: "已向正在进行的回合追加以下指令：",
+  },
+
+  setting: {
+    none: (noun) => `此会话没有可选的${noun}（当前模型不提供）。`,
+    list: (noun, currentCode, choiceCodes, usage) =>
+      `当前${noun}：${currentCode}。可选：${choiceCodes.join("、")}。\n\n使用 \`${usage}\` 切换。`,
+    unknown: (noun, valueCode) => `未知的${noun} ${valueCode}。`,
+    set: (noun, valueCode) => `${noun}已设为 ${valueCode}。`,
+  },
+
+  mode: {
+    description: "切换会话模式（plan/build/edit/yolo/guarded 等）；不带参数时列出可选模式",
+    hint: "<模式>",
+    noun: "模式",
+  },
+
+  thought: {
+    description: "设置模型的思考强度（可选级别取决于当前模型）；不带参数时列出可选级别",
+    hint: "<级别>",
+    noun: "思考强度",
+  },
+
+  model: {
+    description: "切换模型（按名称或 ID，输入名称开头即可）；不带参数时列出可选模型",
+    hint: "<名称或 ID>",
+    none: "此会话没有可选的模型：ZCode 没有列出任何模型。",
+    current: "当前",
+    notOffered: "已不再提供",
+    unavailable: (reason) => `不可用：${reason}`,
+    notes: (notes) => `（${notes.join("，")}）`,
+    listHead: (label, valueCode, thoughtCode) =>
+      `当前模型：${label}（${valueCode}）${thoughtCode ? `，思考强度 ${thoughtCode}` : ""}。`,
+    listFoot: "使用 `/model <名称或 ID>` 切换（不区分大小写；只要某个名称开头只对应一个模型，输入开头即可）。",
+    already: (model) => `已经在使用 ${model}。`,
+    set: (model, thoughtCode) => `已切换到模型 ${model}${thoughtCode ? `；思考强度 ${thoughtCode}` : ""}。`,
+  },
+
+  help: {
+    description: "列出所有斜杠命令及其用法",
+    intro: "斜杠命令（在消息开头输入；其他内容都会发送给模型）：",
+    notSupported: (version) => `（ZCode CLI ${version} 不支持）`,
+  },
+
+  terminalOnly: {
+    description: "仅能在 ZCode 终端应用中使用",
+    reply: (name, instead) =>
+      `\`/${name}\` 需要在 ZCode 终端应用中使用：请在终端中运行 \`zcode\`，然后在那里输入。${instead ?? ""}`,
+    insteadOf: {
+      mcp: "在编辑器中配置的 MCP 服务器会随每个会话一起传给 ZCode。",
+      effort: "在这里请使用 `/thought <级别>`。",
+      new: "在这里请在编辑器中新建一个会话（对话线程）。",
+      resume: "在这里请从编辑器的会话历史中打开该会话。",
+      skill: "在这里请直接输入技能自己的名称：`/<技能名> [任务]`（你的技能都在 / 菜单中）。",
+    },
+  },
+
+  discovered: {
+    skillDescription: "ZCode 技能",
+    skillHint: "[任务]",
+  },
+};

@@ -1,6 +1,6 @@
 // The /quota card and messages, with a fixed clock and time zone.
 import { describe, expect, test } from "bun:test";
-import { QUOTA_TEXT, bar, compactNumber, localTime, percentText, quotaCard, quotaReply, untilText } from "../../../src/quota/card.ts";
+import { bar, compactNumber, localTime, percentText, quotaCard, quotaReply, untilText } from "../../../src/quota/card.ts";
 import type { QuotaSnapshot } from "../../../src/quota/parse.ts";
 
 // 2026-05-01 12:16:00 UTC = 20:16 in Shanghai.
@@ -140,7 +140,7 @@ describe("quotaReply", () => {
     expect(quotaReply({ kind: "auth_error" }, opts)).toBe(
       "Not signed in, or the sign-in expired: the GLM Coding Plan refused the key the ZCode app stored for Z.ai Coding Plan. Sign in again in the ZCode app (Settings → Models), then run `/quota` again.",
     );
-    expect(quotaReply({ kind: "rate_limited" }, opts)).toBe(QUOTA_TEXT.rateLimited);
+    expect(quotaReply({ kind: "rate_limited" }, opts)).toBe("The quota service is rate-limiting requests right now. Wait a minute, then run `/quota` again.");
     const un = (reason: Parameters<typeof quotaReply>[0] & { kind: "unavailable" }) => quotaReply(reason, opts);
     expect(un({ kind: "unavailable", reason: { why: "timeout", ms: 8000 } })).toBe(
       "Quota information is unavailable right now: the quota service did not answer within 8 s. Try `/quota` again later.",
