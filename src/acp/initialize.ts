@@ -1,4 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { VERSION } from "../version.ts";
 
 // The answer to ACP `initialize`, as a plain value with no runtime import of
@@ -22,10 +23,8 @@ export function initializeResult(): acp.InitializeResponse {
     authMethods: [
       {
         id: "zcode-app",
-        name: "ZCode app login",
-        description:
-          "zcode-acp-server uses the login of the ZCode app (stored in ~/.zcode by the app). " +
-          "Sign in once in ZCode; no API key is needed in the editor.",
+        name: t().bridge.auth.name,
+        description: t().bridge.auth.description,
         type: "agent",
       } as acp.AuthMethod,
     ],

@@ -1,11 +1,12 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
 import { Bridge, type EditorPort } from "../bridge/bridge.ts";
-import { toRequestError } from "../bridge/errors.ts";
+import { invalidParams, toRequestError } from "../bridge/errors.ts";
 import { zcodeMcpServers } from "../bridge/mcp-servers.ts";
 import { sessionSetup } from "../bridge/options.ts";
 import type { Session } from "../bridge/session.ts";
 import type { BridgeConfig } from "../config.ts";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import { ZCodeError } from "../zcode/errors.ts";
@@ -168,7 +169,7 @@ class AcpAgent {
   }
 
   private static checkCwd(cwd: string): void {
-    if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
+    if (!isAbsolute(cwd)) throw invalidParams(t().errors.cwdNotAbsolute(cwd), { cwd });
   }
 
   /** The answer that makes a session known, then its slash menu (editors drop updates for sessions they do not know yet). */

@@ -1,4 +1,6 @@
-import { RequestError, type ListSessionsResponse, type SessionInfo } from "@agentclientprotocol/sdk/unstable";
+import type { ListSessionsResponse, SessionInfo } from "@agentclientprotocol/sdk/unstable";
+import { invalidParams } from "../bridge/errors.ts";
+import { t } from "../i18n/index.ts";
 import type { ListResult } from "../zcode/result-schemas.ts";
 
 // session/list: ZCode's sessions as ACP session infos, newest first, in pages
@@ -24,7 +26,7 @@ function decodeCursor(cursor: string): number {
   } catch {
     // fall through
   }
-  throw RequestError.invalidParams({ cursor }, "invalid cursor");
+  throw invalidParams(t().errors.invalidCursor, { cursor });
 }
 
 /** One page of ZCode's list (only sessions of `cwd` when given; sessions without a workspace are left out). */

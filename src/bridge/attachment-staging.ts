@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { closeSync, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
+import { internalError } from "./errors.ts";
 
 // Files of a prompt that ZCode takes by path (anything but images and PDFs)
 // are written to a private directory first. The directory is ours alone
@@ -22,7 +23,7 @@ function privateDir(dir: string): void {
   const st = lstatSync(dir);
   const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
   if (!st.isDirectory() || st.isSymbolicLink() || !mine || (process.platform !== "win32" && (st.mode & 0o077) !== 0)) {
-    throw RequestError.internalError(undefined, `The attachment directory ${dir} is not private to this user; remove it and try again`);
+    throw internalError(t().errors.attachmentDirNotPrivate(dir));
   }
 }
 

@@ -1,5 +1,6 @@
 import type { AutoCompact } from "../config.ts";
 import { matchCommand } from "../commands/registry.ts";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { runCommandPrompt } from "./command-run.ts";
 import type { Session } from "./session.ts";
@@ -24,9 +25,13 @@ export function compactionDue(threshold: AutoCompact, usage: Usage | undefined):
   return usage.size > 0 && usage.used * 100 >= threshold.percent * usage.size;
 }
 
+/** Counts grouped by thousands the same way in both languages (12,345). */
+const count = (n: number) => n.toLocaleString("en-US");
+
 function describe(threshold: AutoCompact): string {
-  if ("percent" in threshold) return `${threshold.percent}% of the context window`;
-  return `${threshold.tokens.toLocaleString("en-US")} token${threshold.tokens === 1 ? "" : "s"}`;
+  const words = t().bridge.autoCompact;
+  if ("percent" in threshold) return words.percentThreshold(threshold.percent);
+  return words.tokenThreshold(count(threshold.tokens), threshold.tokens);
 }
 
 /** The compaction, once the prompt that triggered it has been answered. */
@@ -42,15 +47,9 @@ export async function compactInBackground(s: Session, threshold: AutoCompact): P
   }
   const compact = matchCommand("/compact", caps);
   if (!compact) return;
-  const pct = usage!.size > 0 ? ` (${Math.round((usage!.used * 100) / usage!.size)}%)` : "";
-  s.emit({
-    sessionUpdate: "agent_message_chunk",
-    messageId: crypto.randomUUID(),
-    content: {
-      type: "text",
-      text: `\n\n_Context in use: ${usage!.used.toLocaleString("en-US")} of ${usage!.size.toLocaleString("en-US")} tokens${pct}, at or above the auto-compact threshold of ${describe(threshold)}: compacting the conversation…_\n\n`,
-    },
-  });
+  const pct = usage!.size > 0 ? Math.round((usage!.used * 100) / usage!.size) : undefined;
+  const notice = t().bridge.autoCompact.notice(count(usage!.used), count(usage!.size), pct, describe(threshold));
+  s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${notice}_\n\n` } });
   logger.info(`session ${s.id}: context ${usage!.used}/${usage!.size}, compacting`);
   await runCommandPrompt(s, compact.command, "", new AbortController().signal);
 }

@@ -1,14 +1,16 @@
-import { RequestError, type ClientCapabilities, type SessionNotification } from "@agentclientprotocol/sdk/unstable";
+import type { ClientCapabilities, SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { AppHistory } from "../app-history/app-history.ts";
 import { availableCommands } from "../commands/registry.ts";
 import { forkSession } from "../commands/fork.ts";
 import type { BridgeConfig } from "../config.ts";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { DEFAULT_TIMEOUTS, ZCodeApi, type ZCodeMcpServer } from "../zcode/api.ts";
 import type { CliCapabilities } from "../zcode/capabilities.ts";
 import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
+import { invalidParams, sessionNotFound } from "./errors.ts";
 import { InteractionRouter } from "./interactions.ts";
 import { matchModel, mismatchText } from "./model-match.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
@@ -21,8 +23,8 @@ const logger = log.withTag("bridge");
 
 /** The api over a new (not yet started) ZCode child, with --request-timeout applied to every method. */
 function zcodeApi(config: BridgeConfig): ZCodeApi {
-  const t = config.requestTimeoutMs;
-  const timeouts = t ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, t])) } : {};
+  const ms = config.requestTimeoutMs;
+  const timeouts = ms ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, ms])) } : {};
   return new ZCodeApi(new ZCodeConnection(config), timeouts);
 }
 
@@ -138,7 +140,7 @@ export class Bridge {
   /** An open session, or ACP's session-not-found error. */
   session(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s || s.closed) throw RequestError.sessionNotFound(id);
+    if (!s || s.closed) throw sessionNotFound(id);
     return s;
   }
 
@@ -194,7 +196,7 @@ export class Bridge {
     try {
       if (match.kind !== "one") {
         const why = mismatchText(s.options.model, words, match);
-        throw RequestError.invalidParams({ model: words }, `The model set by --model / ZCODE_ACP_MODEL: ${why} Change it in the agent's settings.`);
+        throw invalidParams(t().errors.configuredModel(why), { model: words });
       }
       await s.setModel(match.model.info.value, { beforeOpen: true });
     } catch (err) {

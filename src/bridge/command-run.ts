@@ -1,5 +1,6 @@
 import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { CommandContext, SlashCommand } from "../commands/registry.ts";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import type { Session } from "./session.ts";
 import { waitIdle } from "./session-reads.ts";
@@ -100,7 +101,7 @@ export async function runCommandPrompt(s: Session, command: SlashCommand, args: 
       s.api.stop(s.id).catch((err) => logger.debug("session/stop failed:", err));
     }
     for (const toolCallId of run.openTools) {
-      s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent("Cancelled")] });
+      s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent(t().tools.cancelled)] });
     }
     await s.flush();
     return { stopReason: "cancelled" };

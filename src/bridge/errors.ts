@@ -1,7 +1,9 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import {
   isSessionMissing,
   NodeMissingError,
+  shownMessage,
   ZCODE_ERR,
   ZCodeError,
   ZCodeExitedError,
@@ -15,25 +17,38 @@ import {
 // in" and offer a sign-in that cannot help.
 const INTERNAL = -32603;
 
+// The SDK's own constructors prefix their message in English ("Invalid
+// params: …"); these say the same in the language in use (in English, word
+// for word what the SDK says).
+
+/** -32602 with `detail`. */
+export function invalidParams(detail: string, data?: unknown): RequestError {
+  return new RequestError(-32602, t().errors.invalidParams(detail), data);
+}
+
+/** -32603 with `detail`. */
+export function internalError(detail: string, data?: unknown): RequestError {
+  return new RequestError(INTERNAL, t().errors.internal(detail), data);
+}
+
+/** -32002 for a session this connection does not have (or no longer has). */
+export function sessionNotFound(sessionId: string): RequestError {
+  return new RequestError(-32002, t().errors.sessionNotFound, { sessionId });
+}
+
 function stillBusy(): RequestError {
-  return new RequestError(
-    INTERNAL,
-    "ZCode is still busy with an earlier prompt in this session and did not become idle in time; try again in a moment",
-  );
+  return new RequestError(INTERNAL, t().errors.stillBusy);
 }
 
 type Mapper = (err: ZCodeError, ctx: { sessionId?: string }) => RequestError;
 
 /** ZCode error code → ACP error. Codes not listed keep ZCode's message. */
 const BY_CODE = new Map<number, Mapper>([
-  [ZCODE_ERR.invalidParams, (e) => RequestError.invalidParams(undefined, `ZCode rejected the request: ${e.message}`)],
-  [
-    ZCODE_ERR.methodNotFound,
-    (e) => new RequestError(INTERNAL, `${e.method} is not supported by this ZCode CLI version (${e.message})`),
-  ],
+  [ZCODE_ERR.invalidParams, (e) => invalidParams(t().errors.rejected(shownMessage(e)))],
+  [ZCODE_ERR.methodNotFound, (e) => new RequestError(INTERNAL, t().errors.unsupportedMethod(e.method, shownMessage(e)))],
   [ZCODE_ERR.busy, () => stillBusy()],
   [ZCODE_ERR.promptRunning, () => stillBusy()],
-  [ZCODE_ERR.notActive, (e) => new RequestError(INTERNAL, `ZCode session is not active: ${e.message}`)],
+  [ZCODE_ERR.notActive, (e) => new RequestError(INTERNAL, t().errors.notActive(shownMessage(e)))],
 ]);
 
 /** Any error thrown while serving a request → the RequestError the editor shows. */
@@ -41,20 +56,20 @@ export function toRequestError(err: unknown, ctx: { sessionId?: string } = {}): 
   if (err instanceof RequestError) return err;
   // Setup problems: the message says what is missing and how to fix it.
   if (err instanceof ZCodeNotFoundError || err instanceof ZCodeUnsupportedError || err instanceof NodeMissingError) {
-    return new RequestError(INTERNAL, err.message);
+    return new RequestError(INTERNAL, shownMessage(err));
   }
   if (err instanceof ZCodeExitedError) {
-    return new RequestError(INTERNAL, `The ZCode CLI died: ${err.message}`);
+    return new RequestError(INTERNAL, t().errors.died(shownMessage(err)));
   }
-  if (err instanceof ZCodeTimeoutError) return new RequestError(INTERNAL, err.message);
+  if (err instanceof ZCodeTimeoutError) return new RequestError(INTERNAL, shownMessage(err));
   if (err instanceof ZCodeError) {
-    if (isSessionMissing(err.code, err.message)) return RequestError.sessionNotFound(ctx.sessionId ?? "");
+    if (isSessionMissing(err.code, err.message)) return sessionNotFound(ctx.sessionId ?? "");
     const mapped = BY_CODE.get(err.code);
     if (mapped) return mapped(err, ctx);
-    return new RequestError(INTERNAL, `ZCode: ${err.message}`, { zcodeCode: err.code });
+    return new RequestError(INTERNAL, t().errors.zcode(shownMessage(err)), { zcodeCode: err.code });
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new RequestError(INTERNAL, message || "unexpected error in zcode-acp-server");
+  return new RequestError(INTERNAL, message || t().errors.unexpected);
 }
 
 export function zcodeCode(err: unknown): number | undefined {

@@ -1,4 +1,5 @@
 import type { PlanEntry, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import type { Message, MessageInfo, MessagePart, Todo } from "../zcode/schemas.ts";
 import { withoutReminders } from "./tool-format.ts";
 import { outcomeOfPart } from "./tool-outcome.ts";
@@ -34,11 +35,11 @@ const PLAN_PRIORITY: Record<string, PlanEntry["priority"]> = { high: "high", med
 /** ZCode todos → ACP plan entries (the full list, as ACP wants every time). */
 export function planEntries(todos: readonly Todo[]): PlanEntry[] {
   return todos
-    .filter((t) => typeof t.content === "string" && t.content.length > 0)
-    .map((t) => ({
-      content: t.content,
-      status: PLAN_STATUS[String(t.status)] ?? "pending",
-      priority: PLAN_PRIORITY[String(t.priority)] ?? "medium",
+    .filter((todo) => typeof todo.content === "string" && todo.content.length > 0)
+    .map((todo) => ({
+      content: todo.content,
+      status: PLAN_STATUS[String(todo.status)] ?? "pending",
+      priority: PLAN_PRIORITY[String(todo.priority)] ?? "medium",
     }));
 }
 
@@ -100,7 +101,7 @@ export function historyToUpdates(messages: readonly Message[], opts: { cwd: stri
       out.push({
         sessionUpdate: "agent_message_chunk",
         ...idField,
-        content: { type: "text", text: text ? `**Conversation summary** (earlier messages were compacted)\n\n${text}` : "**Earlier messages were compacted.**" },
+        content: { type: "text", text: text ? t().bridge.history.summary(text) : t().bridge.history.compacted },
       });
       continue;
     }

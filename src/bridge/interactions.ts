@@ -10,6 +10,7 @@ import {
   type SessionUpdate,
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import {
   PermissionRequestParamsSchema,
@@ -22,7 +23,7 @@ import {
 } from "../zcode/request-schemas.ts";
 import { summarizeIssues } from "../zcode/schemas.ts";
 import { permissionOptions } from "./permission-options.ts";
-import { answersFromForm, PLAN_FORM, planAnswer, questionsForm } from "./question-forms.ts";
+import { answersFromForm, planAnswer, planForm, questionsForm } from "./question-forms.ts";
 import { ToolCallTracker } from "./tool-calls.ts";
 import { oneLine, textContent } from "./tool-format.ts";
 
@@ -191,14 +192,14 @@ export class InteractionRouter {
 
   /** Announces the tool (tool_call before the request, same id) and returns its view. */
   private async announce(sessionId: string, toolCallId: string, toolName: string, input: unknown): Promise<ToolCallUpdate> {
-    const t = this.tracker(sessionId);
-    for (const u of t.ensureAnnounced(toolCallId, { toolName, input })) {
+    const tracker = this.tracker(sessionId);
+    for (const u of tracker.ensureAnnounced(toolCallId, { toolName, input })) {
       await this.port.sendUpdate(sessionId, u);
     }
-    const view = t.get(toolCallId);
+    const view = tracker.get(toolCallId);
     return view
       ? { toolCallId, title: view.title, kind: view.kind, rawInput: view.rawInput, locations: view.locations }
-      : { toolCallId, title: toolName || "Tool", rawInput: input ?? {} };
+      : { toolCallId, title: toolName || t().tools.tool, rawInput: input ?? {} };
   }
 
   private async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
@@ -253,8 +254,8 @@ export class InteractionRouter {
           mode: "form",
           sessionId: p.sessionId,
           toolCallId,
-          message: plan ? `Approve this plan and start coding?\n\n${plan}` : "Approve the plan and start coding?",
-          requestedSchema: PLAN_FORM,
+          message: plan ? t().bridge.plan.ask(plan) : t().bridge.plan.askNoPlan,
+          requestedSchema: planForm(),
         },
         signal,
       );
@@ -269,10 +270,10 @@ export class InteractionRouter {
     const res = await this.requestPermission(
       {
         sessionId: p.sessionId,
-        toolCall: { ...toolCall, title: "Ready to code?", kind: "switch_mode", content: plan ? [textContent(plan)] : [] },
+        toolCall: { ...toolCall, title: t().tools.readyToCode, kind: "switch_mode", content: plan ? [textContent(plan)] : [] },
         options: [
-          { optionId: "approve", name: "Yes, start coding", kind: "allow_once" },
-          { optionId: "reject", name: "No, keep planning", kind: "reject_once" },
+          { optionId: "approve", name: t().bridge.plan.yes, kind: "allow_once" },
+          { optionId: "reject", name: t().bridge.plan.no, kind: "reject_once" },
         ],
       },
       signal,
@@ -291,7 +292,7 @@ export class InteractionRouter {
           mode: "form",
           sessionId: p.sessionId,
           toolCallId,
-          message: questions.length === 1 ? first.question : `Please answer ${questions.length} questions.`,
+          message: questions.length === 1 ? first.question : t().bridge.question.answerAll(questions.length),
           requestedSchema: { type: "object", properties: questionsForm(questions) },
         },
         signal,
@@ -308,7 +309,7 @@ export class InteractionRouter {
     const answers: Record<string, unknown> = {};
     for (const q of questions) {
       const options: PermissionOption[] = q.options.map((o, j) => ({ optionId: `option-${j}`, name: o.label, kind: "allow_once" }));
-      options.push({ optionId: "decline", name: "Don't answer", kind: "reject_once" });
+      options.push({ optionId: "decline", name: t().bridge.question.decline, kind: "reject_once" });
       const described = q.options
         .filter((o) => o.description)
         .map((o) => `- **${o.label}**: ${o.description}`)

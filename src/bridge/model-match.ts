@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import type { ModelInfo, SessionOptions } from "./options.ts";
 
 // Which model a person means by what they typed: `/model <words>` and
@@ -62,13 +63,10 @@ export function describeModel(m: OfferedModel): string {
  * models to choose from (the candidates when ambiguous, else every offered one).
  */
 export function mismatchText(model: SessionOptions["model"], words: string, match: Exclude<ModelMatch, { kind: "one" }>): string {
-  if (match.kind === "ambiguous") {
-    return `"${words}" matches more than one model: ${match.candidates.map(describeModel).join(", ")}. Give more of the name, or the full id.`;
-  }
+  const say = t().bridge.model;
+  if (match.kind === "ambiguous") return say.ambiguous(words, match.candidates.map(describeModel).join(", "));
   const offered = offeredModels(model);
-  const choices = offered.length ? offered.map(describeModel).join(", ") : "none";
-  const why = match.unavailable
-    ? `the model "${words}" is not available${match.unavailable.disabledReason ? ` (${match.unavailable.disabledReason})` : ""}`
-    : `no model ZCode offers here matches "${words}"`;
-  return `${why[0]!.toUpperCase()}${why.slice(1)}. Choose one of: ${choices}.`;
+  const choices = offered.length ? offered.map(describeModel).join(", ") : say.none;
+  const why = match.unavailable ? say.notAvailable(words, match.unavailable.disabledReason) : say.noMatch(words);
+  return say.chooseFrom(why, choices);
 }

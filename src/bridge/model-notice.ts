@@ -1,5 +1,7 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { LOCAL_ERR, ZCODE_ERR, ZCodeError, isSessionMissing } from "../zcode/errors.ts";
+import { invalidParams } from "./errors.ts";
 import { NOT_OFFERED, type ModelInfo, type SessionOptions } from "./options.ts";
 
 // What a person is told about the session's model beyond the menu itself:
@@ -20,8 +22,8 @@ export function unavailableCurrent(o: SessionOptions): ModelInfo | undefined {
  * would sit in the editor's history of every session loaded.
  */
 export function unavailableNotice(info: ModelInfo): string {
-  const why = info.disabledReason && info.disabledReason !== NOT_OFFERED ? ` (${info.disabledReason})` : "";
-  return `_The model ${info.label} (${info.value}) is no longer offered by ZCode${why}; pick another with /model or the model menu._\n\n`;
+  const why = info.disabledReason && info.disabledReason !== NOT_OFFERED ? info.disabledReason : undefined;
+  return `_${t().bridge.model.gone(info.label, info.value, why)}_\n\n`;
 }
 
 /** A refusal by ZCode itself (the error a person can act on), not the wire or the process failing. */
@@ -41,7 +43,8 @@ function isRefusal(err: unknown): err is ZCodeError {
 export function modelSwitchError(err: unknown, wanted: ModelInfo, o: SessionOptions): unknown {
   if (!isRefusal(err)) return err;
   const current = o.model?.models.find((m) => m.value === o.model?.current);
-  const keeps = current ? ` The session keeps ${current.label} (${current.value}).` : "";
-  const text = `ZCode did not switch to ${wanted.label} (${wanted.value}): ${err.message.replace(/[.\s]+$/, "")}.${keeps}`;
-  return err.code === ZCODE_ERR.invalidParams ? RequestError.invalidParams(undefined, text) : new RequestError(-32603, text);
+  const keeps = current ? `${current.label} (${current.value})` : undefined;
+  // ZCode's own reason, its closing full stop left to the sentence around it.
+  const text = t().errors.modelRefused(`${wanted.label} (${wanted.value})`, err.message.replace(/[.\s]+$/, ""), keeps);
+  return err.code === ZCODE_ERR.invalidParams ? invalidParams(text) : new RequestError(-32603, text);
 }

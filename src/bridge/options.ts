@@ -1,24 +1,20 @@
-import {
-  RequestError,
-  type SessionConfigOption,
-  type SessionModeState,
-  type SessionUpdate,
-} from "@agentclientprotocol/sdk/unstable";
+import type { SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import type { ModelChoice } from "../zcode/api.ts";
 import type { ModelOption, Settings, ValueLabel } from "../zcode/schemas.ts";
+import { invalidParams } from "./errors.ts";
 
 // A session's mode, model and thought level as the editor sees them (ACP
 // modes and config options), built from ZCode's settings and kept in sync.
 
 // ZCode's settings name the current mode only; these are the modes its schema knows.
-const KNOWN_MODES: readonly ValueLabel[] = [
-  { value: "plan", label: "Plan" },
-  { value: "build", label: "Build" },
-  { value: "edit", label: "Edit" },
-  { value: "yolo", label: "YOLO" },
-  { value: "guarded", label: "Guarded" },
-  { value: "auto", label: "Auto" },
-];
+const KNOWN_MODES = ["plan", "build", "edit", "yolo", "guarded", "auto"] as const;
+
+/** The known modes, named in the language in use. */
+function knownModes(): ValueLabel[] {
+  const names = t().bridge.options.modes;
+  return KNOWN_MODES.map((value) => ({ value, label: names[value] }));
+}
 
 export const CONFIG_IDS = { mode: "mode", model: "model", thought: "thought_level" } as const;
 
@@ -98,7 +94,11 @@ function modelInfo(m: ModelOption): ModelInfo {
   };
 }
 
-/** Why a current model that left ZCode's list (provider removed, plan changed) cannot be chosen again. */
+/**
+ * Why a current model that left ZCode's list (provider removed, plan changed)
+ * cannot be chosen again: a marker in `disabledReason`, named in the user's
+ * language where it is shown (bridge.options.notOffered).
+ */
 export const NOT_OFFERED = "no longer offered";
 
 /** Menu entries: usable models, named by label, "Provider › label" where two providers share a label. */
@@ -110,8 +110,10 @@ function modelChoices(models: readonly ModelInfo[], current: string): Choice[] {
     const shared = (byLabel.get(m.label) ?? 0) > 1;
     const base = shared ? `${m.providerLabel ?? m.providerId} › ${m.label}` : m.label;
     // Only the current model can be unusable here: said in its name, which every menu shows.
-    const name = m.disabledReason ? `${base} (${m.disabledReason === NOT_OFFERED ? NOT_OFFERED : "unavailable"})` : base;
-    const notes = [m.disabledReason ? `Unavailable: ${m.disabledReason}` : undefined, shared ? undefined : m.providerLabel];
+    const words = t().bridge.options;
+    const gone = m.disabledReason === NOT_OFFERED;
+    const name = m.disabledReason ? `${base} (${gone ? words.notOffered : words.unavailable})` : base;
+    const notes = [m.disabledReason ? words.unavailableWhy(gone ? words.notOffered : m.disabledReason) : undefined, shared ? undefined : m.providerLabel];
     const description = notes.filter((n): n is string => !!n).join(" · ");
     return { value: m.value, name, ...(description ? { description } : {}) };
   });
@@ -124,7 +126,7 @@ function modelChoices(models: readonly ModelInfo[], current: string): Choice[] {
 export function optionsFromSettings(settings: Settings | undefined, previous?: SessionOptions): SessionOptions {
   const out: SessionOptions = {};
   const mode = settings?.mode?.current;
-  if (mode) out.mode = { current: mode, choices: choicesOf(KNOWN_MODES, mode) };
+  if (mode) out.mode = { current: mode, choices: choicesOf(knownModes(), mode) };
 
   const cur = settings?.model?.current;
   const fresh = (settings?.model?.available ?? []).map(modelInfo);
@@ -188,9 +190,10 @@ export function configOptions(o: SessionOptions): SessionConfigOption[] {
       options: v.choices.map((c) => ({ value: c.value, name: c.name, ...(c.description ? { description: c.description } : {}) })),
       ...(description ? { description } : {}),
     });
-  if (o.mode) select(CONFIG_IDS.mode, "Mode", "mode", o.mode, "How much ZCode may do without asking");
-  if (o.model) select(CONFIG_IDS.model, "Model", "model", o.model, "The model ZCode uses in this session");
-  if (o.thought) select(CONFIG_IDS.thought, "Thought level", "thought_level", o.thought, "How much the model reasons");
+  const words = t().bridge.options;
+  if (o.mode) select(CONFIG_IDS.mode, words.mode, "mode", o.mode, words.modeDescription);
+  if (o.model) select(CONFIG_IDS.model, words.model, "model", o.model, words.modelDescription);
+  if (o.thought) select(CONFIG_IDS.thought, words.thought, "thought_level", o.thought, words.thoughtDescription);
   return out;
 }
 
@@ -216,13 +219,19 @@ export function optionUpdates(before: SessionOptions, after: SessionOptions): Se
 
 export function validateChoice(o: SessionOptions, key: "mode" | "thought", value: string): void {
   const opt = o[key];
-  if (!opt) throw RequestError.invalidParams(undefined, `this session has no ${key} option`);
+  if (!opt) throw invalidParams(t().errors.noOption(key));
   if (!opt.choices.some((c) => c.value === value)) {
-    throw RequestError.invalidParams(
-      undefined,
-      `"${value}" is not a valid ${key}; choose one of: ${opt.choices.map((c) => c.value).join(", ")}`,
-    );
+    throw invalidParams(t().errors.notAChoice(value, key, opt.choices.map((c) => c.value)));
   }
+}
+
+/** session/set_config_option's option: which setting it changes, its value checked to be a string. */
+export function configTarget(configId: string, value: unknown): "mode" | "thought" | "model" {
+  if (typeof value !== "string") throw invalidParams(t().errors.optionTakesListed(configId));
+  if (configId === CONFIG_IDS.mode) return "mode";
+  if (configId === CONFIG_IDS.thought) return "thought";
+  if (configId === CONFIG_IDS.model) return "model";
+  throw invalidParams(t().errors.unknownOption(configId));
 }
 
 /**
@@ -233,8 +242,7 @@ export function validateChoice(o: SessionOptions, key: "mode" | "thought", value
 export function modelChoiceFor(o: SessionOptions, value: string): { choice: ModelChoice; info: ModelInfo } {
   const info = o.model?.models.find((m) => m.value === value);
   if (!info || (info.disabledReason && value !== o.model?.current)) {
-    const offered = o.model?.choices.map((c) => c.value).join(", ") || "none";
-    throw RequestError.invalidParams(undefined, `"${value}" is not a model ZCode offers here; choose one of: ${offered}`);
+    throw invalidParams(t().errors.notAModel(value, o.model?.choices.map((c) => c.value) ?? []));
   }
   const choice: ModelChoice = { providerId: info.providerId, modelId: info.modelId };
   const levels = info.levels.map((l) => l.value);

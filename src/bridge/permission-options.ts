@@ -1,4 +1,5 @@
 import type { PermissionOption as AcpPermissionOption, PermissionOptionKind } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import type { PermissionAnswer, PermissionOption } from "../zcode/request-schemas.ts";
 
@@ -21,12 +22,10 @@ const ACP_KIND_BY_ZCODE: Record<string, PermissionOptionKind> = {
   deny_always: "reject_always",
 };
 
-const DEFAULT_NAME: Record<PermissionOptionKind, string> = {
-  allow_once: "Allow",
-  allow_always: "Always allow",
-  reject_once: "Reject",
-  reject_always: "Always reject",
-};
+/** The name of an option ZCode sent without one (ZCode's own names are shown as they are). */
+function defaultName(kind: PermissionOptionKind): string {
+  return t().bridge.permission[kind];
+}
 
 /**
  * ZCode option kind → one of ACP's four (an editor refuses any other kind).
@@ -60,13 +59,13 @@ export function permissionOptions(options: readonly PermissionOption[] | undefin
       logger.warn(`dropping permission option ${JSON.stringify(o.optionId)} of unknown kind ${JSON.stringify(o.kind)}`);
       continue;
     }
-    out.push({ optionId: o.optionId, name: o.name || DEFAULT_NAME[kind], kind });
+    out.push({ optionId: o.optionId, name: o.name || defaultName(kind), kind });
     const allow = kind === "allow_once" || kind === "allow_always";
     answers.set(o.optionId, (o.response as PermissionAnswer | undefined) ?? (allow ? { decision: "allow" } : { decision: "deny", reason: "Rejected by the user" }));
   }
   if (out.length === 0) {
-    out.push({ optionId: "allow", name: DEFAULT_NAME.allow_once, kind: "allow_once" });
-    out.push({ optionId: "reject", name: DEFAULT_NAME.reject_once, kind: "reject_once" });
+    out.push({ optionId: "allow", name: defaultName("allow_once"), kind: "allow_once" });
+    out.push({ optionId: "reject", name: defaultName("reject_once"), kind: "reject_once" });
     answers.set("allow", { decision: "allow" });
     answers.set("reject", { decision: "deny", reason: "Rejected by the user" });
   }

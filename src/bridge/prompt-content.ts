@@ -1,8 +1,10 @@
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RequestError, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
+import type { ContentBlock } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
 import { stageFile } from "./attachment-staging.ts";
+import { invalidParams } from "./errors.ts";
 import { displayPath } from "./tool-format.ts";
 
 // ACP prompt content → what ZCode's session/send takes: one text (typed text,
@@ -57,13 +59,13 @@ function contextBlock(uri: string, text: string): string {
 }
 
 function invalid(message: string): never {
-  throw RequestError.invalidParams(undefined, message);
+  throw invalidParams(message);
 }
 
 /** Decoded size of base64 data, or a clear refusal when it is not base64. */
 function base64Size(data: string, what: string): number {
   const clean = data.replace(/\s+/g, "");
-  if (clean.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) invalid(`${what} is not valid base64 data`);
+  if (clean.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) invalid(t().errors.notBase64(what));
   const pad = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
   return (clean.length / 4) * 3 - pad;
 }
@@ -84,7 +86,7 @@ function mimeOf(mimeType: string | undefined | null): string {
  * ZCode cannot take (audio), for broken data, and past the limits.
  */
 export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: string; stagingDir?: () => string } = {}): PromptInput {
-  if (blocks.length > PROMPT_LIMITS.blocks) invalid(`A prompt can have at most ${PROMPT_LIMITS.blocks} content blocks (this one has ${blocks.length})`);
+  if (blocks.length > PROMPT_LIMITS.blocks) invalid(t().errors.tooManyBlocks(PROMPT_LIMITS.blocks, blocks.length));
   const pieces: Array<{ text: string; kind: "text" | "link" | "block" }> = [];
   const typed: string[] = [];
   const attachments: ZCodeAttachment[] = [];
@@ -93,11 +95,11 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
   let total = 0;
   const count = (bytes: number) => {
     total += bytes;
-    if (total > PROMPT_LIMITS.promptBytes) invalid(`A prompt's attachments can be at most ${PROMPT_LIMITS.promptBytes / 1024 / 1024} MiB in all`);
+    if (total > PROMPT_LIMITS.promptBytes) invalid(t().errors.attachmentsTooBig(PROMPT_LIMITS.promptBytes / 1024 / 1024));
   };
   const image = (data: string, mimeType: string, uri: string | undefined | null) => {
-    const sizeBytes = base64Size(data, "An image");
-    if (sizeBytes > PROMPT_LIMITS.imageBytes) invalid(`Images can be at most ${PROMPT_LIMITS.imageBytes / 1024 / 1024} MiB each`);
+    const sizeBytes = base64Size(data, t().errors.anImage);
+    if (sizeBytes > PROMPT_LIMITS.imageBytes) invalid(t().errors.imageTooBig(PROMPT_LIMITS.imageBytes / 1024 / 1024));
     count(sizeBytes);
     const n = attachments.length + 1;
     attachments.push({ kind: "image", filename: nameFor(uri, "image", n, EXT_BY_TYPE[mimeType] ?? ""), mimeType, sizeBytes, dataBase64: data.replace(/\s+/g, "") });
@@ -113,7 +115,7 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
         break;
       case "image": {
         const mime = mimeOf(b.mimeType);
-        if (!IMAGE_TYPES.has(mime)) invalid(`Images must be PNG, JPEG, WebP or GIF (got ${JSON.stringify(b.mimeType)})`);
+        if (!IMAGE_TYPES.has(mime)) invalid(t().errors.imageType(JSON.stringify(b.mimeType)));
         image(b.data, mime, b.uri);
         break;
       }
@@ -123,28 +125,28 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
           pieces.push({ text: contextBlock(r.uri, r.text), kind: "block" });
           break;
         }
-        if (!("blob" in r) || typeof r.blob !== "string") invalid(`The resource ${r.uri} has neither text nor data`);
+        if (!("blob" in r) || typeof r.blob !== "string") invalid(t().errors.emptyResource(r.uri));
         const mime = mimeOf(r.mimeType) || "application/octet-stream";
         if (IMAGE_TYPES.has(mime)) {
           image(r.blob, mime, r.uri);
         } else if (mime === "application/pdf") {
-          const sizeBytes = base64Size(r.blob, `The PDF ${r.uri}`);
+          const sizeBytes = base64Size(r.blob, t().errors.thePdf(r.uri));
           count(sizeBytes);
           attachments.push({ kind: "pdf", filename: nameFor(r.uri, "document", attachments.length + 1, "pdf"), mimeType: mime, sizeBytes, dataBase64: r.blob.replace(/\s+/g, "") });
         } else {
-          const sizeBytes = base64Size(r.blob, `The file ${r.uri}`);
+          const sizeBytes = base64Size(r.blob, t().errors.theFile(r.uri));
           count(sizeBytes);
-          if (!opts.stagingDir) invalid("Binary files cannot be attached here");
+          if (!opts.stagingDir) invalid(t().errors.binaryNotHere);
           toStage.push({ index: attachments.length, data: r.blob });
           attachments.push({ kind: "file", filename: nameFor(r.uri, "file", attachments.length + 1, ""), mimeType: mime, sizeBytes });
         }
         break;
       }
       case "audio":
-        invalid("ZCode cannot take audio in a prompt; send text, images or files instead");
+        invalid(t().errors.audio);
         break;
       default:
-        invalid(`Unsupported prompt content of type ${JSON.stringify((b as { type?: unknown }).type)}`);
+        invalid(t().errors.unsupportedContent(JSON.stringify((b as { type?: unknown }).type)));
     }
   }
   for (const { index, data } of toStage) {

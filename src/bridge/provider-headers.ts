@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { appProviderFor, appProviders } from "../zcode/app-config.ts";
 import { ProviderHeadersParamsSchema, type ProviderHeadersAnswer } from "../zcode/request-schemas.ts";
@@ -16,7 +17,7 @@ const logger = log.withTag("provider");
 export function providerHeadersAnswer(params: unknown, env: Env): ProviderHeadersAnswer {
   const parsed = v.safeParse(ProviderHeadersParamsSchema, params);
   if (!parsed.success) {
-    return { headersApplied: false, errorMessage: "zcode-acp-server could not read the provider ZCode asked about." };
+    return { headersApplied: false, errorMessage: t().errors.providerUnreadable };
   }
   const providerId = parsed.output.providerId;
   const provider = appProviderFor(appProviders(env), providerId);
@@ -25,16 +26,14 @@ export function providerHeadersAnswer(params: unknown, env: Env): ProviderHeader
     logger.debug(`answering ${providerId} with the key of ${provider.id} from the ZCode app's config`);
     return { headersApplied: true, requestAuth: { apiKey: provider.apiKey } };
   }
-  const why = !provider
-    ? `the ZCode app has no sign-in for ${providerId}`
+  // ZCode shows this as the turn's error, so it is said in the user's language;
+  // the log names the case in English.
+  const errors = t().errors;
+  const [why, logged] = !provider
+    ? [errors.noSignIn(providerId), "no sign-in in the ZCode app"]
     : !provider.enabled
-      ? `${provider.id} is turned off in the ZCode app`
-      : `the ZCode app stored no API key for ${provider.id}`;
-  logger.info(`cannot provide credentials for ${providerId}: ${why}`);
-  return {
-    headersApplied: false,
-    errorMessage:
-      `zcode-acp-server cannot sign this model request: ${why}. ` +
-      "Sign in to this plan in the ZCode app (Settings → Models), or pick a model of a provider that has an API key, then try again.",
-  };
+      ? [errors.providerOff(provider.id), `${provider.id} is turned off in the ZCode app`]
+      : [errors.noApiKey(provider.id), `no API key stored for ${provider.id}`];
+  logger.info(`cannot provide credentials for ${providerId}: ${logged}`);
+  return { headersApplied: false, errorMessage: errors.cannotSign(why) };
 }

@@ -1,4 +1,5 @@
 import type { ElicitationPropertySchema } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { PLAN_APPROVAL_APPROVE, PLAN_APPROVAL_QUESTION, type Question, type UserInputAnswer, type UserInputRequestParams } from "../zcode/request-schemas.ts";
 
 // ZCode's questions (AskUserQuestion) and plan approval as ACP elicitation
@@ -31,11 +32,8 @@ export function questionsForm(questions: readonly Question[]): Record<string, El
       ? { type: "array", ...base, items: { anyOf: choices } }
       : { type: "string", ...base, oneOf: choices };
   });
-  props[OTHER_FIELD] = {
-    type: "string",
-    title: "Other",
-    description: "Your own answer, for a question left without a choice (or a note for the agent)",
-  };
+  const words = t().bridge.question;
+  props[OTHER_FIELD] = { type: "string", title: words.otherTitle, description: words.otherDescription };
   return props;
 }
 
@@ -104,24 +102,27 @@ export function planAnswer(p: UserInputRequestParams, verdict: { approve: true }
 }
 
 /** The plan approval form: approve or keep planning, with an optional note for the agent. */
-export const PLAN_FORM = {
-  type: "object" as const,
-  title: "Plan approval",
-  properties: {
-    decision: {
-      type: "string" as const,
-      title: "Ready to code?",
-      oneOf: [
-        { const: "approve", title: "Approve: start coding" },
-        { const: "reject", title: "Reject: keep planning" },
-      ],
-      default: "approve",
+export function planForm() {
+  const words = t().bridge.plan;
+  return {
+    type: "object" as const,
+    title: words.formTitle,
+    properties: {
+      decision: {
+        type: "string" as const,
+        title: words.decision,
+        oneOf: [
+          { const: "approve", title: words.approve },
+          { const: "reject", title: words.reject },
+        ],
+        default: "approve",
+      },
+      feedback: {
+        type: "string" as const,
+        title: words.feedbackTitle,
+        description: words.feedbackDescription,
+      },
     },
-    feedback: {
-      type: "string" as const,
-      title: "What should change?",
-      description: "When you keep planning: told to the agent",
-    },
-  },
-  required: ["decision"],
-};
+    required: ["decision"],
+  };
+}

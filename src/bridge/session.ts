@@ -1,4 +1,4 @@
-import { RequestError, type AvailableCommand, type ContentBlock, type PromptResponse, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { AvailableCommand, ContentBlock, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { matchCommand } from "../commands/registry.ts";
 import type { AutoCompact } from "../config.ts";
 import { log } from "../log.ts";
@@ -11,10 +11,11 @@ import { Activation, type ActivationOwner } from "./activation.ts";
 import { stagingDirFor } from "./attachment-staging.ts";
 import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
+import { sessionNotFound } from "./errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "./events.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "./model-notice.ts";
-import { CONFIG_IDS, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "./options.ts";
+import { configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "./options.ts";
 import { promptToInput } from "./prompt-content.ts";
 import { ToolCallTracker } from "./tool-calls.ts";
 import { Turn } from "./turn.ts";
@@ -291,7 +292,7 @@ export class Session implements IntakeOwner, ActivationOwner {
       // Cancelled while it waited, or the editor left: it never reaches ZCode.
       if (signal.aborted || this.deps.closing()) return { stopReason: "cancelled" };
       // Closed while this prompt waited for the one before it.
-      if (this.closed) throw RequestError.sessionNotFound(this.id);
+      if (this.closed) throw sessionNotFound(this.id);
       if (match) return runCommandPrompt(this, match.command, match.args, signal);
       this.tellUnavailableModel();
       const turn = new Turn(this, input);
@@ -380,11 +381,10 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   /** session/set_config_option. */
   async setOption(configId: string, value: unknown): Promise<void> {
-    if (typeof value !== "string") throw RequestError.invalidParams(undefined, `option "${configId}" takes one of its listed values`);
-    if (configId === CONFIG_IDS.mode) return this.setMode(value);
-    if (configId === CONFIG_IDS.thought) return this.setThoughtLevel(value);
-    if (configId === CONFIG_IDS.model) return this.setModel(value);
-    throw RequestError.invalidParams(undefined, `unknown config option "${configId}"`);
+    const target = configTarget(configId, value);
+    if (target === "mode") return this.setMode(value as string);
+    if (target === "thought") return this.setThoughtLevel(value as string);
+    return this.setModel(value as string);
   }
 
   /** ZCode took a new value: remember it and tell the editor what changed. */

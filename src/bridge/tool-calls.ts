@@ -1,4 +1,5 @@
 import type { SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import type { ModelStreaming, ToolResult, ToolUpdated } from "../zcode/event-schemas.ts";
 import { advanceStream, emptyStream, restAfterStreams, type StreamState } from "./output-tail.ts";
 import { terminalContent, terminalExitUpdate, terminalInfo, terminalOutput, terminalOutputUpdate } from "./terminal-meta.ts";
@@ -59,8 +60,8 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /** ZCode's reason for a denial is written for the model; the person who denied it needs less. */
 function denialText(reason: string | undefined): string {
-  if (!reason || reason.startsWith("The user doesn't want to proceed")) return "Rejected";
-  return `Denied: ${reason}`;
+  if (!reason || reason.startsWith("The user doesn't want to proceed")) return t().tools.rejected;
+  return t().tools.denied(reason);
 }
 
 export class ToolCallTracker {
@@ -99,7 +100,7 @@ export class ToolCallTracker {
       case "result":
         return this.onResult(id, p.toolName, p.result);
       case "error":
-        return this.onError(id, p.toolName, p.error?.message || "Tool failed", p.error);
+        return this.onError(id, p.toolName, p.error?.message || t().tools.failed, p.error);
       default:
         return [];
     }
@@ -360,7 +361,7 @@ export class ToolCallTracker {
       const s = this.tools.get(id);
       if (!s || s.finished || !s.announced) continue;
       if (errorCount > 0) {
-        out.push(...this.fail(s, "The tool did not run", { errorCount }));
+        out.push(...this.fail(s, t().tools.didNotRun, { errorCount }));
         continue;
       }
       s.status = "completed";

@@ -1,5 +1,6 @@
 import { basename, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 // Type only: the outcome reader builds on these helpers, not the other way round.
 import type { ToolOutcome } from "./tool-outcome.ts";
 
@@ -80,7 +81,7 @@ export function textContent(text: string): ToolCallContent {
 
 export function capped(text: string, max = TEXT_MAX): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n… (${text.length - max} more characters not shown)`;
+  return `${text.slice(0, max)}\n${t().tools.moreCharacters(text.length - max)}`;
 }
 
 const LANG_BY_EXT: Record<string, string> = {
@@ -120,15 +121,15 @@ export function commandOutputText(stdout: string, stderr: string, exitCode?: num
   const lines: string[] = [];
   if (joined.length > 0) lines.push(fenced(capped(joined), "console"));
   if (note) lines.push(note);
-  if (exitCode !== undefined && exitCode !== null) lines.push(`exit code ${exitCode}`);
+  if (exitCode !== undefined && exitCode !== null) lines.push(t().tools.exitCode(exitCode));
   return lines.join("\n");
 }
 
 export function listText(header: string, items: string[], truncated = false): string {
   const shown = items.slice(0, LIST_MAX).map((i) => `- ${i}`);
   const rest = items.length - shown.length;
-  if (rest > 0) shown.push(`- … and ${rest} more`);
-  if (truncated) shown.push("- … (results truncated)");
+  if (rest > 0) shown.push(`- ${t().tools.moreItems(rest)}`);
+  if (truncated) shown.push(`- ${t().tools.resultsTruncated}`);
   return [header, ...shown].join("\n");
 }
 

@@ -1,3 +1,4 @@
+import { t } from "../i18n/index.ts";
 import type { ToolResult } from "../zcode/event-schemas.ts";
 import { EXIT_LINE, num, obj, str, type Input } from "./tool-format.ts";
 import { streamsOutput } from "./tool-presentation.ts";
@@ -59,7 +60,7 @@ export function outcomeOfResult(name: string, result: ToolResult | undefined): T
 
 /** A tool part of a history message (`state.output` is the same text as a live result's content). */
 export function outcomeOfPart(name: string, state: { status: string; output?: string; error?: string; metadata?: { display?: unknown } }): ToolOutcome {
-  if (state.status === "error") return { display: {}, failed: true, error: state.error || "Tool failed" };
+  if (state.status === "error") return { display: {}, failed: true, error: state.error || t().tools.failed };
   const text = state.output;
   const out: ToolOutcome = { text, display: obj(state.metadata?.display), failed: false };
   if (streamsOutput(name)) {

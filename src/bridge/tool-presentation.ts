@@ -1,4 +1,5 @@
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { editDiff, firstChangedLine, writeDiff } from "./tool-diffs.ts";
 import {
   absPath,
@@ -87,19 +88,16 @@ function pathList(text: string, cwd: string): ToolCallContent[] | undefined {
   // Grep's content and count modes (`path:12:text`, `path:3`) are not lists of paths.
   if (!lines.every((l) => !l.includes("\t") && !/:\d+(?:[:-]|$)/.test(l))) return undefined;
   const files = lines.map((l) => displayPath(l, cwd));
-  const body = listText(header ?? `Found ${files.length} file${files.length === 1 ? "" : "s"}`, files);
+  const body = listText(header ?? t().tools.foundFiles(files.length), files);
   return [textContent(note ? `${body}\n${note}` : body)];
 }
 
-function searchTitle(verb: string, input: Input, cwd: string): string {
+function searchTitle(verb: "grep" | "find", input: Input, cwd: string): string {
   const pattern = str(input, "pattern", "query") ?? "";
   const path = str(input, "path");
   const glob = str(input, "glob", "include");
   // Quoted as typed: JSON escaping would double every backslash of a regex.
-  let t = `${verb} "${pattern}"`;
-  if (path) t += ` in ${displayPath(path, cwd)}`;
-  if (glob) t += ` (${glob})`;
-  return oneLine(t);
+  return oneLine(t().tools[verb](pattern, path ? displayPath(path, cwd) : undefined, glob));
 }
 
 function questionsOf(input: Input): Array<{ question: string; header?: string }> {
@@ -123,7 +121,7 @@ const bash: ToolSpec = {
   kind: "execute",
   title: (i) => {
     const cmd = str(i, "command", "cmd");
-    return cmd ? oneLine(cmd) : (str(i, "description") ?? "Run command");
+    return cmd ? oneLine(cmd) : (str(i, "description") ?? t().tools.runCommand);
   },
   preview: (i) => {
     const d = str(i, "description");
@@ -134,7 +132,7 @@ const bash: ToolSpec = {
     // A command that could not run (timed out, refused) says why; its output, if any, first.
     const why = o.failed && o.error && o.error !== o.text ? o.error : undefined;
     const text = [output, why].filter(Boolean).join("\n\n");
-    return [textContent(text || "(no output)")];
+    return [textContent(text || t().tools.noOutput)];
   },
   command: true,
 };
@@ -143,10 +141,9 @@ const read: ToolSpec = {
   kind: "read",
   title: (i, cwd) => {
     const p = str(i, "file_path", "path", "filePath");
-    if (!p) return "Read file";
+    if (!p) return t().tools.readFile;
     const { from, to } = readRange(i);
-    const range = to !== undefined ? ` (lines ${from}–${to})` : from !== undefined ? ` (from line ${from})` : "";
-    return `Read ${displayPath(p, cwd)}${range}`;
+    return t().tools.read(displayPath(p, cwd), from, to);
   },
   locations: (i, cwd) => {
     const p = str(i, "file_path", "path", "filePath");
@@ -165,7 +162,7 @@ const edit: ToolSpec = {
   kind: "edit",
   title: (i, cwd) => {
     const p = str(i, "file_path", "path", "filePath");
-    return p ? `Edit ${displayPath(p, cwd)}` : "Edit file";
+    return p ? t().tools.edit(displayPath(p, cwd)) : t().tools.editFile;
   },
   locations: editLocations,
   preview: (i, cwd) => editDiff(i, {}, cwd) ?? [],
@@ -176,7 +173,7 @@ const write: ToolSpec = {
   kind: "edit",
   title: (i, cwd) => {
     const p = str(i, "file_path", "path", "filePath");
-    return p ? `Write ${displayPath(p, cwd)}` : "Write file";
+    return p ? t().tools.write(displayPath(p, cwd)) : t().tools.writeFile;
   },
   locations: editLocations,
   preview: (i, cwd) => writeDiff(i, {}, cwd, false) ?? [],
@@ -196,7 +193,7 @@ const grep: ToolSpec = {
 
 const glob: ToolSpec = {
   kind: "search",
-  title: (i, cwd) => searchTitle("Find", i, cwd),
+  title: (i, cwd) => searchTitle("find", i, cwd),
   locations: pathLocation("path"),
   result: (_i, o, cwd) => (o.text ? (pathList(o.text, cwd) ?? outputText(o.text)) : undefined),
 };
@@ -205,7 +202,7 @@ const webFetch: ToolSpec = {
   kind: "fetch",
   title: (i) => {
     const url = str(i, "url");
-    return url ? oneLine(`Fetch ${url}`) : "Fetch";
+    return url ? oneLine(t().tools.fetch(url)) : t().tools.fetchNoUrl;
   },
   preview: (i) => {
     const p = str(i, "prompt");
@@ -218,7 +215,7 @@ const webSearch: ToolSpec = {
   kind: "fetch",
   title: (i) => {
     const q = str(i, "query");
-    return q ? oneLine(`Search the web for "${q}"`) : "Search the web";
+    return q ? oneLine(t().tools.webSearch(q)) : t().tools.webSearchNoQuery;
   },
   result: (_i, o) => outputText(o.text),
 };
@@ -229,7 +226,7 @@ const agent: ToolSpec = {
     const d = str(i, "description");
     const type = str(i, "subagent_type");
     if (d) return oneLine(type ? `${d} (${type})` : d);
-    return type ? `Run ${type} agent` : "Run subagent";
+    return type ? t().tools.runAgent(type) : t().tools.runSubagent;
   },
   preview: (i) => {
     const p = str(i, "prompt");
@@ -247,28 +244,28 @@ const agent: ToolSpec = {
 
 const exitPlanMode: ToolSpec = {
   kind: "switch_mode",
-  title: () => "Ready to code?",
+  title: () => t().tools.readyToCode,
   preview: (i) => {
     const plan = str(i, "plan");
     return plan ? [textContent(plan)] : [];
   },
   result: (i, o) => {
     const plan = str(i, "plan");
-    const verdict = o.failed ? "Plan not approved." : "Plan approved.";
+    const verdict = o.failed ? t().tools.planNotApproved : t().tools.planApproved;
     return [plan, verdict].filter((p): p is string => !!p).map((p) => textContent(p));
   },
 };
 
-const enterPlanMode: ToolSpec = { kind: "switch_mode", title: () => "Plan first", result: () => undefined };
+const enterPlanMode: ToolSpec = { kind: "switch_mode", title: () => t().tools.planFirst, result: () => undefined };
 
 const todoWrite: ToolSpec = {
   kind: "think",
-  title: () => "Update plan",
+  title: () => t().tools.updatePlan,
   result: (i, o) => {
     const todos = Array.isArray(i.todos) ? i.todos.map(obj) : [];
     if (todos.length === 0) return outputText(o.text);
     const mark = (s: unknown) => (s === "completed" ? "[x]" : s === "in_progress" ? "[~]" : "[ ]");
-    return [textContent(todos.map((t) => `- ${mark(t.status)} ${str(t, "content") ?? ""}`).join("\n"))];
+    return [textContent(todos.map((todo) => `- ${mark(todo.status)} ${str(todo, "content") ?? ""}`).join("\n"))];
   },
 };
 
@@ -276,8 +273,8 @@ const askUserQuestion: ToolSpec = {
   kind: "other",
   title: (i) => {
     const qs = questionsOf(i);
-    if (qs.length === 0) return "Ask the user";
-    return oneLine(`Ask: ${qs.map((q) => q.header ?? q.question).join(", ")}`);
+    if (qs.length === 0) return t().tools.askUser;
+    return oneLine(t().tools.ask(qs.map((q) => q.header ?? q.question).join(", ")));
   },
   result: (_i, o) => outputText(o.text),
 };
@@ -300,7 +297,7 @@ const TOOLS: Record<string, ToolSpec> = {
   ExitPlanMode: exitPlanMode,
   EnterPlanMode: enterPlanMode,
   TodoWrite: todoWrite,
-  TodoRead: { kind: "think", title: () => "Read plan", result: () => undefined },
+  TodoRead: { kind: "think", title: () => t().tools.readPlan, result: () => undefined },
   AskUserQuestion: askUserQuestion,
 };
 
@@ -309,7 +306,7 @@ const TOOLS_LOWER: Record<string, ToolSpec> = Object.fromEntries(
 );
 
 function unknownTool(name: string): ToolSpec {
-  return { kind: "other", title: () => name || "Tool", result: (_i, o) => outputText(o.text) };
+  return { kind: "other", title: () => name || t().tools.tool, result: (_i, o) => outputText(o.text) };
 }
 
 function specOf(name: string): ToolSpec {
@@ -325,7 +322,7 @@ export function presentTool(name: string, input: unknown, cwd: string): ToolPres
   const spec = specOf(name);
   const i = obj(input);
   return {
-    title: spec.title(i, cwd) || name || "Tool",
+    title: spec.title(i, cwd) || name || t().tools.tool,
     kind: spec.kind,
     locations: spec.locations?.(i, cwd) ?? [],
     content: spec.preview?.(i, cwd) ?? [],
@@ -344,6 +341,6 @@ export function resultLocations(name: string, input: unknown, outcome: ToolOutco
  */
 export function resultContent(name: string, input: unknown, outcome: ToolOutcome, cwd: string): ToolCallContent[] {
   const spec = specOf(name);
-  if (outcome.failed && !spec.command) return [textContent(capped(outcome.error || outcome.text || "Tool failed"))];
+  if (outcome.failed && !spec.command) return [textContent(capped(outcome.error || outcome.text || t().tools.failed))];
   return spec.result?.(obj(input), outcome, cwd) ?? outputText(outcome.text) ?? [];
 }

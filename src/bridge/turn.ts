@@ -1,4 +1,5 @@
 import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { redact, redactLine } from "../redact.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
@@ -8,32 +9,9 @@ import { isBusy, toRequestError } from "./errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "./events.ts";
 import type { Session } from "./session.ts";
 import { refreshAfterTurn, waitIdle } from "./session-reads.ts";
+import { completedOutcome, toUsage } from "./turn-outcome.ts";
 
 const logger = log.withTag("turn");
-
-/**
- * ZCode's turn.completed resultType → ACP stopReason, and what the editor is
- * told when the turn stopped short (a new resultType ends the turn normally).
- */
-const OUTCOMES: Record<string, { stop: StopReason; why?: string }> = {
-  success: { stop: "end_turn" },
-  cancelled: { stop: "cancelled" },
-  error_max_turns: { stop: "max_turn_requests", why: "the turn reached ZCode's limit of model requests" },
-  error_max_tool_calls: { stop: "max_turn_requests", why: "the turn reached ZCode's limit of tool calls" },
-  error_max_budget: { stop: "max_turn_requests", why: "the turn used up its token budget" },
-  error_during_execution: { stop: "end_turn", why: "an error interrupted the turn" },
-};
-
-/**
- * A turn that succeeded but whose last model answer was cut short: the
- * editor should know it is truncated (max_tokens) or withheld (refusal).
- */
-const SHORT_ANSWERS: Record<string, StopReason> = {
-  max_tokens: "max_tokens",
-  length: "max_tokens",
-  refusal: "refusal",
-  "content-filter": "refusal",
-};
 
 /** A turn.failed ZCode says is worth another try (a busy code is handled apart). */
 function retryable(p: TurnFailed): boolean {
@@ -194,9 +172,8 @@ export class Turn {
   }
 
   private async prepare(): Promise<void> {
-    const t = this.s.timings;
     if (this.s.needsIdleWait) {
-      await waitIdle(this.s, t.busyWaitMs, () => this.phase !== "preparing");
+      await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "preparing");
       if (this.phase !== "preparing") return;
       this.s.needsIdleWait = false;
     }
@@ -239,10 +216,9 @@ export class Turn {
   private onCompleted(p: TurnCompleted): void {
     if (this.phase === "ended") return;
     if (this.phase === "cancelling") return void this.finish("cancelled", toUsage(p.usage));
-    const outcome = OUTCOMES[p.resultType ?? "success"] ?? { stop: "end_turn" };
-    if (outcome.why) this.notice(`ZCode stopped: ${outcome.why}.`);
-    const short = outcome.stop === "end_turn" && this.lastModelStop ? SHORT_ANSWERS[this.lastModelStop] : undefined;
-    void this.finish(short ?? outcome.stop, toUsage(p.usage));
+    const outcome = completedOutcome(p.resultType, this.lastModelStop);
+    if (outcome.notice) this.notice(outcome.notice);
+    void this.finish(outcome.stop, toUsage(p.usage));
   }
 
   /** A line of the bridge's own in the conversation, apart from ZCode's text. */
@@ -255,22 +231,21 @@ export class Turn {
     if (this.phase === "cancelling") return void this.finish("cancelled");
     // ZCode's own words, often a provider's error quoting the request: redacted
     // like every error built from the child's output.
-    const message = p.error?.message ? redactLine(p.error.message) : "the turn failed";
-    const t = this.s.timings;
+    const message = p.error?.message ? redactLine(p.error.message) : t().bridge.turn.failed;
+    const timings = this.s.timings;
     const code = Number(p.error?.code);
     if ((code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy) && this.retryWhenIdle()) return;
-    if (retryable(p) && this.attempts < t.retryTries) {
+    if (retryable(p) && this.attempts < timings.retryTries) {
       this.attempts++;
-      const delay = t.retryBaseMs * 2 ** (this.attempts - 1);
+      const delay = timings.retryBaseMs * 2 ** (this.attempts - 1);
       this.waitToResend();
-      this.notice(`ZCode: ${message}; retrying in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempts + 1} of ${t.retryTries + 1})…`);
+      this.notice(t().bridge.turn.retrying(message, (delay / 1000).toFixed(1), this.attempts + 1, timings.retryTries + 1));
       setTimeout(() => {
         this.send().catch((err) => this.fail(err));
       }, delay);
       return;
     }
-    const shownCode = p.error?.code !== undefined ? ` (code ${p.error.code})` : "";
-    const error = new RequestError(-32603, `ZCode: ${message}${shownCode}`, { zcodeError: p.error ? redact({ ...p.error, message }) : undefined });
+    const error = new RequestError(-32603, t().errors.turnFailed(message, p.error?.code), { zcodeError: p.error ? redact({ ...p.error, message }) : undefined });
     void this.fail(error, { zcodeGone: true });
   }
 
@@ -353,7 +328,7 @@ export class Turn {
 
   private async finish(stop: StopReason, usage?: Usage): Promise<void> {
     if (!this.end()) return;
-    this.s.failOpenTools(stop === "cancelled" ? "Cancelled" : "The turn ended before this tool finished");
+    this.s.failOpenTools(stop === "cancelled" ? t().tools.cancelled : t().tools.turnEnded);
     if (stop !== "cancelled") await refreshAfterTurn(this.s);
     await this.s.flush();
     this.settle.resolve(usage ? { stopReason: stop, usage } : { stopReason: stop });
@@ -377,23 +352,8 @@ export class Turn {
     }
     // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
     this.s.withdrawInteractions();
-    this.s.failOpenTools("The turn failed");
+    this.s.failOpenTools(t().tools.turnFailed);
     await this.s.flush();
     this.settle.reject(toRequestError(err, { sessionId: this.s.id }));
   }
-}
-
-function toUsage(u: TurnCompleted["usage"]): Usage | undefined {
-  if (!u) return undefined;
-  const inputTokens = u.inputTokens ?? 0;
-  const outputTokens = u.outputTokens ?? 0;
-  const totalTokens = u.totalTokens ?? inputTokens + outputTokens;
-  const isCount = (n: number) => Number.isSafeInteger(n) && n >= 0;
-  // ACP wants unsigned integers: nonsensical counts leave usage out.
-  if (![inputTokens, outputTokens, totalTokens].every(isCount)) return undefined;
-  const extra: Partial<Usage> = {};
-  if (u.reasoningTokens !== undefined && isCount(u.reasoningTokens)) extra.thoughtTokens = u.reasoningTokens;
-  if (u.cacheReadTokens !== undefined && isCount(u.cacheReadTokens)) extra.cachedReadTokens = u.cacheReadTokens;
-  if (u.cacheWriteTokens !== undefined && isCount(u.cacheWriteTokens)) extra.cachedWriteTokens = u.cacheWriteTokens;
-  return { inputTokens, outputTokens, totalTokens, ...extra };
 }

@@ -36,7 +36,8 @@ export async function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 1
       detached: !isWin,
     });
   } catch (e) {
-    throw new ZCodeNotFoundError(`Could not start ${launch.entry}: ${(e as Error).message}`, [launch.entry]);
+    const why = (e as Error).message;
+    throw new ZCodeNotFoundError((m) => m.cannotStart(launch.entry, why), [launch.entry]);
   }
   const killTree = () => {
     try {
@@ -54,10 +55,7 @@ export async function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 1
     const first = await Promise.race([proc.exited, deadline]);
     if (first === "timeout") {
       killTree();
-      throw new ZCodeError(
-        `\`${cmd.join(" ")}\` did not finish within ${(timeoutMs / 1000).toFixed(1)} s; it was stopped, with every process it started`,
-        { code: LOCAL_ERR.timeout, method: "--version" },
-      );
+      throw new ZCodeError((m) => m.versionTimeout(cmd.join(" "), (timeoutMs / 1000).toFixed(1)), { code: LOCAL_ERR.timeout, method: "--version" });
     }
     const code = first;
     // Exited: its output is in the pipes. A process it left behind may hold
@@ -68,14 +66,11 @@ export async function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 1
     const stderr = err.text();
     const version = extractVersion(stdout) ?? (code === 0 ? extractVersion(stderr) : undefined);
     if (code !== 0 || !version) {
-      const why = proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${code}`;
+      const end = proc.signalCode ? { signal: String(proc.signalCode) } : { code };
       // The CLI's stderr goes into an error the editor shows: redacted (a
       // wrapper may echo its environment), then cut.
       const said = redactLine(stderr.trim()).slice(0, 500);
-      throw new ZCodeError(`\`${cmd.join(" ")}\` ${why} without printing a version${said ? `: ${said}` : ""}`, {
-        code: -32603,
-        method: "--version",
-      });
+      throw new ZCodeError((m) => m.noVersion(cmd.join(" "), end, said), { code: -32603, method: "--version" });
     }
     return version;
   } finally {

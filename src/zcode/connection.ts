@@ -121,7 +121,7 @@ export class ZCodeConnection {
 
   /** Starts the child if none runs (idempotent; concurrent callers share one start). */
   start(): Promise<ChildInfo> {
-    if (this.closed) return Promise.reject(new ZCodeError("The ZCode connection is closed", { code: LOCAL_ERR.exited }));
+    if (this.closed) return Promise.reject(new ZCodeError((e) => e.connectionClosed, { code: LOCAL_ERR.exited }));
     if (this.child && !this.child.exited) return Promise.resolve(this.child.info);
     if (!this.starting) {
       this.starting = this.spawnChild().finally(() => {
@@ -142,7 +142,7 @@ export class ZCodeConnection {
     this.detectedVersion = version;
     const capabilities = new CliCapabilities(version);
     if (!capabilities.supported) throw new ZCodeUnsupportedError(version);
-    if (this.closed) throw new ZCodeError("The ZCode connection is closed", { code: LOCAL_ERR.exited });
+    if (this.closed) throw new ZCodeError((e) => e.connectionClosed, { code: LOCAL_ERR.exited });
 
     const spawned = spawnZCode(launch, env, this.killGraceMs);
     const generation = ++this.generation;
@@ -222,7 +222,7 @@ export class ZCodeConnection {
   ): Promise<T> {
     await this.start();
     const child = this.child;
-    if (!child || child.exited) throw new ZCodeError(`The ZCode CLI is not running (${method})`, { code: LOCAL_ERR.exited, method });
+    if (!child || child.exited) throw new ZCodeError((e) => e.notRunning(method), { code: LOCAL_ERR.exited, method });
     const id = this.pending.newId();
     let line: string;
     try {

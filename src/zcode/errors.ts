@@ -1,3 +1,5 @@
+import { errors as english } from "../i18n/en/errors.ts";
+import { t } from "../i18n/index.ts";
 import { redactLine } from "../redact.ts";
 
 // Errors from the ZCode side, as typed values: the bridge maps them to ACP
@@ -7,6 +9,10 @@ import { redactLine } from "../redact.ts";
 // where these errors are built: their messages go to the editor as JSON-RPC
 // errors and notices, and into --trace files, none of which pass through the
 // log's redaction.
+//
+// A message of ours is an entry of the errors table (`Say`): `message` is its
+// English, for logs and traces (developer logs stay English), and
+// `shownMessage()` reads it in the user's language when it is shown.
 
 export const ZCODE_ERR = {
   /** "A prompt is already running for this session" (also compact, goal and fork while one runs). */
@@ -31,15 +37,30 @@ export const LOCAL_ERR = {
   internal: -32603,
 } as const;
 
+type ErrorTexts = typeof english;
+
+/** A message of the errors table, read from the table of the language wanted. */
+export type Say = (e: ErrorTexts) => string;
+
+/** A message: ours (a table entry), or words that stay as they are. */
+export type Text = string | Say;
+
+function sayOf(text: Text): Say {
+  return typeof text === "string" ? () => text : text;
+}
+
 export class ZCodeError extends Error {
   override name = "ZCodeError";
   readonly code: number;
   readonly data?: unknown;
   /** The ZCode method the error belongs to ("" when not tied to one). */
   readonly method: string;
+  /** Our own message as a table entry; absent when the message is ZCode's words. */
+  readonly say?: Say;
 
-  constructor(message: string, opts: { code: number; method?: string; data?: unknown }) {
-    super(message);
+  constructor(message: Text, opts: { code: number; method?: string; data?: unknown }) {
+    super(typeof message === "string" ? message : message(english));
+    if (typeof message !== "string") this.say = message;
     this.code = opts.code;
     this.method = opts.method ?? "";
     if (opts.data !== undefined) this.data = opts.data;
@@ -60,18 +81,8 @@ export class ZCodeExitedError extends ZCodeError {
   readonly stderrTail: string[];
 
   constructor(info: ExitInfo, method = "") {
-    const how =
-      info.signal !== null
-        ? `was killed by ${info.signal}`
-        : `exited with code ${info.code ?? "unknown"}`;
     const stderrTail = info.stderrTail.map(redactLine);
-    const tail = stderrTail.length
-      ? `; its last stderr lines:\n${stderrTail.map((l) => `  ${l}`).join("\n")}`
-      : " (it wrote nothing to stderr)";
-    super(`The ZCode CLI ${how}${method ? ` while ${method} was pending` : ""}${tail}`, {
-      code: LOCAL_ERR.exited,
-      method,
-    });
+    super((e) => e.exited({ code: info.code, signal: info.signal, method, stderrTail }), { code: LOCAL_ERR.exited, method });
     this.exitCode = info.code;
     this.signal = info.signal;
     this.stderrTail = stderrTail;
@@ -83,32 +94,34 @@ export class ZCodeTimeoutError extends ZCodeError {
   readonly timeoutMs: number;
 
   constructor(method: string, timeoutMs: number) {
-    super(`The ZCode CLI did not answer ${method} within ${(timeoutMs / 1000).toFixed(1)} s`, {
-      code: LOCAL_ERR.timeout,
-      method,
-    });
+    super((e) => e.timeout(method, (timeoutMs / 1000).toFixed(1)), { code: LOCAL_ERR.timeout, method });
     this.timeoutMs = timeoutMs;
   }
 }
 
-export const HOW_TO_POINT_AT_ZCODE =
-  "Install the ZCode app or CLI, or set ZCODE_BIN (or --zcode-bin) to the `zcode` binary or its zcode.cjs entry. " +
-  "Run `zcode-acp-server doctor` to see what was found.";
+export const HOW_TO_POINT_AT_ZCODE = english.howToPointAtZCode;
+
+/** A place looked at: a path as it is, or a description from the table. */
+export type Searched = Text;
+
+/** The places as one language's table names them. */
+export function renderPlaces(places: readonly Searched[], e: ErrorTexts): string[] {
+  return places.map((p) => (typeof p === "string" ? p : p(e)));
+}
 
 /** A not-found message: what is missing, where it was looked for, how to point at ZCode. */
-function notFoundMessage(message: string, searched: string[]): string {
-  const where = searched.length ? `\nSearched:\n${searched.map((s) => `  - ${s}`).join("\n")}` : "";
-  return `${message}${where}\n${HOW_TO_POINT_AT_ZCODE}`;
+function notFoundMessage(what: Text, searched: readonly Searched[]): Say {
+  return (e) => e.notFound(sayOf(what)(e), renderPlaces(searched, e));
 }
 
 export class ZCodeNotFoundError extends ZCodeError {
   override name = "ZCodeNotFoundError";
-  /** Every place that was looked at, in order. */
+  /** Every place that was looked at, in order (in English). */
   readonly searched: string[];
 
-  constructor(message: string, searched: string[] = []) {
-    super(notFoundMessage(message, searched), { code: LOCAL_ERR.notFound });
-    this.searched = searched;
+  constructor(what: Text, searched: Searched[] = []) {
+    super(notFoundMessage(what, searched), { code: LOCAL_ERR.notFound });
+    this.searched = renderPlaces(searched, english);
   }
 }
 
@@ -130,19 +143,19 @@ export class NodeMissingError extends ZCodeError {
   readonly source: CliSource;
   /** `not-found`: no Node at all (or ZCODE_NODE is not one); `too-old`: the Nodes found are too old or do not run. */
   readonly reason: "not-found" | "too-old";
-  /** Every Node looked at, in order, as the message lists them. */
+  /** Every Node looked at, in order, as the message lists them (in English). */
   readonly tried: string[];
 
-  constructor(cli: { entry: string; source: CliSource }, reason: "not-found" | "too-old", message: string, tried: string[]) {
+  constructor(cli: { entry: string; source: CliSource }, reason: "not-found" | "too-old", what: Text, tried: Searched[]) {
     // A missing Node reads like a missing CLI (where it was looked for, how
     // to point at it); a Node that is too old says which ones were found.
-    super(reason === "not-found" ? notFoundMessage(message, tried) : message, {
+    super(reason === "not-found" ? notFoundMessage(what, tried) : what, {
       code: reason === "not-found" ? LOCAL_ERR.notFound : LOCAL_ERR.unsupported,
     });
     this.entry = cli.entry;
     this.source = cli.source;
     this.reason = reason;
-    this.tried = tried;
+    this.tried = renderPlaces(tried, english);
   }
 }
 
@@ -154,16 +167,20 @@ export class ZCodeUnsupportedError extends ZCodeError {
   readonly found: string;
   readonly needed: string;
 
-  constructor(found: string, detail?: string, method = "") {
-    const msg =
-      detail ??
-      `ZCode CLI ${found} is too old: zcode-acp-server needs ${MIN_ZCODE_VERSION} or newer ` +
-        `(${RECOMMENDED_ZCODE_VERSION}+ recommended). Update the ZCode app (it updates its bundled CLI), ` +
-        "or install a newer `zcode` CLI and point ZCODE_BIN at it.";
-    super(msg, { code: LOCAL_ERR.unsupported, method });
+  constructor(found: string, detail?: Text, method = "") {
+    super(detail ?? ((e) => e.tooOld(found, MIN_ZCODE_VERSION, RECOMMENDED_ZCODE_VERSION)), { code: LOCAL_ERR.unsupported, method });
     this.found = found;
     this.needed = MIN_ZCODE_VERSION;
   }
+}
+
+/**
+ * What the user is told: our own message in the language in use (looked up
+ * now, not when the error was made), ZCode's words and other errors as they are.
+ */
+export function shownMessage(err: unknown): string {
+  if (err instanceof ZCodeError && err.say) return err.say(t().errors);
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**

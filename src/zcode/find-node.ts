@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { compareVersions, extractVersion } from "./capabilities.ts";
-import { NodeMissingError, type CliSource } from "./errors.ts";
+import { NodeMissingError, renderPlaces, type CliSource, type Searched } from "./errors.ts";
 import { inHome, isFile, which, type Env } from "./host.ts";
 
 // The Node.js that runs a ZCode CLI shipped as a JavaScript entry. It needs
@@ -91,14 +91,12 @@ export function findNode(s: NodeSearch, cli: { entry: string; source: CliSource 
   if (s.explicit) {
     const p = path.resolve(s.explicit);
     const version = isFile(p) ? nodeVersionOf(p, s.env) : undefined;
-    if (!version)
-      throw new NodeMissingError(cli, "not-found", `ZCODE_NODE points at ${JSON.stringify(s.explicit)}, which is not a working Node.js.`, [
-        `ZCODE_NODE=${s.explicit}`,
-      ]);
-    if (majorOf(version) < MIN_NODE_MAJOR) throw nodeTooOld(cli, [`${p} (v${version})`]);
+    const explicit = s.explicit;
+    if (!version) throw new NodeMissingError(cli, "not-found", (e) => e.nodeNotWorking(explicit), [`ZCODE_NODE=${explicit}`]);
+    if (majorOf(version) < MIN_NODE_MAJOR) throw nodeTooOld(cli, [(e) => e.nodeTried(p, version)]);
     return { path: p, version };
   }
-  const tried: string[] = [];
+  const tried: Searched[] = [];
   const seen = new Set<string>();
   const candidates = nodeCandidates(s);
   const onPath = which("node", s);
@@ -108,28 +106,19 @@ export function findNode(s: NodeSearch, cli: { entry: string; source: CliSource 
     seen.add(c);
     const version = nodeVersionOf(c, s.env);
     if (!version) {
-      tried.push(`${c} (does not run)`);
+      tried.push((e) => e.nodeTried(c));
       continue;
     }
     if (majorOf(version) >= MIN_NODE_MAJOR) return { path: c, version };
-    tried.push(`${c} (v${version})`);
+    tried.push((e) => e.nodeTried(c, version));
   }
   if (tried.length) throw nodeTooOld(cli, tried);
-  throw new NodeMissingError(
-    cli,
-    "not-found",
-    `${cli.entry} is a JavaScript entry and needs Node.js >= ${MIN_NODE_MAJOR}, but no Node.js was found. ` +
-      "Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.",
-    [...candidates.filter((c, i) => candidates.indexOf(c) === i), "node on PATH"],
-  );
+  throw new NodeMissingError(cli, "not-found", (e) => e.nodeMissing(cli.entry, MIN_NODE_MAJOR), [
+    ...candidates.filter((c, i) => candidates.indexOf(c) === i),
+    (e) => e.nodeOnPath,
+  ]);
 }
 
-function nodeTooOld(cli: { entry: string; source: CliSource }, tried: string[]): NodeMissingError {
-  return new NodeMissingError(
-    cli,
-    "too-old",
-    `${cli.entry} is a JavaScript entry and needs Node.js >= ${MIN_NODE_MAJOR} (it uses node:sqlite), ` +
-      `but only found: ${tried.join(", ")}. Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.`,
-    tried,
-  );
+function nodeTooOld(cli: { entry: string; source: CliSource }, tried: Searched[]): NodeMissingError {
+  return new NodeMissingError(cli, "too-old", (e) => e.nodeTooOld(cli.entry, MIN_NODE_MAJOR, renderPlaces(tried, e)), tried);
 }

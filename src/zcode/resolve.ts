@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { ZCodeNotFoundError, type CliSource } from "./errors.ts";
+import { ZCodeNotFoundError, type CliSource, type Searched } from "./errors.ts";
 import { findNode, type NodeSearch } from "./find-node.ts";
 import { homeDir, inHome, isExecutable, isFile, nonEmpty, which, type Env } from "./host.ts";
 
@@ -47,27 +47,26 @@ export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
   const platform = opts.platform ?? process.platform;
   const home = homeDir(opts.env, opts.homedir);
   const ctx: Ctx = { env: opts.env, platform, home, explicit: opts.node ?? nonEmpty(opts.env.ZCODE_NODE) };
-  const searched: string[] = [];
+  const searched: Searched[] = [];
 
   const bin = opts.bin ?? nonEmpty(opts.env.ZCODE_BIN);
   if (bin) {
     const found = findExplicit(bin, ctx);
     if (!found)
-      throw new ZCodeNotFoundError(`ZCODE_BIN points at ${JSON.stringify(bin)}, which does not exist or is not executable.`, [
-        `ZCODE_BIN=${bin}`,
-      ]);
+      throw new ZCodeNotFoundError((e) => e.binMissing(bin), [`ZCODE_BIN=${bin}`]);
     return launchFor(found, "env", ctx);
   }
 
   const onPath = which("zcode", ctx);
-  searched.push(`zcode on PATH (${ctx.env.PATH ?? ctx.env.Path ?? "PATH is empty"})`);
+  const pathVar = ctx.env.PATH ?? ctx.env.Path;
+  searched.push((e) => e.onPath(pathVar));
   if (onPath) return launchFor(onPath, "path", ctx);
 
   for (const candidate of appBundleCandidates(ctx)) {
     searched.push(candidate);
     if (isFile(candidate)) return launchFor(candidate, "app-bundle", ctx);
   }
-  throw new ZCodeNotFoundError("The ZCode CLI was not found.", searched);
+  throw new ZCodeNotFoundError((e) => e.cliNotFound, searched);
 }
 
 function findExplicit(bin: string, ctx: Ctx): string | undefined {
@@ -110,10 +109,7 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
   if (ctx.platform === "win32" && /\.(cmd|bat)$/i.test(entry)) {
     const real = resolveCmdShim(entry);
     if (!real)
-      throw new ZCodeNotFoundError(
-        `${entry} is a Windows .cmd shim that cannot be spawned directly, and its target entry could not be read from it.`,
-        [entry],
-      );
+      throw new ZCodeNotFoundError((e) => e.cmdShim(entry), [entry]);
     entry = real;
   }
   // `zcode` on PATH is often an npm symlink to a .js file with a node shebang:
@@ -129,7 +125,7 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
     return { command: [node.path, real], entry: real, source, node: node.path, nodeVersion: node.version };
   }
   if (!isExecutable(entry, ctx.platform))
-    throw new ZCodeNotFoundError(`${entry} is not executable (chmod +x it, or point ZCODE_BIN at the real binary).`, [entry]);
+    throw new ZCodeNotFoundError((e) => e.notExecutable(entry), [entry]);
   return { command: [entry], entry, source };
 }
 

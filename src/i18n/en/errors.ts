@@ -1,3 +1,114 @@
-// Area: errors. Filled as its strings move here.
+// Area: errors. Errors the editor shows: JSON-RPC error messages of the ACP
+// requests, and the errors of the ZCode CLI's setup and process that reach
+// them. ZCode's own words (`message`, `reason`, stderr lines) are passed in as
+// they are, already redacted. In English these read exactly as the SDK's and
+// the bridge's messages always did: editors and scripts may match them.
 
-export const errors = {};
+const HOW_TO_POINT_AT_ZCODE =
+  "Install the ZCode app or CLI, or set ZCODE_BIN (or --zcode-bin) to the `zcode` binary or its zcode.cjs entry. " +
+  "Run `zcode-acp-server doctor` to see what was found.";
+
+const NODE_FIX = "Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.";
+
+export const errors = {
+  /** JSON-RPC -32602 (the SDK's wording). */
+  invalidParams: (detail: string) => `Invalid params: ${detail}`,
+  /** JSON-RPC -32603 (the SDK's wording). */
+  internal: (detail: string) => `Internal error: ${detail}`,
+  /** An unknown or closed session (the SDK's wording). */
+  sessionNotFound: "Resource not found",
+
+  stillBusy: "ZCode is still busy with an earlier prompt in this session and did not become idle in time; try again in a moment",
+  rejected: (message: string) => `ZCode rejected the request: ${message}`,
+  unsupportedMethod: (method: string, message: string) => `${method} is not supported by this ZCode CLI version (${message})`,
+  notActive: (message: string) => `ZCode session is not active: ${message}`,
+  died: (message: string) => `The ZCode CLI died: ${message}`,
+  /** Any other error of ZCode's, in its words. */
+  zcode: (message: string) => `ZCode: ${message}`,
+  /** A failed turn; `code` is ZCode's error code, when it gave one. */
+  turnFailed: (message: string, code?: string | number) => `ZCode: ${message}${code !== undefined ? ` (code ${code})` : ""}`,
+  unexpected: "unexpected error in zcode-acp-server",
+
+  // ---- prompt content ----
+  tooManyBlocks: (max: number, count: number) => `A prompt can have at most ${max} content blocks (this one has ${count})`,
+  attachmentsTooBig: (mib: number) => `A prompt's attachments can be at most ${mib} MiB in all`,
+  imageTooBig: (mib: number) => `Images can be at most ${mib} MiB each`,
+  /** `what` is one of anImage / thePdf / theFile. */
+  notBase64: (what: string) => `${what} is not valid base64 data`,
+  anImage: "An image",
+  thePdf: (uri: string) => `The PDF ${uri}`,
+  theFile: (uri: string) => `The file ${uri}`,
+  /** `got` is the MIME type sent, JSON-quoted. */
+  imageType: (got: string) => `Images must be PNG, JPEG, WebP or GIF (got ${got})`,
+  emptyResource: (uri: string) => `The resource ${uri} has neither text nor data`,
+  binaryNotHere: "Binary files cannot be attached here",
+  audio: "ZCode cannot take audio in a prompt; send text, images or files instead",
+  /** `type` is the block's type, JSON-quoted. */
+  unsupportedContent: (type: string) => `Unsupported prompt content of type ${type}`,
+  attachmentDirNotPrivate: (dir: string) => `The attachment directory ${dir} is not private to this user; remove it and try again`,
+
+  // ---- sessions and their options ----
+  cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
+  invalidCursor: "invalid cursor",
+  noOption: (key: "mode" | "thought") => `this session has no ${key} option`,
+  /** `choices` are option values (ids). */
+  notAChoice: (value: string, key: "mode" | "thought", choices: readonly string[]) =>
+    `"${value}" is not a valid ${key}; choose one of: ${choices.join(", ")}`,
+  notAModel: (value: string, choices: readonly string[]) =>
+    `"${value}" is not a model ZCode offers here; choose one of: ${choices.join(", ") || "none"}`,
+  optionTakesListed: (configId: string) => `option "${configId}" takes one of its listed values`,
+  unknownOption: (configId: string) => `unknown config option "${configId}"`,
+  /** ZCode refused session/setModel; `reason` is ZCode's, `keeps` the model the session stays on. */
+  modelRefused: (wanted: string, reason: string, keeps?: string) =>
+    `ZCode did not switch to ${wanted}: ${reason}.${keeps ? ` The session keeps ${keeps}.` : ""}`,
+  /** --model / ZCODE_ACP_MODEL named no model; `why` is a sentence of bridge.model. */
+  configuredModel: (why: string) => `The model set by --model / ZCODE_ACP_MODEL: ${why} Change it in the agent's settings.`,
+
+  // ---- credentials ZCode asks the bridge for (it shows them as the turn's error) ----
+  providerUnreadable: "zcode-acp-server could not read the provider ZCode asked about.",
+  cannotSign: (why: string) =>
+    `zcode-acp-server cannot sign this model request: ${why}. ` +
+    "Sign in to this plan in the ZCode app (Settings → Models), or pick a model of a provider that has an API key, then try again.",
+  noSignIn: (providerId: string) => `the ZCode app has no sign-in for ${providerId}`,
+  providerOff: (providerId: string) => `${providerId} is turned off in the ZCode app`,
+  noApiKey: (providerId: string) => `the ZCode app stored no API key for ${providerId}`,
+
+  // ---- the ZCode CLI: finding it, starting it, its process ----
+  exited: (e: { code: number | null; signal: string | null; method: string; stderrTail: readonly string[] }) =>
+    `The ZCode CLI ${e.signal !== null ? `was killed by ${e.signal}` : `exited with code ${e.code ?? "unknown"}`}` +
+    `${e.method ? ` while ${e.method} was pending` : ""}` +
+    (e.stderrTail.length ? `; its last stderr lines:\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}` : " (it wrote nothing to stderr)"),
+  timeout: (method: string, seconds: string) => `The ZCode CLI did not answer ${method} within ${seconds} s`,
+  notRunning: (method: string) => `The ZCode CLI is not running (${method})`,
+  connectionClosed: "The ZCode connection is closed",
+  howToPointAtZCode: HOW_TO_POINT_AT_ZCODE,
+  /** What is missing, where it was looked for, how to point at it. */
+  notFound: (what: string, searched: readonly string[]) =>
+    `${what}${searched.length ? `\nSearched:\n${searched.map((s) => `  - ${s}`).join("\n")}` : ""}\n${HOW_TO_POINT_AT_ZCODE}`,
+  cliNotFound: "The ZCode CLI was not found.",
+  binMissing: (bin: string) => `ZCODE_BIN points at ${JSON.stringify(bin)}, which does not exist or is not executable.`,
+  /** A searched place: `zcode` on PATH. */
+  onPath: (path: string | undefined) => `zcode on PATH (${path ?? "PATH is empty"})`,
+  cmdShim: (entry: string) => `${entry} is a Windows .cmd shim that cannot be spawned directly, and its target entry could not be read from it.`,
+  notExecutable: (entry: string) => `${entry} is not executable (chmod +x it, or point ZCODE_BIN at the real binary).`,
+  /** `why` is the system's error. */
+  cannotStart: (entry: string, why: string) => `Could not start ${entry}: ${why}`,
+  nodeNotWorking: (node: string) => `ZCODE_NODE points at ${JSON.stringify(node)}, which is not a working Node.js.`,
+  nodeMissing: (entry: string, major: number) =>
+    `${entry} is a JavaScript entry and needs Node.js >= ${major}, but no Node.js was found. ${NODE_FIX}`,
+  nodeTooOld: (entry: string, major: number, found: readonly string[]) =>
+    `${entry} is a JavaScript entry and needs Node.js >= ${major} (it uses node:sqlite), but only found: ${found.join(", ")}. ${NODE_FIX}`,
+  /** A Node looked at: its version, or that it did not run. */
+  nodeTried: (path: string, version?: string) => `${path} (${version !== undefined ? `v${version}` : "does not run"})`,
+  /** A searched place: Node on PATH. */
+  nodeOnPath: "node on PATH",
+  tooOld: (found: string, min: string, recommended: string) =>
+    `ZCode CLI ${found} is too old: zcode-acp-server needs ${min} or newer (${recommended}+ recommended). ` +
+    "Update the ZCode app (it updates its bundled CLI), or install a newer `zcode` CLI and point ZCODE_BIN at it.",
+  /** `zcode --version` hung; `command` is the command line. */
+  versionTimeout: (command: string, seconds: string) =>
+    `\`${command}\` did not finish within ${seconds} s; it was stopped, with every process it started`,
+  /** `zcode --version` ended without one; `said` is its redacted stderr. */
+  noVersion: (command: string, end: { signal?: string; code?: number | null }, said: string) =>
+    `\`${command}\` ${end.signal ? `was killed by ${end.signal}` : `exited with code ${end.code}`} without printing a version${said ? `: ${said}` : ""}`,
+};

@@ -1,3 +1,86 @@
 import type { bridge as en } from "../en/bridge.ts";
 
-export const bridge: typeof en = {};
+export const bridge: typeof en = {
+  auth: {
+    name: "ZCode 应用登录",
+    description: "zcode-acp-server 使用 ZCode 应用的登录信息（由应用保存在 ~/.zcode 中）。只需在 ZCode 中登录一次，编辑器中无需 API 密钥。",
+  },
+
+  turn: {
+    stopped: (why) => `ZCode 已停止：${why}。`,
+    maxTurns: "本轮已达到 ZCode 的模型请求次数上限",
+    maxToolCalls: "本轮已达到 ZCode 的工具调用次数上限",
+    maxBudget: "本轮用量已达到预算上限",
+    interrupted: "执行中出错，本轮已中断",
+    failed: "本轮执行失败",
+    retrying: (message, seconds, attempt, attempts) => `ZCode：${message}；${seconds} 秒后重试（第 ${attempt} 次，共 ${attempts} 次）…`,
+  },
+
+  autoCompact: {
+    notice: (used, size, percent, threshold) =>
+      `上下文用量：${used} / ${size} 词元${percent !== undefined ? `（${percent}%）` : ""}，已达到自动压缩阈值（${threshold}），正在压缩对话…`,
+    percentThreshold: (percent) => `上下文窗口的 ${percent}%`,
+    tokenThreshold: (tokens) => `${tokens} 词元`,
+  },
+
+  model: {
+    gone: (label, value, why) => `模型 ${label}（${value}）已不再由 ZCode 提供${why ? `：${why}` : ""}；请用 /model 命令或模型菜单另选一个。`,
+    ambiguous: (words, candidates) => `“${words}” 匹配到多个模型：${candidates}。请输入更完整的名称，或完整的模型 ID。`,
+    notAvailable: (words, why) => `模型 “${words}” 当前不可用${why ? `（${why}）` : ""}`,
+    noMatch: (words) => `ZCode 在此提供的模型中没有与 “${words}” 匹配的`,
+    chooseFrom: (why, choices) => `${why}。可选：${choices}。`,
+    none: "无",
+  },
+
+  options: {
+    mode: "模式",
+    modeDescription: "ZCode 无需询问就可以做哪些事",
+    model: "模型",
+    modelDescription: "ZCode 在此会话中使用的模型",
+    thought: "思考级别",
+    thoughtDescription: "模型推理的深入程度",
+    modes: {
+      plan: "计划",
+      build: "构建",
+      edit: "编辑",
+      yolo: "全部放行",
+      guarded: "谨慎",
+      auto: "自动",
+    },
+    notOffered: "已不再提供",
+    unavailable: "不可用",
+    unavailableWhy: (why) => `不可用：${why}`,
+  },
+
+  permission: {
+    allow_once: "允许",
+    allow_always: "始终允许",
+    reject_once: "拒绝",
+    reject_always: "始终拒绝",
+  },
+
+  plan: {
+    ask: (plan) => `批准此计划并开始编码？\n\n${plan}`,
+    askNoPlan: "批准计划并开始编码？",
+    formTitle: "计划审批",
+    decision: "准备开始编码？",
+    approve: "批准：开始编码",
+    reject: "拒绝：继续规划",
+    feedbackTitle: "需要修改什么？",
+    feedbackDescription: "选择继续规划时，这段话会转告给智能体",
+    yes: "是，开始编码",
+    no: "否，继续规划",
+  },
+
+  question: {
+    answerAll: (count) => `请回答以下 ${count} 个问题。`,
+    decline: "不回答",
+    otherTitle: "其他",
+    otherDescription: "你自己的回答：用于没有选择选项的问题（也可以是给智能体的备注）",
+  },
+
+  history: {
+    summary: (text) => `**对话摘要**（较早的消息已压缩）\n\n${text}`,
+    compacted: "**较早的消息已压缩。**",
+  },
+};

@@ -1,3 +1,89 @@
 import type { errors as en } from "../en/errors.ts";
 
-export const errors: typeof en = {};
+const HOW_TO_POINT_AT_ZCODE =
+  "请安装 ZCode 应用或 CLI，或将 ZCODE_BIN（或 --zcode-bin）设为 `zcode` 可执行文件或它的 `zcode.cjs` 入口。" +
+  "运行 `zcode-acp-server doctor` 可查看找到了什么。";
+
+const NODE_FIX = "请安装 Node.js 22 或更新版本，或将 ZCODE_NODE（--zcode-node）设为它的路径。";
+
+/** Option values as code, in a Chinese list. */
+const ids = (values: readonly string[]) => values.map((v) => `\`${v}\``).join("、");
+
+/** How a process ended, for the sentences below. */
+const ended = (signal: string | null | undefined, code: number | null | undefined) =>
+  signal ? `被信号 \`${signal}\` 终止` : `已退出，退出码 ${code ?? "未知"}`;
+
+export const errors: typeof en = {
+  invalidParams: (detail) => `参数无效：${detail}`,
+  internal: (detail) => `内部错误：${detail}`,
+  sessionNotFound: "找不到该会话",
+
+  stillBusy: "ZCode 仍在处理此会话中的上一条提示，且没有及时空闲下来；请稍后再试",
+  rejected: (message) => `ZCode 拒绝了该请求：${message}`,
+  unsupportedMethod: (method, message) => `此版本的 ZCode CLI 不支持 ${method}（${message}）`,
+  notActive: (message) => `ZCode 会话未激活：${message}`,
+  died: (message) => `ZCode CLI 意外退出：${message}`,
+  zcode: (message) => `ZCode：${message}`,
+  turnFailed: (message, code) => `ZCode：${message}${code !== undefined ? `（错误码 ${code}）` : ""}`,
+  unexpected: "zcode-acp-server 发生意外错误",
+
+  tooManyBlocks: (max, count) => `一条提示最多只能有 ${max} 个内容块（这一条有 ${count} 个）`,
+  attachmentsTooBig: (mib) => `一条提示的附件总共不能超过 ${mib} MiB`,
+  imageTooBig: (mib) => `每张图片不能超过 ${mib} MiB`,
+  notBase64: (what) => `${what}：不是有效的 base64 数据`,
+  anImage: "图片",
+  thePdf: (uri) => `PDF 文件 ${uri}`,
+  theFile: (uri) => `文件 ${uri}`,
+  imageType: (got) => `图片只能是 PNG、JPEG、WebP 或 GIF 格式（收到的是 ${got}）`,
+  emptyResource: (uri) => `资源 ${uri} 既没有文本也没有数据`,
+  binaryNotHere: "此处不能附加二进制文件",
+  audio: "ZCode 不接受提示中的音频；请改为发送文字、图片或文件",
+  unsupportedContent: (type) => `不支持的提示内容类型：${type}`,
+  attachmentDirNotPrivate: (dir) => `附件目录 ${dir} 不是当前用户私有的；请删除它后重试`,
+
+  cwdNotAbsolute: (cwd) => `\`cwd\` 必须是绝对路径，收到的是 \`${cwd}\``,
+  invalidCursor: "分页游标无效",
+  noOption: (key) => `此会话没有${key === "mode" ? "模式" : "思考级别"}选项`,
+  notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "思考级别"}；可选：${ids(choices)}`,
+  notAModel: (value, choices) => `\`${value}\` 不是 ZCode 在此提供的模型；可选：${ids(choices) || "无"}`,
+  optionTakesListed: (configId) => `选项 \`${configId}\` 只接受其列出的值之一`,
+  unknownOption: (configId) => `未知的配置选项 \`${configId}\``,
+  modelRefused: (wanted, reason, keeps) => `ZCode 没有切换到 ${wanted}：${reason}。${keeps ? `会话仍使用 ${keeps}。` : ""}`,
+  configuredModel: (why) => `--model / ZCODE_ACP_MODEL 设定的模型：${why} 请在编辑器中此智能体的设置里修改。`,
+
+  providerUnreadable: "zcode-acp-server 无法识别 ZCode 询问的服务商。",
+  cannotSign: (why) =>
+    `zcode-acp-server 无法为这次模型请求提供凭据：${why}。` +
+    "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的服务商的模型，然后重试。",
+  noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
+  providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
+  noApiKey: (providerId) => `ZCode 应用没有保存 ${providerId} 的 API 密钥`,
+
+  exited: (e) =>
+    `ZCode CLI ${ended(e.signal, e.code)}` +
+    `${e.method ? `（当时 ${e.method} 请求尚未完成）` : ""}` +
+    (e.stderrTail.length ? `；它最后输出到 stderr 的内容：\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}` : "（它没有向 stderr 输出任何内容）"),
+  timeout: (method, seconds) => `ZCode CLI 没有在 ${seconds} 秒内响应 ${method}`,
+  notRunning: (method) => `ZCode CLI 未在运行（${method}）`,
+  connectionClosed: "与 ZCode 的连接已关闭",
+  howToPointAtZCode: HOW_TO_POINT_AT_ZCODE,
+  notFound: (what, searched) =>
+    `${what}${searched.length ? `\n已查找：\n${searched.map((s) => `  - ${s}`).join("\n")}` : ""}\n${HOW_TO_POINT_AT_ZCODE}`,
+  cliNotFound: "没有找到 ZCode CLI。",
+  binMissing: (bin) => `ZCODE_BIN 指向 ${JSON.stringify(bin)}，该文件不存在或不可执行。`,
+  onPath: (path) => `PATH 中的 zcode（${path ?? "PATH 为空"}）`,
+  cmdShim: (entry) => `${entry} 是 Windows 的 \`.cmd\` 包装脚本，无法直接启动，也读不出它指向的入口。`,
+  notExecutable: (entry) => `${entry} 不可执行（请对它执行 \`chmod +x\`，或将 ZCODE_BIN 指向真正的可执行文件）。`,
+  cannotStart: (entry, why) => `无法启动 ${entry}：${why}`,
+  nodeNotWorking: (node) => `ZCODE_NODE 指向 ${JSON.stringify(node)}，它不是可用的 Node.js。`,
+  nodeMissing: (entry, major) => `${entry} 需要 Node.js >= ${major} 才能运行，但没有找到 Node.js。${NODE_FIX}`,
+  nodeTooOld: (entry, major, found) =>
+    `${entry} 需要 Node.js >= ${major} 才能运行（它用到了 \`node:sqlite\`），但只找到：${found.join("、")}。${NODE_FIX}`,
+  nodeTried: (path, version) => `${path}（${version !== undefined ? `v${version}` : "无法运行"}）`,
+  nodeOnPath: "PATH 中的 node",
+  tooOld: (found, min, recommended) =>
+    `ZCode CLI ${found} 版本过旧：zcode-acp-server 需要 ${min} 或更新版本（推荐 ${recommended}+）。` +
+    "请更新 ZCode 应用（它会一并更新内置的 CLI），或安装更新的 `zcode` CLI 并将 ZCODE_BIN 指向它。",
+  versionTimeout: (command, seconds) => `\`${command}\` 没有在 ${seconds} 秒内结束；它及其启动的所有进程都已被终止`,
+  noVersion: (command, end, said) => `\`${command}\` ${ended(end.signal, end.code)}，没有输出版本号${said ? `：${said}` : ""}`,
+};

@@ -2,7 +2,7 @@
 // back as ZCode's interaction broker reads them.
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { answersFromForm, OTHER_FIELD, PLAN_FORM, planAnswer, questionsForm } from "../../../src/bridge/question-forms.ts";
+import { answersFromForm, OTHER_FIELD, planAnswer, planForm, questionsForm } from "../../../src/bridge/question-forms.ts";
 import { UserInputRequestParamsSchema, type Question, type UserInputRequestParams } from "../../../src/zcode/request-schemas.ts";
 import { checkAgentMessage } from "../../support/schema.ts";
 import { PLAN_REQUEST, QUESTIONS, questionRequest } from "../support/bridge-fixtures.ts";
@@ -41,9 +41,9 @@ describe("questionsForm", () => {
   });
 
   test("the plan form", () => {
-    expect(PLAN_FORM.properties.decision.oneOf.map((o) => o.const)).toEqual(["approve", "reject"]);
-    expect(PLAN_FORM.required).toEqual(["decision"]);
-    expectValidForm(PLAN_FORM.properties);
+    expect(planForm().properties.decision.oneOf.map((o) => o.const)).toEqual(["approve", "reject"]);
+    expect(planForm().required).toEqual(["decision"]);
+    expectValidForm(planForm().properties);
   });
 });
 
