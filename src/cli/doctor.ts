@@ -8,7 +8,7 @@ import { desktopAppVersion } from "../zcode/app-version.ts";
 import { CliCapabilities } from "../zcode/capabilities.ts";
 import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR, launchEnv, providerConfigVars } from "../zcode/launch-env.ts";
 import { detectVersion } from "../zcode/cli-version.ts";
-import { MIN_ZCODE_VERSION, NodeMissingError } from "../zcode/errors.ts";
+import { MIN_ZCODE_VERSION, NodeMissingError, shownMessage } from "../zcode/errors.ts";
 import { homeDir } from "../zcode/host.ts";
 import { resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
@@ -153,6 +153,7 @@ function signInCheck(home: string | undefined): Check {
   return { ok: false, label, detail: say.notSignedIn(credentials), fix: say.signInFix };
 }
 
+/** In the language in use: ZCode's errors carry their words for every table. */
 function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return shownMessage(e);
 }
