@@ -25,7 +25,7 @@ import {
 import { readLines } from "./lines.ts";
 import { LogLimiter } from "./log-limit.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
-import { clearVersionCache, detectVersion, resolveZCode, type ZCodeLaunch } from "./resolve.ts";
+import { detectVersion, knownVersion, resolveZCode, stopVersionProbe, type ZCodeLaunch } from "./resolve.ts";
 import { readEnvelope, type RawEvent } from "./event-schemas.ts";
 import { launchEnv } from "./launch-env.ts";
 import { RUNTIME_PREFERENCES } from "./request-schemas.ts";
@@ -76,13 +76,19 @@ interface Pending {
 }
 
 interface Child {
-  info: ChildInfo;
+  /** Set once its version is known and supported: from then on it serves. */
+  info?: ChildInfo;
   spawned: SpawnedChild;
   stderr: StderrCollector;
   exited: boolean;
+  /** How it ended, once it has. */
+  exit?: ExitInfo;
   /** Resolves once the exit has been fully handled (pending failed, listeners told). */
   gone: Promise<void>;
 }
+
+/** A child whose version was accepted: the one requests go to. */
+type ServingChild = Child & { info: ChildInfo };
 
 const RUNTIME_PREFERENCES_METHOD = "session/requestRuntimePreferences";
 /** How long after the child's exit we wait for the rest of its stdout/stderr. */
@@ -107,9 +113,12 @@ export class ZCodeConnection {
   private readonly defaultTimeoutMs: number;
   private readonly killGraceMs: number;
   private readonly stderrPerSecond: number;
-  private child: Child | undefined;
+  private child: ServingChild | undefined;
   private starting: Promise<ChildInfo> | undefined;
   private closed = false;
+  private markClosing!: () => void;
+  /** Resolves when close() is called. */
+  private readonly closing = new Promise<void>((r) => (this.markClosing = r));
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
   private readonly eventListeners = new Map<string, Set<EventListener>>();
@@ -137,7 +146,7 @@ export class ZCodeConnection {
 
   /** Starts the child if none runs (idempotent; concurrent callers share one start). */
   start(): Promise<ChildInfo> {
-    if (this.closed) return Promise.reject(new ZCodeError("The ZCode connection is closed", { code: LOCAL_ERR.exited }));
+    if (this.closed) return Promise.reject(closedError());
     if (this.child && !this.child.exited) return Promise.resolve(this.child.info);
     if (!this.starting) {
       this.starting = this.spawnChild().finally(() => {
@@ -153,28 +162,68 @@ export class ZCodeConnection {
       resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
     this.launch = launch;
     const env = launchEnv(launch, this.config.env);
-    // Once per child: the CLI may have been updated (or replaced) in place since the last one.
-    clearVersionCache();
-    const version = await detectVersion(launch, env);
+    // Known without running the CLI (its package metadata, or this very file
+    // asked before): a CLI too old is refused before anything starts.
+    const known = knownVersion(launch, env);
+    if (known !== undefined) this.capabilitiesFor(known);
+    this.throwIfClosed();
+    // Otherwise `--version` runs beside the app-server child, so that their
+    // two boots overlap instead of adding up; nothing is sent to the child
+    // (start() has not resolved) until its version is known and supported.
+    const probe = known === undefined ? detectVersion(launch, env) : undefined;
+    probe?.catch(() => {}); // awaited below; a failed spawn must not leave it unhandled
+    const child = this.watch(spawnZCode(launch, env, this.killGraceMs));
+    let version: string;
+    let capabilities: CliCapabilities;
+    try {
+      // close() does not wait for the probe: it ends it (see close()).
+      version = known ?? (await Promise.race([probe as Promise<string>, this.rejectWhenClosed()]));
+      capabilities = this.capabilitiesFor(version);
+      this.throwIfClosed();
+    } catch (e) {
+      // Unsupported, no version, or closed meanwhile: this child never served.
+      await this.stop(child);
+      throw e;
+    }
+    const generation = ++this.generation;
+    const info: ChildInfo = { generation, version, pid: child.spawned.proc.pid, capabilities };
+    child.info = info;
+    this.child = child as ServingChild;
+    log.debug(`started ZCode ${version} (pid ${info.pid}, generation ${generation}): ${launch.command.join(" ")}`);
+    // Died while its version was asked: the first request reports that exit.
+    if (child.exit) log.warn(`ZCode (generation ${generation}) exited at start with ${how(child.exit)}`);
+    return info;
+  }
+
+  /** The capabilities of a CLI of this version; a version too old is refused. */
+  private capabilitiesFor(version: string): CliCapabilities {
     this.detectedVersion = version;
     const capabilities = new CliCapabilities(version);
     if (!capabilities.supported) throw new ZCodeUnsupportedError(version);
-    if (this.closed) throw new ZCodeError("The ZCode connection is closed", { code: LOCAL_ERR.exited });
+    return capabilities;
+  }
 
-    const spawned = spawnZCode(launch, env, this.killGraceMs);
-    const generation = ++this.generation;
-    const info: ChildInfo = { generation, version, pid: spawned.proc.pid, capabilities };
+  private throwIfClosed(): void {
+    if (this.closed) throw closedError();
+  }
+
+  /** Rejects once close() is called (handled here: only a race listens to it). */
+  private rejectWhenClosed(): Promise<never> {
+    const p = this.closing.then(() => Promise.reject(closedError()));
+    p.catch(() => {});
+    return p;
+  }
+
+  /** Reads a new child's output and handles its exit; it serves once spawnChild gives it its info. */
+  private watch(spawned: SpawnedChild): Child {
     const stderr = new StderrCollector(log, { linesPerSecond: this.stderrPerSecond });
     let markGone!: () => void;
     const child: Child = {
-      info,
       spawned,
       stderr,
       exited: false,
       gone: new Promise<void>((r) => (markGone = r)),
     };
-    this.child = child;
-    log.debug(`started ZCode ${version} (pid ${info.pid}, generation ${generation}): ${launch.command.join(" ")}`);
 
     const stdoutDone = readLines(spawned.proc.stdout, (line) => this.onLine(child, line), {
       beforeRead: () => this.readGate?.(),
@@ -194,26 +243,31 @@ export class ZCodeConnection {
       spawned.disarm();
       endQuietly(child);
       stderr.flushSuppressed();
-      const exit: ChildExit = {
-        generation,
+      child.exit = {
         code: spawned.proc.signalCode ? null : code,
         signal: spawned.proc.signalCode ? String(spawned.proc.signalCode) : null,
         stderrTail: stderr.lastLines(),
       };
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-      if (this.closed) log.debug(`ZCode (generation ${generation}) exited with ${how}`);
-      else log.warn(`ZCode (generation ${generation}) exited with ${how}`);
-      this.failPending(generation, exit);
-      for (const cb of [...this.exitListeners]) {
-        try {
-          cb(exit);
-        } catch (e) {
-          log.error(`an exit listener failed: ${(e as Error).message}`);
-        }
-      }
+      const info = child.info;
+      if (info) this.onChildExit({ ...child.exit, generation: info.generation });
+      else log.debug(`ZCode exited with ${how(child.exit)} before its version was known`);
       markGone();
     });
-    return info;
+    return child;
+  }
+
+  private onChildExit(exit: ChildExit): void {
+    const { generation } = exit;
+    if (this.closed) log.debug(`ZCode (generation ${generation}) exited with ${how(exit)}`);
+    else log.warn(`ZCode (generation ${generation}) exited with ${how(exit)}`);
+    this.failPending(generation, exit);
+    for (const cb of [...this.exitListeners]) {
+      try {
+        cb(exit);
+      } catch (e) {
+        log.error(`an exit listener failed: ${(e as Error).message}`);
+      }
+    }
   }
 
   private failPending(generation: number, exit: ExitInfo): void {
@@ -238,6 +292,7 @@ export class ZCodeConnection {
   ): Promise<T> {
     await this.start();
     const child = this.child;
+    if (child?.exit) throw new ZCodeExitedError(child.exit, method);
     if (!child || child.exited) throw new ZCodeError(`The ZCode CLI is not running (${method})`, { code: LOCAL_ERR.exited, method });
     const id = ++this.nextId;
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
@@ -305,9 +360,16 @@ export class ZCodeConnection {
   /** Ends the child for good: SIGTERM to its process group, SIGKILL after the grace. */
   async close(): Promise<void> {
     this.closed = true;
+    this.markClosing();
+    // A start in progress may be waiting for `--version`: that probe goes too.
+    if (this.starting && this.launch) stopVersionProbe(this.launch, launchEnv(this.launch, this.config.env));
     if (this.starting) await this.starting.catch(() => {});
     const child = this.child;
-    if (!child || child.exited) return;
+    if (child) await this.stop(child);
+  }
+
+  private async stop(child: Child): Promise<void> {
+    if (child.exited) return;
     // A well-behaved CLI exits on stdin EOF; the signal is for the rest.
     endQuietly(child);
     child.spawned.signalGroup("SIGTERM");
@@ -379,7 +441,7 @@ export class ZCodeConnection {
     this.pending.delete(frame.id as number);
     clearTimeout(p.timer);
     if (frame.kind === "error") {
-      if (frame.error.code === ZCODE_ERR.methodNotFound) child.info.capabilities.markUnsupported(p.method);
+      if (frame.error.code === ZCODE_ERR.methodNotFound) child.info?.capabilities.markUnsupported(p.method);
       p.reject(errorFromWire(p.method, frame.error));
       return;
     }
@@ -406,7 +468,8 @@ export class ZCodeConnection {
     const answer = (line: string) => {
       if (answered) return;
       answered = true;
-      if (child.exited || child !== this.child) return; // that child is gone; so is its question
+      // That child is gone (or replaced); so is its question. One still starting may ask.
+      if (child.exited || (child.info !== undefined && child !== this.child)) return;
       this.write(child, line);
     };
     if (method === RUNTIME_PREFERENCES_METHOD && !this.requestHandlers.has(method)) {
@@ -456,6 +519,14 @@ export class ZCodeConnection {
       }
     }
   }
+}
+
+function closedError(): ZCodeError {
+  return new ZCodeError("The ZCode connection is closed", { code: LOCAL_ERR.exited });
+}
+
+function how(exit: ExitInfo): string {
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
 }
 
 /** Closes the child's stdin; a dead child's pipe may refuse, which is fine. */

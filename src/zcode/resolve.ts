@@ -355,25 +355,133 @@ function nodeTooOld(entry: string, tried: string[]): ZCodeUnsupportedError {
 
 // ---------------------------------------------------------------- version
 
-const versionCache = new Map<string, Promise<string>>();
+// The version decides whether the CLI is supported and which methods it has.
+// Running `<cli> --version` costs a whole boot of ZCode (a large Node program),
+// so it is avoided where the answer is already known: a JS entry's own
+// package.json says it, and a file that has not changed since it was last
+// asked keeps its answer. Otherwise the probe runs, beside the app-server
+// child's own boot rather than before it (src/zcode/connection.ts).
+
+interface CachedVersion {
+  /** The entry's identity when it was asked: a replaced or updated CLI has another. */
+  signature: string;
+  version: Promise<string>;
+  /** The answer, once it came. */
+  settled?: string;
+  /** Ends the probe's process tree while it runs. */
+  stop?: () => void;
+}
+
+const versionCache = new Map<string, CachedVersion>();
+
+/** Path, inode, size, mtime and ctime of the entry: any replacement or in-place update changes one of them. */
+function fileSignature(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+// The environment is part of the key: it can change what runs (PATH, or a
+// simulator personality in tests).
+const cacheKey = (launch: ZCodeLaunch, env: Env) => JSON.stringify([launch.command, env]);
 
 /**
- * `<command> --version`, once per launch (cached by command line and environment).
+ * The CLI's version when it is known without running the CLI: the version in
+ * a JS entry's own package.json, or the answer of an earlier probe of this
+ * very file (same path, inode, size and times). undefined: run the probe.
+ */
+export function knownVersion(launch: ZCodeLaunch, env: Env): string | undefined {
+  if (launch.node !== undefined) {
+    const fromPackage = packageVersion(launch.entry);
+    if (fromPackage) return fromPackage;
+  }
+  const cached = versionCache.get(cacheKey(launch, env));
+  if (cached?.settled === undefined) return undefined;
+  return cached.signature === fileSignature(launch.entry) ? cached.settled : undefined;
+}
+
+/**
+ * The version a JS entry's package metadata gives: the nearest package.json
+ * above the entry, if that package names the entry as its `bin` or `main`
+ * (another package's version, say the desktop app's own 3.x, would be taken
+ * for the CLI's). The entry itself is never run for this.
+ */
+export function packageVersion(entry: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(entry);
+  } catch {
+    return undefined;
+  }
+  for (let dir = path.dirname(real); ; ) {
+    const file = path.join(dir, "package.json");
+    if (isFile(file)) return versionIfClaimed(file, dir, real);
+    const up = path.dirname(dir);
+    // A package never reaches above the node_modules it sits in.
+    if (up === dir || path.basename(dir) === "node_modules") return undefined;
+    dir = up;
+  }
+}
+
+function versionIfClaimed(file: string, dir: string, entry: string): string | undefined {
+  let pkg: { version?: unknown; bin?: unknown; main?: unknown };
+  try {
+    pkg = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof pkg !== "object" || pkg === null || typeof pkg.version !== "string") return undefined;
+  const targets: unknown[] = [pkg.main];
+  if (typeof pkg.bin === "string") targets.push(pkg.bin);
+  else if (typeof pkg.bin === "object" && pkg.bin !== null) targets.push(...Object.values(pkg.bin));
+  const claims = targets.some((t) => {
+    if (typeof t !== "string" || t === "") return false;
+    try {
+      return realpathSync(path.resolve(dir, t)) === entry;
+    } catch {
+      return false;
+    }
+  });
+  return claims ? extractVersion(pkg.version) : undefined;
+}
+
+/**
+ * `<command> --version`, run once per launch while the entry stays the same
+ * file (cached by command line, environment and the entry's signature).
  * Resolves to the bare version (e.g. "0.15.3"); rejects with a ZCodeError when
  * the CLI does not run or prints no version.
  */
 export function detectVersion(launch: ZCodeLaunch, env: Env, timeoutMs = 15_000): Promise<string> {
-  // The environment is part of the key: it can change what runs (PATH, or a
-  // simulator personality in tests).
-  const key = JSON.stringify([launch.command, env]);
-  let p = versionCache.get(key);
-  if (!p) {
-    p = runVersion(launch, env, timeoutMs);
-    versionCache.set(key, p);
+  const key = cacheKey(launch, env);
+  const signature = fileSignature(launch.entry) ?? "";
+  const cached = versionCache.get(key);
+  if (cached && cached.signature === signature) return cached.version;
+  const hooks: { stop?: () => void } = {};
+  const entry: CachedVersion = { signature, version: runVersion(launch, env, timeoutMs, hooks) };
+  entry.stop = () => hooks.stop?.();
+  versionCache.set(key, entry);
+  entry.version.then(
+    (v) => {
+      entry.settled = v;
+    },
     // A failure is not cached: the user may fix the install and retry.
-    p.catch(() => versionCache.delete(key));
-  }
-  return p;
+    () => {
+      if (versionCache.get(key) === entry) versionCache.delete(key);
+    },
+  );
+  return entry.version;
+}
+
+/**
+ * Ends a `--version` probe of this launch that is still running (its promise
+ * rejects): the bridge is shutting down and must leave no process behind.
+ */
+export function stopVersionProbe(launch: ZCodeLaunch, env: Env): void {
+  const cached = versionCache.get(cacheKey(launch, env));
+  if (cached && cached.settled === undefined) cached.stop?.();
 }
 
 /** How long the version output may take to arrive once the probe has exited. */
@@ -381,7 +489,7 @@ const PROBE_DRAIN_MS = 250;
 /** Most output of the probe we keep (a version is a few bytes; a spewing probe must not grow our memory). */
 const PROBE_OUTPUT_MAX = 64 * 1024;
 
-async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number): Promise<string> {
+async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hooks: { stop?: () => void } = {}): Promise<string> {
   const cmd = [...launch.command, "--version"];
   const isWin = process.platform === "win32";
   let proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>;
@@ -407,6 +515,7 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number): Pro
       // ESRCH: nothing of it is left.
     }
   };
+  hooks.stop = killTree;
   const out = collectText(proc.stdout);
   const err = collectText(proc.stderr);
   let timer: ReturnType<typeof setTimeout> | undefined;
