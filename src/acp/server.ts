@@ -33,8 +33,8 @@ const LIST_PAGE = 50;
  * Runs the ACP agent on stdio until the editor goes away (stdin closed,
  * stdout gone) or a signal arrives; then stops the ZCode child and resolves.
  */
-export async function runServer(config: BridgeConfig, handoff?: Handoff): Promise<void> {
-  const agent = new AcpAgent(config);
+export async function runServer(config: BridgeConfig, handoff?: Handoff, conn?: ZCodeConnection): Promise<void> {
+  const agent = new AcpAgent(config, conn);
   await agent.serve(handoff);
 }
 
@@ -51,8 +51,12 @@ class AcpAgent {
   private resolveStop!: () => void;
   private readonly stopped = new Promise<void>((r) => (this.resolveStop = r));
 
-  constructor(private readonly config: BridgeConfig) {
-    this.conn = new ZCodeConnection(config);
+  constructor(
+    private readonly config: BridgeConfig,
+    // A connection whose child the CLI already started (src/cli/prewarm.ts).
+    conn: ZCodeConnection = new ZCodeConnection(config),
+  ) {
+    this.conn = conn;
     const t = config.requestTimeoutMs;
     this.api = new ZCodeApi(this.conn, t ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, t])) } : {});
     this.sink = new UpdateSink(async (n) => {
