@@ -4,6 +4,19 @@ import { UsageError } from "./usage-error.ts";
 
 type Env = Record<string, string | undefined>;
 
+const ON = ["1", "true", "yes", "on"];
+const OFF = ["0", "false", "no", "off"];
+
+/** An on/off environment variable; unset or empty is `fallback`. */
+function switchValue(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const v = raw.trim().toLowerCase();
+  if (ON.includes(v)) return true;
+  if (OFF.includes(v)) return false;
+  throw new UsageError(`${name}: '${raw}' is not on or off (use 1 or 0)`);
+}
+
 /**
  * The one place where flags and environment become settings. A flag wins over
  * its env variable; an empty env variable counts as unset (editors often write
@@ -54,6 +67,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (mode) config.mode = mode.value;
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
+  config.prewarm = flags["no-prewarm"] !== true && switchValue(env, "ZCODE_ACP_PREWARM", true);
   // Hidden, for tests: silence (ms) in a running turn before resubscribing,
   // and how long a prompt waits for a busy ZCode session (1308).
   const ms = (name: string) => {

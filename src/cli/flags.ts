@@ -55,6 +55,11 @@ export const serveFlags = {
       "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 67108864)",
     valueHint: "bytes",
   },
+  "no-prewarm": {
+    type: "boolean",
+    description:
+      "Start ZCode when the first session needs it, not in the background once initialize is answered (env ZCODE_ACP_PREWARM=0)",
+  },
   version: {
     type: "boolean",
     description: "Print the version and exit",
