@@ -170,9 +170,17 @@ export class ZCodeConnection {
     // Otherwise `--version` runs beside the app-server child, so that their
     // two boots overlap instead of adding up; nothing is sent to the child
     // (start() has not resolved) until its version is known and supported.
-    const probe = known === undefined ? detectVersion(launch, env) : undefined;
-    probe?.catch(() => {}); // awaited below; a failed spawn must not leave it unhandled
+    // The child goes first: its boot is what the first session waits for.
     const child = this.watch(spawnZCode(launch, env, this.killGraceMs));
+    let probe: Promise<string> | undefined;
+    if (known === undefined) {
+      try {
+        probe = detectVersion(launch, env);
+      } catch (e) {
+        await this.stop(child);
+        throw e;
+      }
+    }
     let version: string;
     let capabilities: CliCapabilities;
     try {
