@@ -26,6 +26,8 @@ export interface CompileOptions {
   extraDefines?: Record<string, string>;
   /** Default JIT_POLICY with bytecode, 1 (Bun's normal policy) without. */
   jitPolicy?: number;
+  /** A profile from recordBytecodeOrder (scripts/bytecode-order.ts): bytecode layout by use. */
+  bytecodeOrder?: string;
 }
 
 export async function compile(o: CompileOptions): Promise<void> {
@@ -42,6 +44,7 @@ export async function compile(o: CompileOptions): Promise<void> {
         autoloadDotenv: false,
         autoloadBunfig: false,
         jitPolicy: o.jitPolicy ?? (bytecode ? JIT_POLICY : 1),
+        ...(bytecode && o.bytecodeOrder ? { bytecodeOrder: o.bytecodeOrder } : {}),
       },
       minify: true,
       format: "esm",
