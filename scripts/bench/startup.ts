@@ -26,6 +26,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { recordBytecodeOrder } from "../bytecode-order.ts";
 import { compile } from "../compile.ts";
 import { bridgeSession, simSession, type BridgeRun, type Rss, type SimRun } from "./first-session.ts";
 
@@ -117,9 +118,18 @@ async function build(dir: string, baselineRef: string | undefined): Promise<Comm
   await Promise.all([
     compile({ entry: empty, outfile: join(dir, "floor") }),
     compile({ entry: join(ROOT, "src/main.ts"), outfile: join(dir, "bridge") }),
-    compile({ entry: join(import.meta.dir, "heap-report-main.ts"), outfile: join(dir, "heap") }),
     compile({ entry: join(ROOT, "test/simulator/main.ts"), outfile: join(dir, "sim"), bytecode: false }),
   ]);
+  // As `bun run build` does: laid out by a profile of a session.
+  const order = await recordBytecodeOrder(join(dir, "bridge"), join(dir, "sim"));
+  try {
+    await Promise.all([
+      compile({ entry: join(ROOT, "src/main.ts"), outfile: join(dir, "bridge"), bytecodeOrder: order.file }),
+      compile({ entry: join(import.meta.dir, "heap-report-main.ts"), outfile: join(dir, "heap"), bytecodeOrder: order.file }),
+    ]);
+  } finally {
+    order.cleanup();
+  }
   const baseline = baselineRef ? buildBaseline(baselineRef, join(dir, "baseline-src")) : undefined;
   const nodeBundle = join(dir, "bridge.mjs");
   const b = Bun.spawnSync(
