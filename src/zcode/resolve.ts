@@ -516,12 +516,35 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
     }
   };
   hooks.stop = killTree;
-  const out = collectText(proc.stdout);
+  // A line with a version on stdout is the answer: the probe is not waited
+  // for past it. A runtime may take a while to exit once it has printed
+  // (timers, flushing; the simulator ~40 ms after a 1 s boot), and that
+  // exit would come straight out of the first session's start.
+  let printed!: (v: { version: string }) => void;
+  const printedVersion = new Promise<{ version: string }>((r) => (printed = r));
+  const out = collectText(proc.stdout, (text) => {
+    const end = text.lastIndexOf("\n");
+    const version = end === -1 ? undefined : extractVersion(text.slice(0, end));
+    if (version) printed({ version });
+  });
   const err = collectText(proc.stderr);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
+  const finish = () => {
+    clearTimeout(timer);
+    out.stop();
+    err.stop();
+  };
+  const first = await Promise.race([proc.exited, deadline, printedVersion]);
+  if (typeof first === "object") {
+    // Still bounded: ended (with all it started) if it outlives the limit.
+    void Promise.race([proc.exited, deadline]).then((r) => {
+      if (r === "timeout") killTree();
+      finish();
+    });
+    return first.version;
+  }
   try {
-    const first = await Promise.race([proc.exited, deadline]);
     if (first === "timeout") {
       killTree();
       throw new ZCodeError(
@@ -549,14 +572,12 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
     }
     return version;
   } finally {
-    clearTimeout(timer);
-    out.stop();
-    err.stop();
+    finish();
   }
 }
 
-/** Reads a pipe into text (at most PROBE_OUTPUT_MAX bytes kept) until its end or `stop()`. */
-function collectText(stream: ReadableStream<Uint8Array>): { done: Promise<void>; text(): string; stop(): void } {
+/** Reads a pipe into text (at most PROBE_OUTPUT_MAX bytes kept) until its end or `stop()`; `onText` sees the text so far after each read. */
+function collectText(stream: ReadableStream<Uint8Array>, onText?: (text: string) => void): { done: Promise<void>; text(): string; stop(): void } {
   const reader = stream.getReader();
   const dec = new TextDecoder();
   let text = "";
@@ -570,6 +591,7 @@ function collectText(stream: ReadableStream<Uint8Array>): { done: Promise<void>;
           const part = r.value.subarray(0, PROBE_OUTPUT_MAX - kept);
           kept += part.length;
           text += dec.decode(part, { stream: true });
+          onText?.(text);
         }
       }
     } catch {

@@ -167,4 +167,27 @@ describe("knownVersion and the probe cache", () => {
     }
     expect(alive).toBe(false);
   });
+
+  test("the printed version is the answer: a probe slow to exit is not waited for, and is still ended at the limit", async () => {
+    const d = dir();
+    const pidFile = join(d, "probe.pid");
+    const bin = write(join(d, "zcode"), `#!/bin/sh\necho $$ > '${pidFile}'\necho "zcode 0.16.9"\nsleep 30\n`, 0o755);
+    const launch: ZCodeLaunch = { command: [bin], entry: bin, source: "env" };
+    // Before the limit (1.5 s) is even near: the exit was not waited for.
+    const version = await Promise.race([detectVersion(launch, {}, 1500), Bun.sleep(1200).then(() => "waited for the exit")]);
+    expect(version).toBe("0.16.9");
+    expect(knownVersion(launch, {})).toBe("0.16.9");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    let alive = true;
+    for (let i = 0; i < 150 && alive; i++) {
+      try {
+        process.kill(pid, 0);
+        alive = !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+      } catch {
+        alive = false;
+      }
+      if (alive) await Bun.sleep(20);
+    }
+    expect(alive).toBe(false);
+  });
 });
