@@ -1,17 +1,33 @@
 // `bun run build`: the host binary dist/zcode-acp-server, plus the ZCode
 // simulator dist/zcode-sim that tests, the demo and benchmarks run as the
 // bridge's child. Pass --bridge-only or --sim-only to build one of them.
+// The bridge is built twice: the first build runs a session against the
+// simulator to record which bytecode start-up uses, the second is laid out
+// by that profile (scripts/bytecode-order.ts).
+import { existsSync } from "node:fs";
+import { recordBytecodeOrder } from "./bytecode-order.ts";
 import { compile } from "./compile.ts";
 
 const only = process.argv[2];
+const BRIDGE = "dist/zcode-acp-server";
+const SIM = "dist/zcode-sim";
 const jobs: Promise<void>[] = [];
-if (only !== "--sim-only") {
-  jobs.push(compile({ entry: "src/main.ts", outfile: "dist/zcode-acp-server" }));
-}
-if (only !== "--bridge-only") {
-  jobs.push(compile({ entry: "test/simulator/main.ts", outfile: "dist/zcode-sim", bytecode: false }));
-}
+if (only !== "--sim-only") jobs.push(compile({ entry: "src/main.ts", outfile: BRIDGE }));
+if (only !== "--bridge-only") jobs.push(compile({ entry: "test/simulator/main.ts", outfile: SIM, bytecode: false }));
 await Promise.all(jobs);
+
+if (only !== "--sim-only") {
+  if (existsSync(SIM)) {
+    const order = await recordBytecodeOrder(BRIDGE, SIM);
+    try {
+      await compile({ entry: "src/main.ts", outfile: BRIDGE, bytecodeOrder: order.file });
+    } finally {
+      order.cleanup();
+    }
+  } else {
+    process.stderr.write(`no ${SIM} to record a bytecode profile with: ${BRIDGE} is laid out without one\n`);
+  }
+}
 
 if (only !== "--sim-only") {
   // Smoke-run: a binary that builds but dies on start must fail the build.

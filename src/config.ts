@@ -22,6 +22,12 @@ export interface BridgeConfig {
   model?: string;
   /** ZCODE_ACP_TRACE / --trace: redacted JSON-lines trace of both wires. */
   trace?: string;
+  /**
+   * Serve mode: start the ZCode child in the background once initialize is
+   * answered (false with --no-prewarm / ZCODE_ACP_PREWARM=0: at the first
+   * request that needs it).
+   */
+  prewarm: boolean;
   /** Longest line accepted from the ZCode child, in bytes. */
   maxLineBytes: number;
   /** Longest message accepted from the editor: the bytes of its line before the newline (a CR included). */
@@ -71,6 +77,7 @@ export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConf
     appHistory: false,
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+    prewarm: true,
     env: process.env,
     ...overrides,
   };

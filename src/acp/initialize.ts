@@ -3,12 +3,13 @@ import { t } from "../i18n/index.ts";
 import { VERSION } from "../version.ts";
 
 // The answer to ACP `initialize`, as a plain value with no runtime import of
-// the SDK: the CLI sends it before the SDK (whose schemas cost ~30 ms and
-// ~15 MB at import) is loaded, and the agent returns the same value when the
-// SDK handles the replayed request (see src/acp/handoff.ts).
+// the SDK: the CLI sends it before the SDK and the agent are loaded (most of
+// start-up, see scripts/bench/startup.ts), and the agent returns the same
+// value when the SDK handles the replayed request (see src/acp/handoff.ts).
 
 export function initializeResult(): acp.InitializeResponse {
-  // No child is started here: initialize must answer with no ZCode installed.
+  // No child is started here: initialize must answer with no ZCode installed
+  // (serve mode starts one only after this answer is out: src/cli/prewarm.ts).
   return {
     protocolVersion: 1,
     agentInfo: { name: "zcode-acp-server", title: "ZCode", version: VERSION },

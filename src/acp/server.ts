@@ -9,6 +9,7 @@ import type { BridgeConfig } from "../config.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
+import type { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeError } from "../zcode/errors.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
 import { initializeResult } from "./initialize.ts";
@@ -27,8 +28,8 @@ const EOF_ANSWER_MS = 1500;
  * Runs the ACP agent on stdio until the editor goes away (stdin closed,
  * stdout gone) or a signal arrives; then stops the ZCode child and resolves.
  */
-export async function runServer(config: BridgeConfig, handoff?: Handoff): Promise<void> {
-  await new AcpAgent(config).serve(handoff);
+export async function runServer(config: BridgeConfig, handoff?: Handoff, conn?: ZCodeConnection): Promise<void> {
+  await new AcpAgent(config, conn).serve(handoff);
 }
 
 class AcpAgent {
@@ -43,7 +44,11 @@ class AcpAgent {
   private resolveStop!: () => void;
   private readonly stopped = new Promise<void>((r) => (this.resolveStop = r));
 
-  constructor(private readonly config: BridgeConfig) {
+  constructor(
+    private readonly config: BridgeConfig,
+    // A connection whose child the CLI already started (src/cli/prewarm.ts).
+    conn?: ZCodeConnection,
+  ) {
     this.abandoned = new Promise<never>((_, reject) => {
       this.abandon = () => reject(acp.RequestError.requestCancelled(undefined, "the editor closed the connection"));
     });
@@ -61,7 +66,7 @@ class AcpAgent {
         return agent.clientCaps;
       },
     };
-    this.bridge = new Bridge(config, editor);
+    this.bridge = new Bridge(config, editor, conn ? { conn } : {});
   }
 
   async serve(handoff?: Handoff): Promise<void> {

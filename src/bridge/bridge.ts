@@ -21,11 +21,14 @@ import { UpdateSink } from "./update-sink.ts";
 
 const logger = log.withTag("bridge");
 
-/** The api over a new (not yet started) ZCode child, with --request-timeout applied to every method. */
-function zcodeApi(config: BridgeConfig): ZCodeApi {
+/**
+ * The api over `conn` (a child the CLI may have started already), or over a
+ * new, not yet started one; --request-timeout applies to every method.
+ */
+function zcodeApi(config: BridgeConfig, conn = new ZCodeConnection(config)): ZCodeApi {
   const ms = config.requestTimeoutMs;
   const timeouts = ms ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, ms])) } : {};
-  return new ZCodeApi(new ZCodeConnection(config), timeouts);
+  return new ZCodeApi(conn, timeouts);
 }
 
 /** What the bridge needs of the editor's connection (provided by the ACP layer). */
@@ -58,10 +61,14 @@ export class Bridge {
   constructor(
     private readonly config: BridgeConfig,
     private readonly editor: EditorPort,
-    /** For tests: another ZCode behind the api, shorter timings. */
-    opts: { api?: ZCodeApi; timings?: Partial<Timings> } = {},
+    /**
+     * conn: the connection serve mode started ahead of the first session
+     * (src/cli/prewarm.ts), owned by the bridge from now on. For tests:
+     * another ZCode behind the api, shorter timings.
+     */
+    opts: { conn?: ZCodeConnection; api?: ZCodeApi; timings?: Partial<Timings> } = {},
   ) {
-    this.api = opts.api ?? zcodeApi(config);
+    this.api = opts.api ?? zcodeApi(config, opts.conn);
     this.conn = this.api.conn;
     this.sink = new UpdateSink((n) => editor.notify(n));
     // A slow editor slows ZCode down (pipe backpressure) instead of growing our memory.

@@ -9,15 +9,18 @@ type Env = Record<string, string | undefined>;
 const OFF = new Set(["0", "false", "off", "no"]);
 const ON = new Set(["1", "true", "on", "yes"]);
 
-/** --no-app-history wins; otherwise ZCODE_ACP_APP_HISTORY (0/1, false/true, off/on, no/yes); on by default. */
-function appHistory(flags: Record<string, string | boolean>, env: Env): boolean {
-  if (flags["no-app-history"] === true) return false;
-  const raw = env.ZCODE_ACP_APP_HISTORY;
+/**
+ * A setting that is on by default: its --no-… flag wins; otherwise its
+ * variable (0/1, false/true, off/on, no/yes; unset or empty is on).
+ */
+function onUnless(flags: Record<string, string | boolean>, env: Env, flag: string, envName: string): boolean {
+  if (flags[flag] === true) return false;
+  const raw = env[envName];
   if (raw === undefined || raw === "") return true;
   const v = raw.trim().toLowerCase();
   if (OFF.has(v)) return false;
   if (ON.has(v)) return true;
-  throw new UsageError(t().cli.usage.notOnOff("ZCODE_ACP_APP_HISTORY", raw));
+  throw new UsageError(t().cli.usage.notOnOff(envName, raw));
 }
 
 /** `150000` (tokens in use) or `80%` (of the context window); anything else names where it came from. */
@@ -109,7 +112,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   const maxLineBytes = bytes("max-line-bytes", "ZCODE_ACP_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES);
   const maxMessageBytes = bytes("max-message-bytes", "ZCODE_ACP_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES);
 
-  const config = defaultConfig({ env, maxLineBytes, maxMessageBytes, appHistory: appHistory(flags, env) });
+  const config = defaultConfig({ env, maxLineBytes, maxMessageBytes, appHistory: onUnless(flags, env, "no-app-history", "ZCODE_ACP_APP_HISTORY") });
   if (level && isLogLevel(level.value)) config.logLevel = level.value;
   const bin = pick("zcode-bin", "ZCODE_BIN");
   if (bin) config.zcodeBin = bin.value;
@@ -123,6 +126,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (model) config.model = model.value.trim();
   const trace = pick("trace", "ZCODE_ACP_TRACE");
   if (trace) config.trace = trace.value;
+  config.prewarm = onUnless(flags, env, "no-prewarm", "ZCODE_ACP_PREWARM");
   // Hidden, for tests: silence (ms) in a running turn before resubscribing,
   // and how long a prompt waits for a busy ZCode session (1308).
   const ms = (name: string) => {

@@ -81,6 +81,10 @@ export const serveFlags = {
     description: described["max-message-bytes"],
     valueHint: "bytes",
   },
+  "no-prewarm": {
+    type: "boolean",
+    description: described["no-prewarm"],
+  },
   version: {
     type: "boolean",
     description: described.version,

@@ -1,15 +1,18 @@
 import type { Handoff } from "../acp/handoff.ts";
 import { initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
 import type { BridgeConfig } from "../config.ts";
+import type { ZCodeConnection } from "../zcode/connection.ts";
 import { routeConsoleToLog } from "./console-to-log.ts";
 import { logStrayRejections } from "./stray-rejections.ts";
 
 // Serve mode. An editor's first message is `initialize`, and it waits for the
 // answer before anything else: that answer is a constant, so it is sent
-// before the ACP SDK is even loaded (the SDK builds its schemas at import:
-// ~30 ms and ~15 MB). The SDK and the agent load when the editor sends its
-// next message; they get everything read so far (the initialize included) and
-// the rest of stdin, and drop their own duplicate initialize answer.
+// before the ACP SDK is even loaded. What the user waits for next is a usable
+// session, so right after that answer the ZCode child starts in the
+// background (src/cli/prewarm.ts; not with --no-prewarm) and the agent loads,
+// both while the editor prepares session/new. The agent gets everything read
+// so far (the initialize included) and the rest of stdin, and drops its own
+// duplicate initialize answer.
 
 /** A first line longer than this is not a plain initialize: hand it over. */
 const MAX_FIRST_LINE = 1 << 20;
@@ -24,9 +27,10 @@ export async function serve(config: BridgeConfig): Promise<number> {
   // first line is still read here so that what follows it waits for that answer.
   const answerHere = !config.trace;
 
-  // Before the agent runs there is no child to stop: a signal just ends us,
-  // with the same exit code 0 the agent uses after its own shutdown.
-  const exitOnSignal = () => process.exit(0);
+  // Until the agent runs, a signal ends us with the exit code 0 the agent
+  // uses after its own shutdown, once a child started early is stopped.
+  let early: ZCodeConnection | undefined;
+  const exitOnSignal = () => void (early?.close() ?? Promise.resolve()).finally(() => process.exit(0));
   const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
   for (const sig of signals) process.on(sig, exitOnSignal);
   const releaseSignals = () => {
@@ -61,16 +65,13 @@ export async function serve(config: BridgeConfig): Promise<number> {
       } catch {
         return 0; // stdout gone (EPIPE): the editor left, nothing to serve
       }
-      // Idle until the editor says something more; loading the agent now
-      // would only cost memory while nobody needs it.
-      if (bytes === newlineAt + 1 && !eof) {
-        const r = await readSafe(reader);
-        if (r.done) eof = true;
-        else buffered.push(r.value);
-      }
-      // Only the answered initialize, then EOF: nothing else to do.
-      if (eof && buffered.reduce((n, b) => n + b.length, 0) === newlineAt + 1) return 0;
     }
+    // Only the initialize, then EOF: the editor is gone already (its answer
+    // is the agent's to give with a trace).
+    const alone = eof && bytes === newlineAt + 1;
+    if (alone && answered !== undefined) return 0;
+    // An editor that initializes opens a session next: start ZCode now.
+    if (initializeId !== undefined && !alone && config.prewarm) early = await prewarm(config);
   }
 
   // The agent gets the initialize line first and the rest only once it has
@@ -107,14 +108,20 @@ export async function serve(config: BridgeConfig): Promise<number> {
   const handoff: Handoff = answered !== undefined
     ? { input, answeredId: answered, onAgentInitialized: agentReady }
     : { input, initializeId, onAgentInitialized: agentReady };
-  return runAgent(config, handoff, releaseSignals);
+  return runAgent(config, handoff, releaseSignals, early);
 }
 
-async function runAgent(config: BridgeConfig, handoff: Handoff, releaseSignals: () => void): Promise<number> {
+/** Loaded here, after the answer: the child's module is not needed to answer initialize. */
+async function prewarm(config: BridgeConfig): Promise<ZCodeConnection> {
+  const { prewarmZCode } = await import("./prewarm.ts");
+  return prewarmZCode(config);
+}
+
+async function runAgent(config: BridgeConfig, handoff: Handoff, releaseSignals: () => void, conn?: ZCodeConnection): Promise<number> {
   const { runServer } = await import("../acp/server.ts");
   // The agent installs its own handlers (it has a child to stop).
   releaseSignals();
-  await runServer(config, handoff);
+  await runServer(config, handoff, conn);
   return 0;
 }
 

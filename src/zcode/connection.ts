@@ -3,22 +3,22 @@ import type { BridgeConfig } from "../config.ts";
 import { log as rootLog } from "../log.ts";
 import { CliCapabilities } from "./capabilities.ts";
 import { ChildRequests, type RequestHandler } from "./child-requests.ts";
-import { detectVersion } from "./cli-version.ts";
-import { LOCAL_ERR, ZCodeError, ZCodeUnsupportedError, type ExitInfo } from "./errors.ts";
+import { how, stopChild, watchChild, type Child as WatchedChild } from "./child.ts";
+import { detectVersion, knownVersion, stopVersionProbe } from "./cli-version.ts";
+import { LOCAL_ERR, ZCodeError, ZCodeExitedError, ZCodeUnsupportedError, type ExitInfo } from "./errors.ts";
 import { EventRouter, type EventListener } from "./event-router.ts";
 import { decodeFrame, encodeNotification, encodeRequest, excerpt, type Frame } from "./frames.ts";
 import { launchEnv } from "./launch-env.ts";
-import { readLines } from "./lines.ts";
 import { LogLimiter } from "./log-limit.ts";
 import { PendingRequests } from "./pending-requests.ts";
 import { spawnZCode, type SpawnedChild } from "./process.ts";
 import { resolveZCode, type ZCodeLaunch } from "./resolve.ts";
-import { StderrCollector } from "./stderr.ts";
 
-// The ZCode child and the client side of its wire: lazy start, version check,
-// a clean death (when the child exits every pending request fails at once,
-// and the next request starts a fresh child, generation + 1), and the frames
-// in both directions. What the frames mean is handed on: answers to our
+// The ZCode child and the client side of its wire: lazy start, version check
+// (beside the child's boot; nothing is sent before it passes), a clean death
+// (when the child exits every pending request fails at once, and the next
+// request starts a fresh child, generation + 1), and the frames in both
+// directions. The process itself (output, exit, stop) is child.ts's. What the frames mean is handed on: answers to our
 // requests to PendingRequests (correlation, timeouts, schemas), session
 // events to EventRouter, the child's own requests to ChildRequests (answered
 // exactly once).
@@ -47,21 +47,10 @@ export interface ConnectionOptions {
   stderrLinesPerSecond?: number;
 }
 
-interface Child {
-  info: ChildInfo;
-  spawned: SpawnedChild;
-  stderr: StderrCollector;
-  exited: boolean;
-  /** Timeouts since the child last wrote a line (see FROZEN_AFTER_TIMEOUTS). */
-  silentTimeouts: number;
-  /** We hold its stdout back (a slow editor): its silence says nothing then. */
-  gated: boolean;
-  /** Resolves once the exit has been fully handled (pending failed, listeners told). */
-  gone: Promise<void>;
-}
+type Child = WatchedChild<ChildInfo>;
 
-/** How long after the child's exit we wait for the rest of its stdout/stderr. */
-const DRAIN_MS = 250;
+/** A child whose version was accepted: the one requests go to. */
+type ServingChild = Child & { info: ChildInfo };
 
 /**
  * Requests in a row that time out while the child writes nothing at all:
@@ -89,9 +78,12 @@ export class ZCodeConnection {
   private readonly defaultTimeoutMs: number;
   private readonly killGraceMs: number;
   private readonly stderrPerSecond: number;
-  private child: Child | undefined;
+  private child: ServingChild | undefined;
   private starting: Promise<ChildInfo> | undefined;
   private closed = false;
+  private markClosed!: () => void;
+  /** Rejects once close() is called: a start waiting for `--version` gives up then. */
+  private readonly closedSignal = new Promise<never>((_, reject) => (this.markClosed = () => reject(closedError())));
   private readonly exitListeners = new Set<(info: ChildExit) => void>();
   /** Bad frames from a broken child must not flood our log (one budget for every kind of them). */
   private readonly badFrameLog = new LogLimiter(20, (n) => log.warn(`suppressed ${n} more warnings about bad frames from ZCode`));
@@ -108,6 +100,7 @@ export class ZCodeConnection {
     this.killGraceMs = opts.killGraceMs ?? 1500;
     this.stderrPerSecond = opts.stderrLinesPerSecond ?? 20;
     this.launch = opts.launch;
+    this.closedSignal.catch(() => {});
   }
 
   /** The running child's capabilities, if a child runs. */
@@ -121,7 +114,7 @@ export class ZCodeConnection {
 
   /** Starts the child if none runs (idempotent; concurrent callers share one start). */
   start(): Promise<ChildInfo> {
-    if (this.closed) return Promise.reject(new ZCodeError((e) => e.connectionClosed, { code: LOCAL_ERR.exited }));
+    if (this.closed) return Promise.reject(closedError());
     if (this.child && !this.child.exited) return Promise.resolve(this.child.info);
     if (!this.starting) {
       this.starting = this.spawnChild().finally(() => {
@@ -137,76 +130,77 @@ export class ZCodeConnection {
       resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
     this.launch = launch;
     const env = launchEnv(launch, this.config.env);
-    // Asked again for every child: the CLI may have been updated (or replaced) in place since the last one.
-    const version = await detectVersion(launch, env);
+    // Known without running the CLI (its package metadata, or this very file
+    // asked before): a CLI too old is refused before anything starts.
+    const known = knownVersion(launch, env);
+    if (known !== undefined) this.capabilitiesFor(known);
+    this.throwIfClosed();
+    // Otherwise `--version` runs beside the app-server child, so that their
+    // two boots overlap instead of adding up; nothing is sent to the child
+    // (start() has not resolved) until its version is known and supported.
+    // The child goes first: its boot is what the first session waits for.
+    const child = this.watch(spawnZCode(launch, env, this.killGraceMs));
+    let version: string;
+    let capabilities: CliCapabilities;
+    try {
+      // close() does not wait for the probe: it ends it (see close()).
+      version = known ?? (await Promise.race([detectVersion(launch, env), this.closedSignal]));
+      capabilities = this.capabilitiesFor(version);
+      this.throwIfClosed();
+    } catch (e) {
+      // Unsupported, no version, or closed meanwhile: this child never served.
+      await this.stop(child);
+      throw e;
+    }
+    const generation = ++this.generation;
+    const info: ChildInfo = { generation, version, pid: child.spawned.proc.pid, capabilities };
+    child.info = info;
+    this.child = child as ServingChild;
+    log.debug(`started ZCode ${version} (pid ${info.pid}, generation ${generation}): ${launch.command.join(" ")}`);
+    // Died while its version was asked: the first request reports that exit.
+    if (child.exit) log.warn(`ZCode (generation ${generation}) exited at start with ${how(child.exit)}`);
+    return info;
+  }
+
+  /** The capabilities of a CLI of this version; a version too old is refused. */
+  private capabilitiesFor(version: string): CliCapabilities {
     this.detectedVersion = version;
     const capabilities = new CliCapabilities(version);
     if (!capabilities.supported) throw new ZCodeUnsupportedError(version);
-    if (this.closed) throw new ZCodeError((e) => e.connectionClosed, { code: LOCAL_ERR.exited });
+    return capabilities;
+  }
 
-    const spawned = spawnZCode(launch, env, this.killGraceMs);
-    const generation = ++this.generation;
-    const info: ChildInfo = { generation, version, pid: spawned.proc.pid, capabilities };
-    const stderr = new StderrCollector(log, { linesPerSecond: this.stderrPerSecond });
-    let markGone!: () => void;
-    const child: Child = {
-      info,
-      spawned,
-      stderr,
-      exited: false,
-      silentTimeouts: 0,
-      gated: false,
-      gone: new Promise<void>((r) => (markGone = r)),
-    };
-    this.child = child;
-    log.debug(`started ZCode ${version} (pid ${info.pid}, generation ${generation}): ${launch.command.join(" ")}`);
+  private throwIfClosed(): void {
+    if (this.closed) throw closedError();
+  }
 
-    const stdoutDone = readLines(spawned.proc.stdout, (line) => this.onLine(child, line), {
-      beforeRead: () => {
-        const gate = this.readGate?.();
-        if (!gate) return undefined;
-        child.gated = true;
-        return gate.finally(() => {
-          child.gated = false;
-          child.silentTimeouts = 0;
-        });
-      },
+  /** A new child, watched; it serves once spawnChild gives it its info. */
+  private watch(spawned: SpawnedChild): Child {
+    const child: Child = watchChild<ChildInfo>(spawned, {
+      onLine: (line) => this.onLine(child, line),
+      readGate: () => this.readGate?.(),
       maxLineBytes: this.config.maxLineBytes,
-      onOverlong: (bytes) =>
-        log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${this.config.maxLineBytes}-byte limit)`),
-    }).catch((e) => log.debug(`ZCode stdout ended with an error: ${(e as Error).message}`));
-    const stderrDone = readLines(spawned.proc.stderr, (line) => stderr.line(line), {
-      maxLineBytes: 64 * 1024,
-      onOverlong: (bytes) => stderr.line(`<${bytes}-byte line skipped>`),
-    }).catch(() => {});
-
-    void spawned.proc.exited.then(async (code) => {
-      // Let the last frames and stderr lines in before judging the exit.
-      await Promise.race([Promise.all([stdoutDone, stderrDone]), Bun.sleep(DRAIN_MS)]);
-      child.exited = true;
-      spawned.disarm();
-      endQuietly(child);
-      stderr.flushSuppressed();
-      const exit: ChildExit = {
-        generation,
-        code: spawned.proc.signalCode ? null : code,
-        signal: spawned.proc.signalCode ? String(spawned.proc.signalCode) : null,
-        stderrTail: stderr.lastLines(),
-      };
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-      if (this.closed) log.debug(`ZCode (generation ${generation}) exited with ${how}`);
-      else log.warn(`ZCode (generation ${generation}) exited with ${how}`);
-      this.pending.failGeneration(generation, exit);
-      for (const cb of [...this.exitListeners]) {
-        try {
-          cb(exit);
-        } catch (e) {
-          log.error(`an exit listener failed: ${(e as Error).message}`);
-        }
-      }
-      markGone();
+      stderrLinesPerSecond: this.stderrPerSecond,
+      onExit: (exit) => {
+        if (child.info) this.onChildExit({ ...exit, generation: child.info.generation });
+        else log.debug(`ZCode exited with ${how(exit)} before its version was known`);
+      },
     });
-    return info;
+    return child;
+  }
+
+  private onChildExit(exit: ChildExit): void {
+    const { generation } = exit;
+    if (this.closed) log.debug(`ZCode (generation ${generation}) exited with ${how(exit)}`);
+    else log.warn(`ZCode (generation ${generation}) exited with ${how(exit)}`);
+    this.pending.failGeneration(generation, exit);
+    for (const cb of [...this.exitListeners]) {
+      try {
+        cb(exit);
+      } catch (e) {
+        log.error(`an exit listener failed: ${(e as Error).message}`);
+      }
+    }
   }
 
   /**
@@ -222,6 +216,8 @@ export class ZCodeConnection {
   ): Promise<T> {
     await this.start();
     const child = this.child;
+    // It died while its version was asked: its own exit says why.
+    if (child?.exit) throw new ZCodeExitedError(child.exit, method);
     if (!child || child.exited) throw new ZCodeError((e) => e.notRunning(method), { code: LOCAL_ERR.exited, method });
     const id = this.pending.newId();
     let line: string;
@@ -271,17 +267,15 @@ export class ZCodeConnection {
   /** Ends the child for good: SIGTERM to its process group, SIGKILL after the grace. */
   async close(): Promise<void> {
     this.closed = true;
+    this.markClosed();
+    // A start in progress may be waiting for `--version`: that probe goes too.
+    if (this.starting && this.launch) stopVersionProbe(this.launch, launchEnv(this.launch, this.config.env));
     if (this.starting) await this.starting.catch(() => {});
-    const child = this.child;
-    if (!child || child.exited) return;
-    // A well-behaved CLI exits on stdin EOF; the signal is for the rest.
-    endQuietly(child);
-    child.spawned.signalGroup("SIGTERM");
-    const killer = setTimeout(() => child.spawned.signalGroup("SIGKILL"), this.killGraceMs);
-    await child.gone;
-    clearTimeout(killer);
-    // Grandchildren that ignored SIGTERM may still sit in the group.
-    child.spawned.signalGroup("SIGKILL");
+    if (this.child) await this.stop(this.child);
+  }
+
+  private stop(child: Child): Promise<void> {
+    return stopChild(child, this.killGraceMs);
   }
 
   /**
@@ -341,11 +335,13 @@ export class ZCodeConnection {
     switch (frame.kind) {
       case "response":
       case "error":
-        this.pending.settle(frame, line, child.info.capabilities);
+        // A child still starting was sent nothing: it has nothing to answer.
+        if (child.info) this.pending.settle(frame, line, child.info.capabilities);
         return;
       case "request":
         this.childRequests.answer(frame.id, frame.method, frame.params, (answer) => {
-          if (child.exited || child !== this.child) return; // that child is gone; so is its question
+          // That child is gone (or replaced); so is its question. One still starting may ask.
+          if (child.exited || (child.info !== undefined && child !== this.child)) return;
           this.write(child, answer);
         });
         return;
@@ -357,12 +353,6 @@ export class ZCodeConnection {
   }
 }
 
-/** Closes the child's stdin; a dead child's pipe may refuse, which is fine. */
-function endQuietly(child: Child): void {
-  try {
-    const r = child.spawned.proc.stdin.end();
-    if (r instanceof Promise) r.catch(() => {});
-  } catch {
-    // already closed
-  }
+function closedError(): ZCodeError {
+  return new ZCodeError((e) => e.connectionClosed, { code: LOCAL_ERR.exited });
 }

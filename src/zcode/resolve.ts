@@ -8,7 +8,7 @@ import { homeDir, inHome, isExecutable, isFile, nonEmpty, which, type Env } from
 // ZCODE_BIN (a binary or a .cjs/.mjs/.js entry), then `zcode` on PATH, then the
 // copy inside the desktop app. A JS entry runs under the Node find-node.ts
 // finds (Bun cannot run it). Always an argument array, never a shell. The
-// CLI's version is asked separately (cli-version.ts), per child.
+// CLI's version is known separately (cli-version.ts).
 
 // Kept for importers of the launch API that still take the type from here.
 

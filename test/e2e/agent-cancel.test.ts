@@ -177,8 +177,9 @@ describe("cancel", () => {
     const dir = mkdtempSync(join(tmpdir(), "zcode-slow-start-"));
     const slow = join(dir, "slow");
     const bin = join(dir, "zcode");
-    // While `slow` exists, each new child takes 800 ms to say its version.
-    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ] && [ -e '${slow}' ]; then sleep 0.8; fi\nexec '${SIM_BIN}' "$@"\n`, { mode: 0o755 });
+    // While `slow` exists, each new child takes 800 ms to boot (its version
+    // is known from the first one: this file does not change).
+    writeFileSync(bin, `#!/bin/sh\nif [ -e '${slow}' ]; then sleep 0.8; fi\nexec '${SIM_BIN}' "$@"\n`, { mode: 0o755 });
     try {
       await withBridge({ env: { ZCODE_BIN: bin }, record: true }, async (h) => {
         const { sessionId } = await h.newSession();

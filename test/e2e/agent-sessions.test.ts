@@ -2,7 +2,7 @@
 // initialize, new, load (replay before the answer), resume, list, close, fork.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, SIM_BIN, rejection, withBridge, type Harness } from "../support/acp-harness.ts";
@@ -184,16 +184,19 @@ describe("sessions", () => {
 
   test("the CLI is replaced by one too old (0.14.7): prompt, load and resume fail naming both versions; a good CLI again works", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zcode-swap-"));
-    const versionFile = join(dir, "version");
     const bin = join(dir, "zcode");
-    writeFileSync(versionFile, "0.15.3");
-    // Each start of the child reads the version it should claim.
-    writeFileSync(bin, `#!/bin/sh\nexec '${SIM_BIN}' --sim-version "$(cat '${versionFile}')" "$@"\n`, { mode: 0o755 });
+    // Installed the way installers do it: a new file renamed over the old one.
+    // The bridge knows a version per file, so it asks again only when the file changes.
+    const install = (version: string) => {
+      writeFileSync(`${bin}.new`, `#!/bin/sh\nexec '${SIM_BIN}' --sim-version ${version} "$@"\n`, { mode: 0o755 });
+      renameSync(`${bin}.new`, bin);
+    };
+    install("0.15.3");
     try {
       await withBridge({ env: { ZCODE_BIN: bin } }, async (h) => {
         const { sessionId } = await h.newSession();
         await expectError(h.prompt(sessionId, "#scenario:crash"), -32603);
-        writeFileSync(versionFile, "0.14.7");
+        install("0.14.7");
         for (const call of [
           h.prompt(sessionId, "hello"),
           h.agent.request(m.session.load, { sessionId, cwd: h.stateDir, mcpServers: [] }),
@@ -203,7 +206,7 @@ describe("sessions", () => {
           expect(e.message).toContain("0.14.7");
           expect(e.message).toContain("0.14.8");
         }
-        writeFileSync(versionFile, "0.15.3");
+        install("0.15.3");
         expect((await h.prompt(sessionId, "hello again")).stopReason).toBe("end_turn");
       });
     } finally {

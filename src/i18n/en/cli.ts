@@ -34,6 +34,8 @@ export const cli = {
     "max-line-bytes": "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 33554432)",
     "max-message-bytes":
       "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 67108864)",
+    "no-prewarm":
+      "Start ZCode when the first session needs it, not in the background once initialize is answered (env ZCODE_ACP_PREWARM=0)",
     version: "Print the version and exit",
   },
 

@@ -34,6 +34,8 @@ export const cli: typeof en = {
     "max-line-bytes": "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 33554432）",
     "max-message-bytes":
       "从编辑器接收的单条消息最大字节数，超出的请求会收到错误回复（环境变量 ZCODE_ACP_MAX_MESSAGE_BYTES；默认 67108864）",
+    "no-prewarm":
+      "等到第一个会话需要时才启动 ZCode，而不是在回复 `initialize` 后立即在后台启动（环境变量 ZCODE_ACP_PREWARM=0）",
     version: "输出版本号后退出",
   },
 
