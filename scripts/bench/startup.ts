@@ -138,6 +138,7 @@ async function build(dir: string, baselineRef: string | undefined): Promise<Comm
     { stdout: "pipe", stderr: "pipe", env: { ...process.env, BUN_BE_BUN: "1" } },
   );
   if (b.exitCode !== 0) throw new Error(`node bundle failed: ${b.stderr.toString()}`);
+  stubBunModules(nodeBundle, dir);
   const node = Bun.which("node");
   return {
     floor: [join(dir, "floor")],
@@ -147,6 +148,23 @@ async function build(dir: string, baselineRef: string | undefined): Promise<Comm
     node: node ? [node, "--import", shim, nodeBundle] : undefined,
     baseline,
   };
+}
+
+/**
+ * Node cannot load Bun's own modules (`bun:sqlite`, which the ZCode app
+ * history imports): the Node build gets stand-ins that throw if used. Only
+ * the path to `initialize` is measured, and it uses none of them.
+ */
+function stubBunModules(bundle: string, dir: string): void {
+  const code = readFileSync(bundle, "utf8").replace(/import\s*\{([^}]*)\}\s*from\s*"bun:(\w+)"/g, (_, names: string, mod: string) => {
+    const stub = join(dir, `bun-${mod}-stub.mjs`);
+    const exported = names.split(",").map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean);
+    const body = exported.map((n) => `export class ${n} { constructor() { throw new Error("bun:${mod} is not in the Node comparison build"); } }`);
+    writeFileSync(stub, `${body.join("\n")}\n`);
+    return `import{${names}}from${JSON.stringify(stub)}`;
+  });
+  if (/from\s*"bun:/.test(code)) throw new Error("the Node bundle imports a Bun module in a form the stubs do not cover");
+  writeFileSync(bundle, code);
 }
 
 /** The bridge as of `ref`, built by that ref's own build script (its flags, its dependencies' use). */
