@@ -175,7 +175,7 @@ export class ZCodeApi {
     await this.call("session/stop", { sessionId }, EmptyResultSchema);
   }
 
-  // There is deliberately no close(): ZCode's session/close deletes the
+  // There is deliberately no close(): ZCode's own close method deletes the
   // user's conversation. Nothing an editor does may send it.
 
   fork(p: { sessionId: string; target: HistoryTarget }): Promise<ForkResult> {
