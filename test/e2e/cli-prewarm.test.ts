@@ -5,6 +5,7 @@
 // editor that only initializes and leaves leaves no process behind.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isAlive } from "../support/acp-harness.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, INITIALIZE_LINE, run, SIM_BIN } from "./cli-support.ts";
@@ -67,19 +68,6 @@ const env = (bin: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await Bun.sleep(20);
@@ -131,14 +119,14 @@ describe("prewarm", () => {
     await b.send(INITIALIZE_LINE);
     expect(await until(() => z.starts().some(([k]) => k === "server"))).toBe(true);
     const [, pid] = z.starts().find(([k]) => k === "server")!;
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     await b.send(newSession(2));
     expect((await b.answer(2))?.result?.sessionId).toBeString();
     // The session went to the child started ahead: no second one.
     expect(z.starts().filter(([k]) => k === "server")).toHaveLength(1);
     const { code } = await b.end();
     expect(code).toBe(0);
-    expect(await until(() => !alive(pid))).toBe(true);
+    expect(await until(() => !isAlive(pid))).toBe(true);
   });
 
   test("initialize only, then EOF while ZCode is still starting: exit 0, and neither the child nor the --version probe is left", async () => {
@@ -153,7 +141,7 @@ describe("prewarm", () => {
     // EOF does not wait for the slow probe.
     expect(Date.now() - t0).toBeLessThan(2500);
     // Ended, not left to finish its 3 s on its own.
-    for (const [, pid] of z.starts()) expect(await until(() => !alive(pid), 1000)).toBe(true);
+    for (const [, pid] of z.starts()) expect(await until(() => !isAlive(pid), 1000)).toBe(true);
     expect(b.messages).toHaveLength(1);
   });
 
@@ -165,7 +153,7 @@ describe("prewarm", () => {
     b.p.kill("SIGTERM");
     const { code } = await b.end();
     expect(code).toBe(0);
-    for (const [, pid] of z.starts()) expect(await until(() => !alive(pid))).toBe(true);
+    for (const [, pid] of z.starts()) expect(await until(() => !isAlive(pid))).toBe(true);
   });
 
   for (const [how, args, extra] of [
@@ -219,7 +207,7 @@ describe("prewarm", () => {
     const err = (await b.answer(2))?.error;
     expect(err?.message).toContain("0.14.7");
     expect(err?.message).toContain("0.14.8");
-    for (const [, pid] of z.starts()) expect(await until(() => !alive(pid))).toBe(true);
+    for (const [, pid] of z.starts()) expect(await until(() => !isAlive(pid))).toBe(true);
     expect((await b.end()).code).toBe(0);
   });
 });

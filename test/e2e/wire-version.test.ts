@@ -5,6 +5,7 @@
 // CLI that is too old, and leaves no process behind.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isAlive } from "../support/acp-harness.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "../../src/config.ts";
@@ -71,22 +72,9 @@ function connect(bin: string, extraEnv: Record<string, string> = {}): ZCodeConne
   return c;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await Bun.sleep(20);
-  return !alive(pid);
+  for (let i = 0; i < 100 && isAlive(pid); i++) await Bun.sleep(20);
+  return !isAlive(pid);
 }
 
 describe("the version probe beside the child", () => {

@@ -359,11 +359,17 @@ export async function withBridge<T>(opts: HarnessOptions, fn: (h: Harness) => Pr
 }
 
 /** Is a process with this pid still alive? */
+/** Whether the process runs (a zombie, dead but not yet reaped, counts as gone). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    // No /proc (not Linux), or it is gone by now.
+    return process.platform !== "linux";
   }
 }

@@ -10,6 +10,7 @@
 // long as that grandchild lived.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { isAlive } from "../../support/acp-harness.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clearVersionCache, detectVersion, knownVersion, packageVersion, stopVersionProbe } from "../../../src/zcode/cli-version.ts";
@@ -42,20 +43,6 @@ function probe(body: string): { launch: { command: string[]; entry: string; sour
   writeFileSync(bin, `#!/bin/sh\nPIDFILE='${pidFile}'\n${body}\n`);
   chmodSync(bin, 0o755);
   return { launch: { command: [bin], entry: bin, source: "env" }, pidFile };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie is dead for our purpose.
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 
 async function grandchild(pidFile: string): Promise<number> {
@@ -120,8 +107,8 @@ describe("the probe is bounded whatever its process tree does", () => {
     // Generous margin for a loaded 2-core machine; the bug waited 30 s.
     expect(r.ms).toBeLessThan(TIMEOUT_MS + 4000);
     const pid = await grandchild(pidFile);
-    for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(20);
-    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 50 && isAlive(pid); i++) await Bun.sleep(20);
+    expect(isAlive(pid)).toBe(false);
   }, 15_000);
 
   test("a grandchild that left the process group and holds the pipes cannot stretch the limit", async () => {
