@@ -10,6 +10,7 @@ import type { Runtime, Sim } from "./sim.ts";
 import { settings, snapshot } from "./snapshot.ts";
 import { newId, uuid } from "./store.ts";
 import type { Checkpoint, Message, SessionRecord, Workspace } from "./types.ts";
+import { v4Methods } from "./v4.ts";
 import { log } from "./wire.ts";
 import { runtimePreferencesResult } from "./zcode-schemas.ts";
 
@@ -552,5 +553,6 @@ const methods: Record<string, Handler> = {
 
 export function lookup(sim: Sim, method: string): Handler | undefined {
   if (sim.pers.missing(method)) return undefined;
+  if (Object.hasOwn(v4Methods, method)) return v4Methods[method];
   return Object.hasOwn(methods, method) ? methods[method] : undefined;
 }

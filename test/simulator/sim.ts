@@ -64,10 +64,20 @@ export interface Runtime {
   sessionRules: PermissionRule[];
   /** The first input of this materialization has been seen (session.updated SessionStart hook). */
   started: boolean;
+  /** v4: this materialization's publisher epoch and snapshot revision (ZCODE-V4.md §3). */
+  logEpoch: string;
+  v4Revision: number;
+  /** v4 row ids by entity key: monotonic, never reused. */
+  rowIds: Map<string, number>;
+  nextRowId: number;
+  /** Guides that fell back to the queue when their turn was stopped: held, not run. */
+  heldGuides: { commandId: string; text: string }[];
 }
 
 export class Sim {
   readonly runtimes = new Map<string, Runtime>();
+  /** v4 settled ACKs per session (command-inbox.ts idempotency table), kept past a deleteSession. */
+  readonly v4Acks = new Map<string, Map<string, Promise<Record<string, unknown>>>>();
   readonly outgoing: Outgoing;
   /** Hooks for the fuzzing mode; no-ops otherwise. */
   fuzz: {
@@ -103,6 +113,11 @@ export class Sim {
       activeTools: new Map(),
       sessionRules: [],
       started: false,
+      logEpoch: `${Date.now().toString(36)}-${uuid().replaceAll("-", "").slice(0, 8)}`,
+      v4Revision: 0,
+      rowIds: new Map(),
+      nextRowId: 1,
+      heldGuides: [],
     };
     this.runtimes.set(s.id, r);
     return r;
@@ -141,6 +156,8 @@ export class Sim {
     const e: StoredEvent = { eventId: uuid(), payload, seq: ++r.seq, sessionId: s.id, timestamp: Date.now(), traceId: s.traceId, type };
     if (opts.turnId && this.pers.turnIdOnEnvelope) e.turnId = opts.turnId;
     r.events.push(e);
+    // Streamed text does not move the v4 revision; every structural change does (projection-state.ts).
+    if (type !== "model.streaming") r.v4Revision++;
     if (r.events.length > MAX_EVENTS * 1.1) r.events.splice(0, r.events.length - MAX_EVENTS);
     if (pushing) this.out.raw(`{"method":"session/event","params":${JSON.stringify(this.mapEvent(e, r.deliveryKind))}}`);
     return e;

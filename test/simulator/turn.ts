@@ -19,7 +19,7 @@ import { formatIssues, validate } from "./schema.ts";
 import type { PendingPermission, Runtime, Sim } from "./sim.ts";
 import { contextWindow, settings } from "./snapshot.ts";
 import { newId, uuid } from "./store.ts";
-import type { AssistantInfo, Message, SessionRecord, TokenUsage, ToolPart, UserInfo } from "./types.ts";
+import type { AssistantInfo, Message, SessionRecord, TokenUsage, ToolPart, TurnLog, UserInfo } from "./types.ts";
 
 export class Stopped extends Error {
   constructor() {
@@ -184,6 +184,12 @@ export class Turn {
   /** Appended to the echo of the default reply (attachments, auth). */
   notes: string[] = [];
   userMessage!: Message;
+  /** v4: guides steered into this turn, not yet drained (steering.ts pendingInputs). */
+  guides: { commandId: string; text: string }[] = [];
+  /** turn.started's foregroundExecutionId (what a v4 stop names). */
+  foregroundExecutionId: string | undefined;
+  /** v4: the projection's record of this turn. */
+  log: TurnLog | undefined;
 
   constructor(
     readonly sim: Sim,
@@ -331,6 +337,7 @@ export class Turn {
     const message: Message = { info, parts: [] };
     message.parts.push(this.part(info.messageId, { type: "step-start" as const }));
     this.s.messages.push(message);
+    this.log?.messageIds.push(info.messageId);
     this.historyRoundCount++;
     this.step = { message, info, text: "", outputChars: 0, reasoningChars: 0 };
     return this.step;
@@ -505,6 +512,61 @@ export class Turn {
       });
     }
     for (const c of calls) this.r.activeTools.delete(c.toolCallId);
+    this.recordFileChanges(calls);
+    // Every tool result of this model step is committed: a tool-batch boundary.
+    await this.drainGuide();
+  }
+
+  /** Can a guide be steered in now (steering.ts: a running regular turn; noboundary=1 never offers a boundary)? */
+  get steerable(): boolean {
+    return this.kind === "regular" && !this.stopped && this.params.noboundary !== "1";
+  }
+
+  /**
+   * One pending guide becomes a real user message of this turn
+   * (TurnSteerDrained → turn.steerDrained); the next model step sees it.
+   */
+  async drainGuide(): Promise<boolean> {
+    if (!this.steerable) return false;
+    const g = this.guides.shift();
+    if (!g) return false;
+    const info = this.userInfo();
+    this.s.messages.push({ info, parts: [this.part(info.messageId, { type: "text" as const, text: g.text })] });
+    this.log?.messageIds.push(info.messageId);
+    this.log?.guidedIds.push(info.messageId);
+    const pendingInputId = `queue_${g.commandId}`;
+    await this.emit("turn.steerDrained", {
+      injectedMessageIds: [info.messageId],
+      pendingInputIds: [pendingInputId],
+      drainedInputs: [{ pendingInputId, messageId: info.messageId, text: g.text, delivery: "guide" }],
+      queryIds: [g.commandId],
+      targetTurnId: this.id,
+    });
+    // The simulator's way of showing the model saw it.
+    await this.say(`[guide received: ${g.text}] `);
+    return true;
+  }
+
+  /** Edit and Write results, as file rewind will see them (unsafe=<reason> marks them unrestorable). */
+  private recordFileChanges(calls: ToolCall[]): void {
+    if (!this.log) return;
+    for (const c of calls) {
+      if (c.outcome !== "success" || (c.toolName !== "Edit" && c.toolName !== "Write")) continue;
+      const path = String((c.input as { file_path?: unknown }).file_path ?? "");
+      const known = this.log.files.find((f) => f.path === path);
+      if (known) {
+        known.operationCount++;
+        if (!known.toolNames.includes(c.toolName)) known.toolNames.push(c.toolName);
+        continue;
+      }
+      this.log.files.push({
+        path,
+        action: c.toolName === "Write" ? "delete" : "restore",
+        toolNames: [c.toolName],
+        operationCount: 1,
+        ...(this.params.unsafe ? { unsafeReason: this.params.unsafe === "1" ? "external_modified" : this.params.unsafe } : {}),
+      });
+    }
   }
 
   /** Permission flow, then `started`. Returns the input to run with, or undefined (denied / failed). */
