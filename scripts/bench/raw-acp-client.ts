@@ -7,7 +7,7 @@
 import type { Subprocess } from "bun";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { LineSplitter } from "../../src/zcode/lines.ts";
+import { LineSplitter } from "../../src/lines.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BRIDGE_BIN = join(ROOT, "dist/zcode-acp-server");

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { LineSplitter, lines } from "../../src/zcode/lines.ts";
+import { LineSplitter, lines } from "../../src/lines.ts";
 
 const MiB = 1024 * 1024;
 

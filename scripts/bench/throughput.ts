@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { LineSplitter } from "../../src/zcode/lines.ts";
+import { LineSplitter } from "../../src/lines.ts";
 import { BRIDGE_BIN, RawAcpClient, SIM_BIN, rssMB, type JsonRpcMessage } from "./raw-acp-client.ts";
 
 const nowMicros = (): number => (performance.timeOrigin + performance.now()) * 1000;

@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { log as rootLog } from "../log.ts";
-import { LineSplitter } from "../zcode/lines.ts";
+import { LineSplitter } from "../lines.ts";
 import { answerableId, PEEK_CHARS, peekMessage } from "./request-peek.ts";
 
 // The editor's newline-delimited JSON as an ACP message stream: our own

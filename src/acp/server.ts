@@ -1,23 +1,22 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
-import { Bridge, type EditorPort } from "../bridge/bridge.ts";
-import { invalidParams, toRequestError } from "../bridge/errors.ts";
-import { zcodeMcpServers } from "../bridge/mcp-servers.ts";
-import { sessionSetup } from "../bridge/options.ts";
-import type { Session } from "../bridge/session.ts";
+import { Bridge, type EditorPort } from "../session/bridge.ts";
+import { invalidParams, isExpectedError, toRequestError } from "../translate/errors.ts";
+import { zcodeMcpServers } from "../translate/mcp-servers.ts";
+import { sessionSetup } from "../translate/options/options.ts";
+import type { Session } from "../session/session.ts";
 import type { BridgeConfig } from "../config.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
-import { ZCodeError } from "../zcode/errors.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
 import { initializeResult } from "./initialize.ts";
 import { listPage } from "./session-list.ts";
 import { openAcpStdio } from "./stdio.ts";
 
 // The ACP surface: each request checked, handed to the bridge, its answer or
-// error shaped for the editor. What sessions do lives in src/bridge.
+// error shaped for the editor. What sessions do lives in src/session.
 
 const logger = log.withTag("acp");
 
@@ -130,7 +129,7 @@ class AcpAgent {
       const p = Promise.race([fn(ctx.params, ctx), this.abandoned]).catch((err: unknown) => {
         const sessionId = (ctx.params as { sessionId?: unknown } | undefined)?.sessionId;
         // Our own bugs deserve a stack in the log; ZCode's and the editor's errors are expected.
-        if (!(err instanceof acp.RequestError) && !(err instanceof ZCodeError)) logger.warn(`${ctx.method} failed:`, err);
+        if (!isExpectedError(err)) logger.warn(`${ctx.method} failed:`, err);
         else logger.debug(`${ctx.method} failed:`, err);
         throw toRequestError(err, { sessionId: typeof sessionId === "string" ? sessionId : undefined });
       });

@@ -1,5 +1,5 @@
 import type { ListSessionsResponse, SessionInfo } from "@agentclientprotocol/sdk/unstable";
-import { invalidParams } from "../bridge/errors.ts";
+import { invalidParams } from "../translate/errors.ts";
 import { t } from "../i18n/index.ts";
 import type { ListResult } from "../zcode/result-schemas.ts";
 

@@ -1,6 +1,6 @@
-import { usageUpdate } from "../bridge/events.ts";
+import { usageUpdate } from "../translate/events.ts";
 import { t } from "../i18n/index.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 
 /** How long /compact waits for ZCode's compaction turn before answering anyway. */
 const COMPACT_WAIT_MS = 120_000;

@@ -1,6 +1,6 @@
 import { t } from "../i18n/index.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
-import type { CommandContext, SlashCommand } from "./registry.ts";
+import type { CommandContext, SlashCommand } from "./types.ts";
 import { notSupportedText, usageLine } from "./text.ts";
 
 /** The JSON-RPC code of a ZCode (or ACP) error, without depending on its class. */

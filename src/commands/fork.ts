@@ -1,24 +1,9 @@
 import { t } from "../i18n/index.ts";
-import type { ZCodeApi } from "../zcode/api.ts";
+import { forkAtLatestCheckpoint, type ForkedSession } from "../zcode/fork.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { errorCode } from "./explain.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 import { code } from "./text.ts";
-
-export interface ForkedSession {
-  /** The new session's id (ZCode's and ACP's: the bridge uses ZCode ids). */
-  sessionId: string;
-  title: string;
-}
-
-/**
- * Forks a session at its latest checkpoint. Shared by `/fork` and ACP's
- * `session/fork`, so both send exactly the same request.
- */
-export async function forkSession(api: ZCodeApi, sessionId: string): Promise<ForkedSession> {
-  const result = await api.fork({ sessionId, target: { kind: "latestCheckpoint" } });
-  return { sessionId: result.forkedSessionId, title: result.snapshot?.session?.title ?? "" };
-}
 
 export const forkCommand: SlashCommand = {
   name: "fork",
@@ -29,7 +14,7 @@ export const forkCommand: SlashCommand = {
   async run(ctx) {
     let fork: ForkedSession;
     try {
-      fork = await forkSession(ctx.api, ctx.sessionId);
+      fork = await forkAtLatestCheckpoint(ctx.api, ctx.sessionId);
     } catch (err) {
       if (!isNoCheckpoint(err)) throw err;
       await ctx.say(t().commands.fork.noCheckpoint);

@@ -1,5 +1,5 @@
 import { t } from "../i18n/index.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 import { usageLine } from "./text.ts";
 
 type GoalAction = "show" | "set" | "replace" | "clear" | "pause" | "resume";

@@ -1,5 +1,5 @@
 import { t } from "../i18n/index.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 import { usageOf } from "./text.ts";
 
 /**

@@ -1,12 +1,12 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
-import { describeModel, matchModel, mismatchText, offeredModels } from "../bridge/model-match.ts";
-import { NOT_OFFERED, type SessionOptions } from "../bridge/options.ts";
+import { describeModel, matchModel, mismatchText, offeredModels } from "../translate/options/model-match.ts";
+import { NOT_OFFERED, type SessionOptions } from "../translate/options/options.ts";
 import { t } from "../i18n/index.ts";
-import type { CommandContext, SlashCommand } from "./registry.ts";
+import type { CommandContext, SlashCommand } from "./types.ts";
 import { code, usageLine } from "./text.ts";
 
 // `/model`: the session's models as a list, or a switch to the one named.
-// The words are read as `--model` reads them (bridge/model-match.ts); the
+// The words are read as `--model` reads them (translate/options/model-match.ts); the
 // switch itself goes through the session, which keeps the editor's model
 // menu, thought levels and context window in step.
 

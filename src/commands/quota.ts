@@ -3,7 +3,7 @@ import { t } from "../i18n/index.ts";
 import { quotaReply } from "../quota/card.ts";
 import { quotaTimeoutMs, requestQuota } from "../quota/client.ts";
 import { quotaTarget } from "../quota/target.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 import { usageLine } from "./text.ts";
 
 // One cache for the bridge process: every session shares the plan's quota.

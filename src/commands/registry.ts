@@ -1,6 +1,4 @@
 import type { AvailableCommand, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { SessionOptions } from "../bridge/options.ts";
-import type { ZCodeApi } from "../zcode/api.ts";
 import type { CliCapabilities } from "../zcode/capabilities.ts";
 import { compactCommand } from "./compact.ts";
 import { discoveredCommands, type Where } from "./discovery/discover.ts";
@@ -16,57 +14,9 @@ import { steerCommand } from "./steer.ts";
 import { TERMINAL_ONLY_COMMANDS } from "./terminal-only.ts";
 import { thoughtCommand } from "./thought.ts";
 import { notSupportedText } from "./text.ts";
+import type { CommandContext, SlashCommand } from "./types.ts";
 
-/**
- * One slash command a person can type at the start of a prompt. Its
- * description and hint are in the user's language: definitions make them
- * getters over the language table, so copy a command with care (a spread
- * reads them once, in the language of that moment).
- */
-export interface SlashCommand {
-  /** Typed as `/<name>`; advertised to the editor without the slash. */
-  name: string;
-  description: string;
-  /** What goes after the name; shown by the editor and in usage lines. */
-  hint?: string;
-  /** The ZCode method the command needs; it is advertised only when the CLI supports it. */
-  requires?: string;
-  /** Runs while a turn is in progress instead of waiting for it (steer). */
-  runsBesideTurn?: boolean;
-  /**
-   * Needs nothing from ZCode (quota): the agent neither starts the ZCode
-   * child nor resumes the session for it, so it answers even when the CLI
-   * is down.
-   */
-  bridgeOnly?: boolean;
-  run(ctx: CommandContext): Promise<void>;
-}
-
-/** What a command may touch; built by the ACP agent for one prompt. */
-export interface CommandContext {
-  sessionId: string;
-  cwd: string;
-  /** Everything typed after the command name, trimmed. */
-  args: string;
-  api: ZCodeApi;
-  /** Streams text to the editor as agent_message_chunk. */
-  say(text: string): Promise<void>;
-  update(u: SessionUpdate): Promise<void>;
-  turnRunning(): boolean;
-  /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
-  waitIdle(budgetMs: number): Promise<boolean>;
-  /** The session's mode, model and thought level as the editor sees them. */
-  options(): SessionOptions;
-  /** Calls ZCode and sends config_option_update (+ current_mode_update). */
-  setMode(mode: string): Promise<void>;
-  /** Calls ZCode and sends config_option_update. */
-  setThoughtLevel(level: string): Promise<void>;
-  /** Switches the model (a `providerId/modelId` option value); sends config_option_update and usage_update. */
-  setModel(value: string): Promise<void>;
-  cliVersion(): string;
-  /** The bridge's environment (HOME, ZCODE_ACP_* settings); never process.env directly. */
-  env: Record<string, string | undefined>;
-}
+export type { CommandContext, SlashCommand } from "./types.ts";
 
 // The table: adding a command is one module and one line here.
 const DEFINITIONS: readonly SlashCommand[] = [

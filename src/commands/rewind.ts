@@ -1,7 +1,7 @@
 import { t } from "../i18n/index.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { errorCode } from "./explain.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 import { code } from "./text.ts";
 
 export const rewindCommand: SlashCommand = {

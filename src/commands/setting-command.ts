@@ -1,6 +1,6 @@
-import type { Choice, SessionOptions } from "../bridge/options.ts";
+import type { Choice, SessionOptions } from "../translate/options/options.ts";
 import { t } from "../i18n/index.ts";
-import type { CommandContext, SlashCommand } from "./registry.ts";
+import type { CommandContext, SlashCommand } from "./types.ts";
 import { code, usageLine, usageOf } from "./text.ts";
 
 /** A setting command's own words, read from the language table each time. */

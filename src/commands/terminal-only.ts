@@ -1,6 +1,6 @@
 import { t } from "../i18n/index.ts";
 import type { commands } from "../i18n/en/commands.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 
 // ZCode built-ins that only its terminal app runs. Its command center
 // (cli/src/command-center/slash-commands.ts) handles them locally, pickers

@@ -1,5 +1,5 @@
 import { t } from "../i18n/index.ts";
-import type { SlashCommand } from "./registry.ts";
+import type { SlashCommand } from "./types.ts";
 
 /** `/name <hint>`: how a command is typed. */
 export function usageOf(cmd: Pick<SlashCommand, "name" | "hint">): string {

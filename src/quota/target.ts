@@ -1,4 +1,4 @@
-import { parseModelValue } from "../bridge/options.ts";
+import { parseModelValue } from "../zcode/model-ref.ts";
 import { appProviderFor, appProviders, type AppProvider } from "../zcode/app-config.ts";
 import type { Env } from "../zcode/host.ts";
 

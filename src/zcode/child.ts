@@ -1,6 +1,6 @@
 import { log as rootLog } from "../log.ts";
 import type { ExitInfo } from "./errors.ts";
-import { readLines } from "./lines.ts";
+import { readLines } from "../lines.ts";
 import type { SpawnedChild } from "./process.ts";
 import { StderrCollector } from "./stderr.ts";
 

@@ -7,7 +7,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { foldUpdates } from "../../src/bridge/update-sink.ts";
+import { foldUpdates } from "../../src/session/update-sink.ts";
 import { redact } from "../../src/redact.ts";
 import { parseTrace, type TraceEntry } from "../../src/trace.ts";
 import { Harness, withBridge } from "../support/acp-harness.ts";

@@ -1,7 +1,7 @@
 // A tiny scriptable ZCode stand-in for wire-client tests: things the simulator
 // does not do on purpose (answer late, echo the method in a response, ignore
 // stdin EOF and SIGTERM). Run as `bun wire-fake-child.ts app-server --stdio`.
-import { readLines } from "../../src/zcode/lines.ts";
+import { readLines } from "../../src/lines.ts";
 
 if (process.argv.includes("--version")) {
   console.log(`zcode ${process.env.FAKE_VERSION ?? "0.15.3"}`);

@@ -188,7 +188,7 @@
  * catalog.ts (models), store.ts (persistence), sim.ts (sessions, events, seq),
  * runner.ts + turn.ts (turns, tools, approvals), attachments.ts, scenarios/,
  * interactions.ts (requests to the bridge), personality.ts, replay.ts, fuzz.ts.
- * Tests: test/unit/sim-*.test.ts.
+ * Tests: test/simulator/sim-*.test.ts.
  */
 import { setCatalogKnobs } from "./catalog.ts";
 import { loadConfig, parseArgs, providerConfigProblem, type SimConfig, UsageError } from "./config.ts";

@@ -228,7 +228,7 @@ export const providerHeadersResponse = discriminated("headersApplied", {
   false: obj({ headersApplied: lit(false), errorMessage: o(nonEmpty()) }),
 });
 
-// ---- what the simulator writes (checked by test/unit/sim-shapes.test.ts) ----------
+// ---- what the simulator writes (checked by test/simulator/sim-shapes.test.ts) ----------
 
 const messageTime = obj({ created: ts(), completed: o(ts()) });
 const tokenUsage = obj({

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import registryAgent from "../../registry/agent.json" with { type: "json" };
 import { initializeResult } from "../../src/acp/initialize.ts";
-import { CONFIG_IDS } from "../../src/bridge/options.ts";
+import { CONFIG_IDS } from "../../src/translate/options/options.ts";
 import { REGISTRY_AGENT_ID } from "../../src/cli/distribution.ts";
 import { ROOT, run } from "../e2e/cli-support.ts";
 

@@ -1,6 +1,6 @@
 // Reading the id of a message the bridge will not parse (too large, not
 // JSON) from the start of its line (the line splitter keeps that start of an
-// over-long line for this: test/unit/zcode/lines.test.ts).
+// over-long line for this: test/unit/lines.test.ts).
 import { describe, expect, test } from "bun:test";
 import { answerableId, PEEK_CHARS, peekMessage } from "../../../src/acp/request-peek.ts";
 

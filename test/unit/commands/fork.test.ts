@@ -2,7 +2,7 @@
 // checkpoint; the new session is named by ZCode's forkedSessionId and its
 // snapshot's title.
 import { describe, expect, test } from "bun:test";
-import { forkSession } from "../../../src/commands/fork.ts";
+import { forkAtLatestCheckpoint as forkSession } from "../../../src/zcode/fork.ts";
 import { fakeApi, runCommand, snapshot, zerr } from "../support/commands-fakes.ts";
 
 /** session/fork's answer: {forkedSessionId, parentSessionId, …, response, snapshot}. */

@@ -3,7 +3,7 @@
 // in words, never by reaching the model as a prompt.
 import { describe, expect, test } from "bun:test";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
-import { optionsFromSettings } from "../../../src/bridge/options.ts";
+import { optionsFromSettings } from "../../../src/translate/options/options.ts";
 import { matchCommand } from "../../../src/commands/registry.ts";
 import { CREATE_SETTINGS, settings } from "../support/bridge-fixtures.ts";
 import { runCommand, zerr } from "../support/commands-fakes.ts";

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { optionsFromSettings } from "../../../src/bridge/options.ts";
+import { optionsFromSettings } from "../../../src/translate/options/options.ts";
 import { runCommand } from "../support/commands-fakes.ts";
 import { CREATE_SETTINGS, settings } from "../support/bridge-fixtures.ts";
 

@@ -1,7 +1,7 @@
 // /mode and /thought: the choices the editor sees (ctx.options(), built from
 // ZCode's settings), matched case-insensitively, applied through the agent.
 import { describe, expect, test } from "bun:test";
-import { optionsFromSettings, withCurrent } from "../../../src/bridge/options.ts";
+import { optionsFromSettings, withCurrent } from "../../../src/translate/options/options.ts";
 import { matchCommand } from "../../../src/commands/registry.ts";
 import { CREATE_SETTINGS, settings } from "../support/bridge-fixtures.ts";
 import { FakeCaps, fakeApi, fakeContext, runCommand, sessionOptions, zerr } from "../support/commands-fakes.ts";

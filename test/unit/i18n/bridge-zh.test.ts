@@ -5,10 +5,10 @@
 // paths, ids and kept names. Then a few call sites, switched to zh after
 // import, prove they look their words up when they speak.
 import { afterEach, describe, expect, test } from "bun:test";
-import { toRequestError } from "../../../src/bridge/errors.ts";
-import { configOptions, optionsFromSettings } from "../../../src/bridge/options.ts";
-import { planForm, questionsForm } from "../../../src/bridge/question-forms.ts";
-import { presentTool } from "../../../src/bridge/tool-presentation.ts";
+import { toRequestError } from "../../../src/translate/errors.ts";
+import { configOptions, optionsFromSettings } from "../../../src/translate/options/options.ts";
+import { planForm, questionsForm } from "../../../src/translate/interactions/question-forms.ts";
+import { presentTool } from "../../../src/translate/tools/presentation.ts";
 import { setLanguage, t } from "../../../src/i18n/index.ts";
 import { zh } from "../../../src/i18n/zh/index.ts";
 import { ZCodeExitedError, ZCodeNotFoundError, ZCodeTimeoutError } from "../../../src/zcode/errors.ts";

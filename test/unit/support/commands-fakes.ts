@@ -5,7 +5,7 @@
 import * as v from "valibot";
 import { expect } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { optionsFromSettings, type SessionOptions } from "../../../src/bridge/options.ts";
+import { optionsFromSettings, type SessionOptions } from "../../../src/translate/options/options.ts";
 import { matchCommand, type CommandContext } from "../../../src/commands/registry.ts";
 import type { ZCodeApi } from "../../../src/zcode/api.ts";
 import type { CliCapabilities } from "../../../src/zcode/capabilities.ts";

@@ -2,8 +2,8 @@
 // the api methods sessions call, the connection's event routing (raw
 // envelopes, as the real connection delivers them), and the editor's side.
 import type { ClientCapabilities, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { Bridge, type EditorPort } from "../../../src/bridge/bridge.ts";
-import { DEFAULT_TIMINGS, type Timings } from "../../../src/bridge/timings.ts";
+import { Bridge, type EditorPort } from "../../../src/session/bridge.ts";
+import { DEFAULT_TIMINGS, type Timings } from "../../../src/session/timings.ts";
 import type { Settings } from "../../../src/zcode/schemas.ts";
 import type { BridgeConfig } from "../../../src/config.ts";
 import type { ZCodeApi, ZCodeMcpServer } from "../../../src/zcode/api.ts";

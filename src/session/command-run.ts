@@ -1,0 +1,112 @@
+import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { CommandContext, SlashCommand } from "../commands/registry.ts";
+import { t } from "../i18n/index.ts";
+import { log } from "../log.ts";
+import type { Session } from "./session.ts";
+import { waitIdle } from "./reads.ts";
+import { textContent } from "../translate/tools/format.ts";
+
+// Slash commands run by the session: as a prompt of their own (holding the
+// session's queue like a turn, and cancellable like one), or beside a running
+// turn (/steer). A command runs through the session's withActive path, so a
+// session ZCode evicted meanwhile is resumed and the command run once more.
+
+const logger = log.withTag("commands");
+
+interface Run {
+  signal: AbortSignal;
+  /** Tool calls the command opened and has not finished: failed on cancel. */
+  openTools: Set<string>;
+  /** ZCode is doing work for the command (a goal, a compaction) while it waits. */
+  zcodeWorking: boolean;
+}
+
+function contextFor(s: Session, args: string, run?: Run): CommandContext {
+  const messageId = crypto.randomUUID();
+  // Once the prompt answered `cancelled`, the command goes on unseen.
+  const emit = (u: SessionUpdate) => {
+    if (run?.signal.aborted) return;
+    if (run && (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update")) {
+      if (u.status === "completed" || u.status === "failed") run.openTools.delete(u.toolCallId);
+      else if (u.sessionUpdate === "tool_call") run.openTools.add(u.toolCallId);
+    }
+    s.emit(u);
+  };
+  return {
+    sessionId: s.id,
+    cwd: s.cwd,
+    args,
+    env: s.env,
+    api: s.api,
+    say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
+    update: async (u) => emit(u),
+    turnRunning: () => s.turn?.running === true,
+    waitIdle: async (budgetMs) => {
+      if (run) run.zcodeWorking = true;
+      try {
+        return await waitIdle(s, budgetMs, () => run?.signal.aborted === true);
+      } finally {
+        if (run) run.zcodeWorking = false;
+      }
+    },
+    options: () => s.options,
+    setMode: (mode) => s.setMode(mode),
+    setThoughtLevel: (level) => s.setThoughtLevel(level),
+    setModel: (value) => s.setModel(value),
+    cliVersion: () => s.api.capabilities()?.version ?? "unknown",
+  };
+}
+
+async function runIn(s: Session, command: SlashCommand, ctx: CommandContext, run?: Run): Promise<void> {
+  // A command that needs nothing from ZCode must not wait for (or fail on) a child restart.
+  if (command.bridgeOnly) await command.run(ctx);
+  else {
+    await s.withActive(async () => {
+      // Cancelled while the session was being resumed: ZCode never hears of it.
+      if (run?.signal.aborted) return;
+      await command.run(ctx);
+    });
+  }
+  await s.flush();
+}
+
+/** /steer and the like: runs at once, beside whatever turn is running. */
+export async function runCommandBesideTurn(s: Session, command: SlashCommand, args: string): Promise<PromptResponse> {
+  await runIn(s, command, contextFor(s, args));
+  return { stopReason: "end_turn" };
+}
+
+/**
+ * A slash command as a prompt: `end_turn` once it is done, `cancelled` at
+ * once when the session cancels it (session/cancel, `$/cancel_request`,
+ * close, the editor leaving). ZCode finishes its request unseen: nothing of
+ * the command reaches the editor after the answer, a tool call it left open
+ * is failed first, and work ZCode does for it (a goal, a compaction) is stopped.
+ */
+export async function runCommandPrompt(s: Session, command: SlashCommand, args: string, signal: AbortSignal): Promise<PromptResponse> {
+  const abort = new AbortController();
+  const cancel = () => abort.abort();
+  const holder = { cancel };
+  s.command = holder;
+  signal.addEventListener("abort", cancel, { once: true });
+  const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
+  const run: Run = { signal: abort.signal, openTools: new Set(), zcodeWorking: false };
+  try {
+    const running = runIn(s, command, contextFor(s, args, run), run);
+    if (await Promise.race([running.then(() => true), cancelled.then(() => false)])) return { stopReason: "end_turn" };
+    running.catch((err) => logger.debug("cancelled command failed:", err));
+    if (run.zcodeWorking) {
+      s.dropStale = true;
+      s.needsIdleWait = true;
+      s.api.stop(s.id).catch((err) => logger.debug("session/stop failed:", err));
+    }
+    for (const toolCallId of run.openTools) {
+      s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent(t().tools.cancelled)] });
+    }
+    await s.flush();
+    return { stopReason: "cancelled" };
+  } finally {
+    signal.removeEventListener("abort", cancel);
+    if (s.command === holder) s.command = undefined;
+  }
+}

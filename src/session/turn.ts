@@ -1,0 +1,359 @@
+import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
+import { log } from "../log.ts";
+import { redact, redactLine } from "../redact.ts";
+import type { ZCodeAttachment } from "../zcode/api.ts";
+import { ZCODE_ERR } from "../zcode/errors.ts";
+import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
+import { isBusy, toRequestError } from "../translate/errors.ts";
+import { applyEvent, type EventContext, type TurnHooks } from "../translate/events.ts";
+import type { Session } from "./session.ts";
+import { refreshAfterTurn, waitIdle } from "./reads.ts";
+import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
+
+const logger = log.withTag("turn");
+
+/** A turn.failed ZCode says is worth another try (a busy code is handled apart). */
+function retryable(p: TurnFailed): boolean {
+  return p.error?.attribution?.retryable === true || p.error?.retryable === true;
+}
+
+/**
+ * - preparing: nothing reached ZCode (waiting for idle, subscribing).
+ * - sending: session/send is on its way; ZCode may be running the turn.
+ * - running: ZCode accepted it; its events are this turn's.
+ * - retrying: ZCode's turn ended without ours (busy, a transient failure); sent again after a wait.
+ * - cancelling: session/stop sent; waiting for ZCode's `cancelled` (bounded).
+ * - ended: answered; nothing more of it reaches the editor.
+ */
+type Phase = "preparing" | "sending" | "running" | "retrying" | "cancelling" | "ended";
+
+/** Where each phase may go. Anything else is a bug, logged and refused. */
+const MOVES: Record<Phase, readonly Phase[]> = {
+  preparing: ["sending", "ended"],
+  sending: ["running", "retrying", "cancelling", "ended"],
+  running: ["retrying", "cancelling", "ended"],
+  retrying: ["sending", "ended"],
+  cancelling: ["ended"],
+  ended: [],
+};
+
+/** The phases in which ZCode may be running this turn. */
+const IN_ZCODE: ReadonlySet<Phase> = new Set(["sending", "running", "cancelling"]);
+
+/**
+ * One prompt turn: subscribe → send (waiting out a busy session) → events in
+ * seq order → response. Cancel, a silent stall, transient failures and the
+ * child's death each move it along the table above; whatever happens, it
+ * answers once, and nothing of it reaches the editor after that answer.
+ */
+export class Turn {
+  private phase: Phase = "preparing";
+  /** Our turn.started has been seen. */
+  private started = false;
+  /** Leftovers of a cancelled turn may still arrive before ours starts. */
+  private staleExpected = false;
+  private attempts = 0;
+  /** One busy budget per turn, however often ZCode says it is busy. */
+  private busyDeadline: number | undefined;
+  /** Why the turn's last model request ended. */
+  private lastModelStop: string | undefined;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastEventAt = 0;
+  /** Stalls in a row after which ZCode said the session is idle. */
+  private idleStalls = 0;
+  private graceTimer: ReturnType<typeof setTimeout> | undefined;
+  private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
+  private readonly done: Promise<PromptResponse>;
+  private readonly ctx: EventContext;
+
+  constructor(
+    private readonly s: Session,
+    private readonly input: { text: string; attachments: ZCodeAttachment[] },
+  ) {
+    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    const hooks: TurnHooks = {
+      started: () => {
+        this.started = true;
+        this.s.dropStale = false;
+      },
+      completed: (p) => this.onCompleted(p),
+      failed: (p) => this.onFailed(p),
+      modelStopped: (reason) => {
+        this.lastModelStop = reason;
+      },
+    };
+    this.ctx = { session: s, emit: (u) => s.emit(u), turn: hooks };
+  }
+
+  /** Resolves when the turn has answered, however it ended. */
+  get settled(): Promise<void> {
+    return this.done.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  get isCancelled(): boolean {
+    return this.phase === "cancelling";
+  }
+
+  get running(): boolean {
+    return this.phase !== "ended";
+  }
+
+  /** The phase now (it moves while we await; read through here so no narrowing outlives an await). */
+  private at(phase: Phase): boolean {
+    return this.phase === phase;
+  }
+
+  private move(to: Phase): boolean {
+    if (!MOVES[this.phase].includes(to)) {
+      logger.debug(`turn of ${this.s.id}: no move from ${this.phase} to ${to}`);
+      return false;
+    }
+    this.phase = to;
+    return true;
+  }
+
+  /**
+   * Starts the turn and resolves with its answer. The answer does not wait
+   * for a hung request: cancel or the child's death settle it regardless.
+   */
+  run(): Promise<PromptResponse> {
+    this.s.turn = this;
+    void (async () => {
+      try {
+        await this.prepare();
+        if (this.phase === "preparing") await this.send();
+      } catch (err) {
+        await this.fail(err);
+      }
+    })();
+    return this.done;
+  }
+
+  apply(e: ZCodeEvent): void {
+    if (this.phase === "ended") return this.s.applyIdle(e);
+    this.touch();
+    this.idleStalls = 0;
+    const ours = IN_ZCODE.has(this.phase) && (this.started || e.type === "turn.started" || !this.staleExpected);
+    if (!ours) return this.s.applyIdle(e);
+    applyEvent(this.ctx, e);
+  }
+
+  /** The one way a turn is cancelled (see Session.cancel for who asks). */
+  cancel(): void {
+    if (this.phase === "cancelling" || this.phase === "ended") return;
+    if (!IN_ZCODE.has(this.phase)) {
+      // Nothing reached ZCode yet (waiting for idle, subscribing, between retries): done.
+      void this.finish("cancelled");
+      return;
+    }
+    this.move("cancelling");
+    this.s.dropStale = true;
+    this.stopZCode();
+    // ZCode may keep streaming or ignore the stop: answer anyway, and have
+    // the next prompt wait until ZCode is idle.
+    this.graceTimer = setTimeout(() => {
+      this.s.needsIdleWait = true;
+      void this.finish("cancelled");
+    }, this.s.timings.cancelGraceMs);
+  }
+
+  /** The child died under this turn. */
+  abort(err: unknown): void {
+    void this.fail(err, { zcodeGone: true });
+  }
+
+  /** A request, not a notification (the CLI ignores those); the turn then ends `cancelled`. */
+  private stopZCode(): void {
+    this.s.api.stop(this.s.id).catch((err) => logger.debug("session/stop failed:", err));
+  }
+
+  private async prepare(): Promise<void> {
+    if (this.s.needsIdleWait) {
+      await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "preparing");
+      if (this.phase !== "preparing") return;
+      this.s.needsIdleWait = false;
+    }
+    // Subscribed before sending, or a short turn's completion can be missed.
+    await this.s.intake.ensureSubscribed();
+  }
+
+  private async send(): Promise<void> {
+    const deadline = (this.busyDeadline ??= Date.now() + this.s.timings.busyWaitMs);
+    for (;;) {
+      // The child may have died (or the editor cancelled) while we waited.
+      if (this.phase !== "preparing" && this.phase !== "retrying") return;
+      this.staleExpected = this.s.dropStale;
+      this.started = false;
+      try {
+        await this.s.withActive(async () => {
+          await this.s.intake.ensureSubscribed();
+          // A cancel while subscribing ended the turn already: never send it.
+          // ("sending": the send is retried after ZCode evicted the session.)
+          if (!this.at("preparing") && !this.at("retrying") && !this.at("sending")) return;
+          if (!this.at("sending")) this.move("sending");
+          await this.s.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
+        });
+        if (this.at("sending")) this.move("running");
+        // Cancelled while the send was queued in ZCode: that stop may have come first.
+        else if (this.at("cancelling")) this.stopZCode();
+        this.touch();
+        return;
+      } catch (err) {
+        if (!isBusy(err) || !this.at("sending")) throw err;
+        this.move("retrying");
+        const left = deadline - Date.now();
+        if (left <= 0) throw err;
+        logger.debug("session busy; waiting for idle");
+        await waitIdle(this.s, left, () => this.phase !== "retrying");
+      }
+    }
+  }
+
+  private onCompleted(p: TurnCompleted): void {
+    if (this.phase === "ended") return;
+    if (this.phase === "cancelling") return void this.finish("cancelled", toUsage(p.usage));
+    const outcome = completedOutcome(p.resultType, this.lastModelStop);
+    if (outcome.notice) this.notice(outcome.notice);
+    void this.finish(outcome.stop, toUsage(p.usage));
+  }
+
+  /** A line of the bridge's own in the conversation, apart from ZCode's text. */
+  private notice(text: string): void {
+    this.s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${text}_\n\n` } });
+  }
+
+  private onFailed(p: TurnFailed): void {
+    if (this.phase === "ended") return;
+    if (this.phase === "cancelling") return void this.finish("cancelled");
+    // ZCode's own words, often a provider's error quoting the request: redacted
+    // like every error built from the child's output.
+    const message = p.error?.message ? redactLine(p.error.message) : t().bridge.turn.failed;
+    const timings = this.s.timings;
+    const code = Number(p.error?.code);
+    if ((code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy) && this.retryWhenIdle()) return;
+    if (retryable(p) && this.attempts < timings.retryTries) {
+      this.attempts++;
+      const delay = timings.retryBaseMs * 2 ** (this.attempts - 1);
+      this.waitToResend();
+      this.notice(t().bridge.turn.retrying(message, (delay / 1000).toFixed(1), this.attempts + 1, timings.retryTries + 1));
+      setTimeout(() => {
+        this.send().catch((err) => this.fail(err));
+      }, delay);
+      return;
+    }
+    const error = new RequestError(-32603, t().errors.turnFailed(message, p.error?.code), { zcodeError: p.error ? redact({ ...p.error, message }) : undefined });
+    void this.fail(error, { zcodeGone: true });
+  }
+
+  /**
+   * The turn itself failed as busy (another turn was still running): wait for
+   * idle and send again, within the same budget as a busy answer to send.
+   */
+  private retryWhenIdle(): boolean {
+    const left = (this.busyDeadline ?? 0) - Date.now();
+    if (left <= 0) return false;
+    this.waitToResend();
+    void (async () => {
+      await waitIdle(this.s, left, () => this.phase !== "retrying");
+      await this.send();
+    })().catch((err) => this.fail(err));
+    return true;
+  }
+
+  /** ZCode's turn ended without ours: nothing runs there until we send again (a cancel now ends at once). */
+  private waitToResend(): void {
+    this.clearStall();
+    this.move("retrying");
+  }
+
+  /**
+   * Notes activity. One timer per stall period, not per event: a flood of
+   * events costs a Date.now() each, and the timer re-arms for what is left.
+   */
+  private touch(): void {
+    if (this.phase !== "running") return;
+    this.lastEventAt = Date.now();
+    if (!this.stallTimer) this.armStall(this.s.timings.stallMs);
+  }
+
+  private armStall(ms: number): void {
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      if (this.phase !== "running") return;
+      const quiet = Date.now() - this.lastEventAt;
+      const stallMs = this.s.timings.stallMs;
+      if (quiet < stallMs) return this.armStall(stallMs - quiet);
+      logger.debug("no event for", quiet, "ms; resubscribing", this.s.id);
+      void this.s.intake
+        .recover()
+        .then(() => this.checkIdle())
+        .finally(() => this.touch());
+    }, ms);
+  }
+
+  /**
+   * Silence even after resubscribing, and ZCode says the session is idle:
+   * the turn's end was lost on the way. Seen at two stalls in a row (with no
+   * event between), the turn ends rather than waiting forever.
+   */
+  private async checkIdle(): Promise<void> {
+    const quietSince = this.lastEventAt;
+    const r = await this.s.withActive(() => this.s.api.read(this.s.id)).catch(() => undefined);
+    // An event meanwhile (events also reset the count) or the end itself: not lost.
+    if (this.phase !== "running" || this.lastEventAt !== quietSince) return;
+    const status = r?.projection?.status;
+    // Before our turn.started, idle may only mean "not begun yet".
+    this.idleStalls = this.started && status !== undefined && status !== "running" ? this.idleStalls + 1 : 0;
+    if (this.idleStalls < 2) return;
+    logger.warn(`ZCode is idle but the end of the turn never arrived (session ${this.s.id}); ending the turn`);
+    void this.finish("end_turn");
+  }
+
+  private clearStall(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+
+  private end(): boolean {
+    if (!this.move("ended")) return false;
+    this.clearStall();
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    if (this.s.turn === this) this.s.turn = undefined;
+    return true;
+  }
+
+  private async finish(stop: StopReason, usage?: Usage): Promise<void> {
+    if (!this.end()) return;
+    this.s.failOpenTools(stop === "cancelled" ? t().tools.cancelled : t().tools.turnEnded);
+    if (stop !== "cancelled") await refreshAfterTurn(this.s);
+    await this.s.flush();
+    this.settle.resolve(usage ? { stopReason: stop, usage } : { stopReason: stop });
+  }
+
+  /**
+   * The prompt fails. When ZCode may still be running it (the send's answer
+   * was lost, timed out, or came oddly), ZCode is told to stop and whatever
+   * it still streams is not shown: once the prompt has answered, nothing of
+   * its turn reaches the editor.
+   */
+  private async fail(err: unknown, opts: { zcodeGone?: boolean } = {}): Promise<void> {
+    // After a cancel the editor expects `cancelled`, whatever broke meanwhile.
+    if (this.phase === "cancelling") return this.finish("cancelled");
+    const mayRun = IN_ZCODE.has(this.phase) && !opts.zcodeGone;
+    if (!this.end()) return;
+    if (mayRun) {
+      this.s.dropStale = true;
+      this.s.needsIdleWait = true;
+      this.stopZCode();
+    }
+    // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
+    this.s.withdrawInteractions();
+    this.s.failOpenTools(t().tools.turnFailed);
+    await this.s.flush();
+    this.settle.reject(toRequestError(err, { sessionId: this.s.id }));
+  }
+}

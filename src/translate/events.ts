@@ -1,0 +1,160 @@
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { SessionUpdated, TurnCompleted, TurnFailed, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
+import type { Todo } from "../zcode/schemas.ts";
+import { planEntries } from "./history.ts";
+import { optionUpdates, withCurrent, type SessionOptions } from "./options/options.ts";
+import type { ToolCallTracker } from "./tools/tracker.ts";
+
+/** What a running turn learns from its events (the table below feeds it). */
+export interface TurnHooks {
+  started(): void;
+  completed(p: TurnCompleted): void;
+  failed(p: TurnFailed): void;
+  /** A model request of the turn ended, for this reason. */
+  modelStopped(reason: string): void;
+}
+
+/** The part of a session its events read and change. */
+export interface EventState {
+  options: SessionOptions;
+  title: string | undefined;
+  tracker: ToolCallTracker;
+  /** Message ids of the current agent message and thought (one per contiguous run). */
+  messageIds: { text?: string; reasoning?: string };
+  /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
+  lastPlanKey: string | undefined;
+  /** The context figures of the last usage_update sent. */
+  lastUsage: { used: number; size: number } | undefined;
+}
+
+export interface EventContext {
+  session: EventState;
+  emit(u: SessionUpdate): void;
+  /** Present while one of our prompt turns consumes the events. */
+  turn?: TurnHooks;
+}
+
+type Handler<T extends ZCodeEventType> = (ctx: EventContext, e: Extract<ZCodeEvent, { type: T }>) => void;
+
+const TODO_TOOLS = /^todowrite$/i;
+
+/** ZCode event type → what the editor is told. Types not listed consume their seq and nothing else. */
+const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
+  "turn.started": (ctx) => {
+    ctx.session.messageIds = {};
+    ctx.turn?.started();
+  },
+  "model.streaming": (ctx, e) => {
+    const p = e.payload;
+    switch (p.kind) {
+      case "text_delta":
+        return emitDelta(ctx, "text", p.delta);
+      case "reasoning_delta":
+        return emitDelta(ctx, "reasoning", p.delta);
+      case "tool_input_start":
+      case "tool_call":
+        // Text after a tool call is a new message.
+        ctx.session.messageIds = {};
+        for (const u of ctx.session.tracker.onModelStreaming(p)) ctx.emit(u);
+        return;
+      // Markers (start, finish, text_start, …) and input deltas carry nothing to show.
+    }
+  },
+  "tool.updated": (ctx, e) => {
+    const p = e.payload;
+    ctx.session.messageIds = {};
+    // The plan is the TodoWrite input; the result does not repeat it (and the tracker forgets it on finishing).
+    const todo = p.kind === "result" && p.toolCallId ? ctx.session.tracker.pending(p.toolCallId) : undefined;
+    for (const u of ctx.session.tracker.onToolUpdated(p)) ctx.emit(u);
+    if (todo && TODO_TOOLS.test(todo.name) && p.result?.success !== false) {
+      const todos = todosOf(todo.input);
+      if (todos) emitPlan(ctx, todos);
+    }
+  },
+  "permission.resolved": (ctx, e) => {
+    for (const u of ctx.session.tracker.onPermissionResolved(e.payload.toolCallId, e.payload.decision, e.payload.reason)) ctx.emit(u);
+  },
+  "turn.completed": (ctx, e) => ctx.turn?.completed(e.payload),
+  "turn.failed": (ctx, e) => ctx.turn?.failed(e.payload),
+  "session.titleUpdated": (ctx, e) => {
+    const title = e.payload.title;
+    if (!title || title === ctx.session.title) return;
+    ctx.session.title = title;
+    ctx.emit({ sessionUpdate: "session_info_update", title });
+  },
+  "session.updated": (ctx, e) => {
+    for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);
+    if (e.payload.stopReason) ctx.turn?.modelStopped(e.payload.stopReason);
+  },
+};
+
+const CHUNK_KIND = { text: "agent_message_chunk", reasoning: "agent_thought_chunk" } as const;
+const OTHER = { text: "reasoning", reasoning: "text" } as const;
+
+/** A text or thought delta: one messageId per contiguous run of the same kind; empty deltas are dropped. */
+function emitDelta(ctx: EventContext, kind: keyof typeof CHUNK_KIND, delta: string | undefined): void {
+  if (!delta) return;
+  const ids = ctx.session.messageIds;
+  ids[OTHER[kind]] = undefined;
+  ctx.emit({ sessionUpdate: CHUNK_KIND[kind], messageId: (ids[kind] ??= crypto.randomUUID()), content: { type: "text", text: delta } });
+}
+
+export function applyEvent(ctx: EventContext, e: ZCodeEvent): void {
+  (HANDLERS[e.type] as Handler<typeof e.type>)(ctx, e as never);
+}
+
+function isCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
+type UsageUpdate = Extract<SessionUpdate, { sessionUpdate: "usage_update" }>;
+
+/** usage_update when both figures are what ACP accepts (unsigned integers, a window > 0); a nonsensical one is dropped, not forwarded. */
+export function usageUpdate(used: number | undefined | null, size: number | undefined | null): UsageUpdate | undefined {
+  if (used === undefined || used === null || size === undefined || size === null) return undefined;
+  if (!isCount(used) || !isCount(size) || size === 0) return undefined;
+  return { sessionUpdate: "usage_update", used, size };
+}
+
+/** Sends a usage_update unless the editor already shows these figures. */
+export function emitUsage(ctx: { session: EventState; emit(u: SessionUpdate): void }, used: number | undefined | null, size: number | undefined | null): void {
+  const u = usageUpdate(used, size ?? ctx.session.options.model?.contextWindow);
+  if (!u) return;
+  const last = ctx.session.lastUsage;
+  if (last?.used === u.used && last.size === u.size) return;
+  ctx.session.lastUsage = { used: u.used, size: u.size };
+  ctx.emit(u);
+}
+
+/**
+ * `session.updated` carries ZCode's runtime payloads untagged. Two matter to
+ * the editor: a mode change (`{mode, previousMode}`: plan approved, a tool
+ * switched it) and a model request's usage, whose input tokens are the
+ * context in use.
+ */
+export function sessionUpdatedToUpdates(s: EventState, p: SessionUpdated): SessionUpdate[] {
+  const out: SessionUpdate[] = [];
+  const emit = (u: SessionUpdate) => out.push(u);
+  if (typeof p.mode === "string" && p.mode && p.mode !== s.options.mode?.current) {
+    const before = s.options;
+    s.options = withCurrent(before, "mode", p.mode);
+    for (const u of optionUpdates(before, s.options)) emit(u);
+  }
+  if (p.usage && typeof p.usage.inputTokens === "number") emitUsage({ session: s, emit }, p.usage.inputTokens, p.contextWindow);
+  return out;
+}
+
+function todosOf(input: unknown): Todo[] | undefined {
+  const todos = (input as { todos?: unknown } | undefined)?.todos;
+  if (!Array.isArray(todos)) return undefined;
+  return todos.filter((t): t is Todo => !!t && typeof t === "object" && typeof (t as Todo).content === "string");
+}
+
+/** Sends `plan` with the full list unless it equals the last one sent. */
+export function emitPlan(ctx: { session: EventState; emit(u: SessionUpdate): void }, todos: readonly Todo[]): void {
+  const entries = planEntries(todos);
+  const key = JSON.stringify(entries);
+  if (key === ctx.session.lastPlanKey) return;
+  ctx.session.lastPlanKey = key;
+  ctx.emit({ sessionUpdate: "plan", entries });
+}

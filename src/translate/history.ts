@@ -1,0 +1,126 @@
+import type { PlanEntry, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
+import type { Message, MessageInfo, MessagePart, Todo } from "../zcode/schemas.ts";
+import { withoutReminders } from "./tools/format.ts";
+import { outcomeOfPart } from "./tools/outcome.ts";
+import { presentTool, resultContent, resultLocations, streamsOutput } from "./tools/presentation.ts";
+
+// session/load replays the conversation from ZCode's session/messages. Tool
+// calls are replayed whole (one tool_call with the final status and content),
+// through the same presentation as live ones, but never through the terminal
+// extension: the command finished long ago and there is no terminal to stream.
+// Messages ZCode wrote for the model (system reminders, notices, synthetic
+// inputs) are not the user's words and are left out.
+
+const TOOL_STATUS: Record<string, ToolCallStatus> = {
+  completed: "completed",
+  error: "failed",
+  // A tool still pending/running in history belongs to a turn that is still
+  // going (live events will finish it under the same id) or that died; either
+  // way the stored status is the honest one.
+  pending: "pending",
+  running: "in_progress",
+};
+
+const PLAN_STATUS: Record<string, PlanEntry["status"]> = {
+  pending: "pending",
+  in_progress: "in_progress",
+  completed: "completed",
+  // ZCode has been seen to keep cancelled todos; ACP has no such state.
+  cancelled: "completed",
+};
+
+const PLAN_PRIORITY: Record<string, PlanEntry["priority"]> = { high: "high", medium: "medium", low: "low" };
+
+/** ZCode todos → ACP plan entries (the full list, as ACP wants every time). */
+export function planEntries(todos: readonly Todo[]): PlanEntry[] {
+  return todos
+    .filter((todo) => typeof todo.content === "string" && todo.content.length > 0)
+    .map((todo) => ({
+      content: todo.content,
+      status: PLAN_STATUS[String(todo.status)] ?? "pending",
+      priority: PLAN_PRIORITY[String(todo.priority)] ?? "medium",
+    }));
+}
+
+/** Semantics kinds that are the user's own words or the agent's answer; every other kind is ZCode's bookkeeping. */
+const SHOWN_KINDS = new Set(["user_prompt", "slash_command", "assistant_response"]);
+
+/** Whether a message is part of what the user saw (not a reminder or notice written for the model). */
+function visible(info: MessageInfo): boolean {
+  if (info.visibility === "model-only") return false;
+  const sem = info.semantics;
+  if (sem?.uiVisibility !== undefined && sem.uiVisibility !== "visible") return false;
+  if (sem?.transcriptVisibility === "hidden") return false;
+  if (sem?.kind !== undefined && !SHOWN_KINDS.has(sem.kind) && sem.kind !== "compact_summary") return false;
+  // A user message ZCode made up (fork, rewind, goal and background notices) is not something the user typed.
+  if (info.role === "user" && info.synthetic === true) return false;
+  return true;
+}
+
+function toolUpdate(part: Extract<MessagePart, { type: "tool" }>, cwd: string): SessionUpdate {
+  const input = part.state.input ?? {};
+  const status = TOOL_STATUS[part.state.status] ?? "completed";
+  const view = presentTool(part.tool, input, cwd);
+  const finished = status === "completed" || status === "failed";
+  const outcome = outcomeOfPart(streamsOutput(part.tool), part.state);
+  const content = finished ? resultContent(part.tool, input, outcome, cwd) : view.content;
+  const locations = finished ? resultLocations(part.tool, input, outcome, cwd) : view.locations;
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId: part.callId,
+    title: view.title,
+    kind: view.kind,
+    status: finished && outcome.failed ? "failed" : status,
+    rawInput: input,
+    rawOutput: part.state.status === "error" ? { error: part.state.error ?? null } : (part.state.output ?? null),
+    locations: locations.length > 0 ? locations : view.locations,
+    content: content.length > 0 ? content : view.content,
+  };
+}
+
+function partsText(parts: readonly MessagePart[]): string {
+  return parts
+    .filter((p): p is Extract<MessagePart, { type: "text" }> => p.type === "text")
+    .map((p) => p.text)
+    .join("\n");
+}
+
+/**
+ * The updates that replay a conversation: user and agent messages, thoughts
+ * (each with the message id), tool calls with their outcome, a compaction
+ * summary as one agent message, and the plan last.
+ */
+export function historyToUpdates(messages: readonly Message[], opts: { cwd: string; todos?: readonly Todo[] | null }): SessionUpdate[] {
+  const out: SessionUpdate[] = [];
+  for (const m of messages) {
+    const messageId = m.info.messageId;
+    const idField = messageId ? { messageId } : {};
+    if (m.info.semantics?.kind === "compact_summary") {
+      const text = withoutReminders(partsText(m.parts)).trim();
+      out.push({
+        sessionUpdate: "agent_message_chunk",
+        ...idField,
+        content: { type: "text", text: text ? t().bridge.history.summary(text) : t().bridge.history.compacted },
+      });
+      continue;
+    }
+    if (!visible(m.info)) continue;
+    const user = m.info.role === "user";
+    for (const p of m.parts) {
+      if (p.type === "text") {
+        if (p.synthetic === true || p.ignored === true) continue;
+        const text = user ? withoutReminders(p.text) : p.text;
+        if (text.trim().length === 0) continue;
+        out.push({ sessionUpdate: user ? "user_message_chunk" : "agent_message_chunk", ...idField, content: { type: "text", text } });
+      } else if (p.type === "reasoning" && p.text.length > 0) {
+        out.push({ sessionUpdate: "agent_thought_chunk", ...idField, content: { type: "text", text: p.text } });
+      } else if (p.type === "tool") {
+        out.push(toolUpdate(p, opts.cwd));
+      }
+    }
+  }
+  const entries = planEntries(opts.todos ?? []);
+  if (entries.length > 0) out.push({ sessionUpdate: "plan", entries });
+  return out;
+}

@@ -1,0 +1,81 @@
+// interaction/requestProviderRuntimeHeaders answered from the ZCode app's
+// config.json, in a temporary HOME; the key never reaches a log.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { providerHeadersAnswer } from "../../../src/session/provider-headers.ts";
+
+const root = mkdtempSync(path.join(tmpdir(), "provider-headers-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let n = 0;
+function home(config?: unknown): { HOME: string } {
+  const h = path.join(root, `home-${++n}`);
+  mkdirSync(path.join(h, ".zcode", "v2"), { recursive: true });
+  if (config !== undefined) writeFileSync(path.join(h, ".zcode", "v2", "config.json"), JSON.stringify(config));
+  return { HOME: h };
+}
+
+const KEY = "sk-zai-secret-0123456789";
+const SRC = path.join(import.meta.dir, "../../../src");
+const ask = (providerId: string) => ({
+  requestId: "h1",
+  sessionId: "s1",
+  providerId,
+  modelSelection: { providerId, modelId: "GLM-5.3" },
+  reason: "model_request",
+});
+
+describe("providerHeadersAnswer", () => {
+  test("the account plan's key, stored under the built-in id: headersApplied with requestAuth", () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
+    expect(providerHeadersAnswer(ask("builtin:zai-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
+  });
+
+  test("no sign-in: headersApplied false, saying what to do", () => {
+    const a = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home({ provider: {} }));
+    expect(a.headersApplied).toBe(false);
+    if (a.headersApplied) return;
+    expect(a.errorMessage).toContain("no sign-in for account:zai-individual-coding-plan");
+    expect(a.errorMessage).toContain("Sign in to this plan in the ZCode app");
+  });
+
+  test("no config.json at all, a provider turned off, or no key: each says why", () => {
+    const none = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home());
+    expect(none).toMatchObject({ headersApplied: false });
+    const off = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home({ provider: { "builtin:zai-coding-plan": { enabled: false, options: { apiKey: KEY } } } }));
+    expect(off).toMatchObject({ headersApplied: false });
+    expect((off as { errorMessage: string }).errorMessage).toContain("builtin:zai-coding-plan is turned off in the ZCode app");
+    const nokey = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home({ provider: { "builtin:zai-coding-plan": { options: {} } } }));
+    expect((nokey as { errorMessage: string }).errorMessage).toContain("stored no API key for builtin:zai-coding-plan");
+  });
+
+  test("params without a provider id: headersApplied false, never a thrown error", () => {
+    const a = providerHeadersAnswer({ sessionId: "s1" }, home());
+    expect(a.headersApplied).toBe(false);
+    expect(providerHeadersAnswer(null, home()).headersApplied).toBe(false);
+  });
+
+  test("the key never reaches the log, even at trace level", async () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    // In a process of its own: the module's logger takes the level in force when it loads.
+    const script = [
+      `const { setLogLevel } = await import(${JSON.stringify(path.join(SRC, "log.ts"))});`,
+      'setLogLevel("trace");',
+      `const { providerHeadersAnswer } = await import(${JSON.stringify(path.join(SRC, "session/provider-headers.ts"))});`,
+      `const env = ${JSON.stringify(env)};`,
+      `for (const p of ${JSON.stringify([ask("account:zai-individual-coding-plan"), ask("openrouter")])}) process.stdout.write(JSON.stringify(providerHeadersAnswer(p, env)) + "\\n");`,
+    ].join("\n");
+    const p = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    expect(code).toBe(0);
+    // The key went to ZCode...
+    expect(stdout).toContain(KEY);
+    // ...and the log said what happened, without it.
+    expect(stderr).toContain("answering account:zai-individual-coding-plan with the key of builtin:zai-coding-plan");
+    expect(stderr).toContain("cannot provide credentials for openrouter");
+    expect(stderr).not.toContain(KEY);
+  });
+});
