@@ -79,6 +79,7 @@ export class Session implements IntakeOwner, ActivationOwner {
   lastPlanKey: string | undefined;
   /** The context figures of the last usage_update sent. */
   lastUsage: { used: number; size: number } | undefined;
+  steers = new Map<string, string>();
   /** The editor's MCP servers: ZCode takes them again on every resume. */
   mcpServers: ZCodeMcpServer[] | undefined;
   /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */

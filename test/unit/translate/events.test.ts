@@ -27,6 +27,7 @@ function session(withSettings = true): EventState {
     messageIds: {},
     lastPlanKey: undefined,
     lastUsage: undefined,
+    steers: new Map(),
   };
 }
 
@@ -171,16 +172,26 @@ describe("session.updated", () => {
     expect(h.apply(ev("session.updated", { mode: "build", previousMode: "build" }))).toEqual([]);
   });
 
-  test("a mode ZCode did not list before is added to the choices", () => {
+  test("a ZCode mode not listed before is added to the choices", () => {
     const h = harness();
-    h.apply(ev("session.updated", { mode: "turbo", previousMode: "yolo" }));
-    expect(h.s.options.mode?.choices.map((c) => c.value)).toContain("turbo");
+    h.s.options = { ...h.s.options, mode: { current: "build", choices: h.s.options.mode!.choices.filter((c) => c.value !== "guarded") } };
+    h.apply(ev("session.updated", { mode: "guarded", previousMode: "build" }));
+    expect(h.s.options.mode?.choices.map((c) => c.value)).toContain("guarded");
   });
 
-  test("a model request's usage: used = its input tokens, size = its context window", () => {
+  test("only a real mode change moves the mode: previousMode present and a known mode id (not the follow-up mode)", () => {
+    const h = harness();
+    const before = h.s.options.mode?.current;
+    expect(h.apply(ev("session.updated", { mode: "plan" }))).toEqual([]);
+    expect(h.apply(ev("session.updated", { mode: "guide", previousMode: "queue" }))).toEqual([]);
+    expect(h.apply(ev("session.updated", { mode: "turbo", previousMode: "yolo" }))).toEqual([]);
+    expect(h.s.options.mode?.current).toBe(before);
+  });
+
+  test("a model request's usage: used = its input + output tokens (ZCode's own meter), size = its context window", () => {
     const h = harness();
     expect(h.apply(ev("session.updated", { content: "", stopReason: "end_turn", usage: { inputTokens: 1200, outputTokens: 3 }, contextWindow: 128000 }))).toEqual([
-      { sessionUpdate: "usage_update", used: 1200, size: 128000 },
+      { sessionUpdate: "usage_update", used: 1203, size: 128000 },
     ]);
   });
 
@@ -202,7 +213,7 @@ describe("session.updated", () => {
 
   test("sessionUpdatedToUpdates returns both a mode change and usage from one payload", () => {
     const s = session();
-    expect(sessionUpdatedToUpdates(s, { mode: "plan", usage: { inputTokens: 10 }, contextWindow: 100 }).map((u) => u.sessionUpdate)).toEqual([
+    expect(sessionUpdatedToUpdates(s, { mode: "plan", previousMode: "build", usage: { inputTokens: 10 }, contextWindow: 100 }).map((u) => u.sessionUpdate)).toEqual([
       "config_option_update",
       "current_mode_update",
       "usage_update",
