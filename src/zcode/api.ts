@@ -154,21 +154,30 @@ export class ZCodeApi {
   }
 
   /** `workspace` is the session's absolute cwd. */
-  create(p: { workspace: WorkspaceArg; mode?: string; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
-    return this.call(
-      "session/create",
-      { workspace: workspaceOf(p.workspace), mode: p.mode, mcpServers: p.mcpServers },
-      SnapshotSchema,
-    );
+  async create(p: { workspace: WorkspaceArg; mode?: string; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
+    const [snapshot] = await Promise.all([
+      this.call("session/create", { workspace: workspaceOf(p.workspace), mode: p.mode, mcpServers: p.mcpServers }, SnapshotSchema),
+      this.probeBeside(),
+    ]);
+    return snapshot;
+  }
+
+  /**
+   * The v4 probe, sent beside a session's first request so the slash menu
+   * the session announces already knows what this CLI offers. Never fails
+   * the request it goes with.
+   */
+  private probeBeside(): Promise<unknown> {
+    return this.hasV4().catch(() => false);
   }
 
   /** MCP servers are per-load runtime configuration: ZCode wants them again on every resume. */
-  resume(p: { sessionId: string; workspace: WorkspaceArg; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
-    return this.call(
-      "session/resume",
-      { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers },
-      SnapshotSchema,
-    );
+  async resume(p: { sessionId: string; workspace: WorkspaceArg; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
+    const [snapshot] = await Promise.all([
+      this.call("session/resume", { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers }, SnapshotSchema),
+      this.probeBeside(),
+    ]);
+    return snapshot;
   }
 
   /** ZCode answers 50 sessions unless asked for more; the editor pages through what we get. */
