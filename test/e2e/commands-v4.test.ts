@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Harness, withBridge } from "../support/acp-harness.ts";
+import { envelopeIssues } from "../simulator/v4.ts";
 import { chunkText, promptAndCollect, simRequests, waitForCommands } from "./commands-support.ts";
 
 /** The user's prompts in ZCode's own history (the simulator's session file). */
@@ -211,5 +212,32 @@ describe("0.15.3: the legacy methods", () => {
       expect(retry.response.stopReason).toBe("end_turn");
       expect(retry.frames.filter((f) => f.method === "session/send")).toHaveLength(2);
       expect(h.simFrames().filter((f) => f.method?.startsWith("v4/")).map((f) => f.method)).toEqual(["v4/commands/query"]);
+    }));
+});
+
+describe("0.16.9: every v4 frame the bridge writes", () => {
+  test("steer, file rewind, rewrite, both retries and stop: each passes ZCode's strict envelope and payload schemas", () =>
+    withBridge({ record: true }, async (h) => {
+      const sid = await newSession(h);
+      const turn = h.prompt(sid, "#scenario:guided");
+      await h.waitFor(() => h.updates(sid).some((u) => u.sessionUpdate === "tool_call"), "the turn's tool call");
+      await h.prompt(sid, "/steer use TypeScript");
+      await turn;
+      await h.prompt(sid, "#scenario:edit");
+      await h.prompt(sid, "/rewind");
+      await h.prompt(sid, "/rewind #scenario:edit");
+      await h.prompt(sid, "#scenario:fail-transient fails=1");
+      await h.prompt(sid, "#scenario:fail-transient fails=1 after=1");
+      const slow = h.prompt(sid, "/rewind #scenario:slow n=200");
+      await h.waitFor(() => h.text(sid).includes("chunk 1 "), "the rerun to stream");
+      await h.cancel(sid);
+      await slow;
+      await h.waitFor(() => v4Commands(h).some((c) => c.type === "stop"), "the v4 stop");
+      const frames = v4Commands(h);
+      expect(new Set(frames.map((f) => f.type))).toEqual(new Set(["sendText", "applyFileRewind", "editUserQuery", "retryTurn", "stop"]));
+      for (const f of frames) expect({ type: f.type, issues: envelopeIssues(f) }).toEqual({ type: f.type, issues: [] });
+      // One clientId for the whole bridge process; every commandId its own.
+      expect(new Set(frames.map((f) => f.clientId)).size).toBe(1);
+      expect(new Set(frames.map((f) => f.commandId)).size).toBe(frames.length);
     }));
 });

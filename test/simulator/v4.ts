@@ -355,6 +355,28 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   },
 };
 
+/**
+ * The problems ZCode's parse would find in a `v4/command` frame's params
+ * (envelope, payload of its type, CAS fields): [] when it is valid. For tests
+ * that check every frame a client produced.
+ */
+export function envelopeIssues(raw: unknown): string[] {
+  const v = validate(envelope, raw);
+  if (!v.ok) return v.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  const env = v.value as Record<string, any>;
+  // Extra keys pass zod's plain object but mean the client writes what ZCode would drop.
+  const extra = Object.keys(raw as object).filter((k) => !(k in envelope.shape));
+  const issues = extra.map((k) => `${k}: not an envelope field`);
+  const schema = PAYLOADS[env.type];
+  if (!schema) issues.push(`type: ${env.type} is not simulated`);
+  else {
+    const pv = validate(schema, env.payload);
+    if (!pv.ok) issues.push(...pv.issues.map((i) => `payload.${i.path.join(".")}: ${i.message}`));
+  }
+  if (CAS.has(env.type) && (env.baseRevision === undefined || (ROW_TARGETING.has(env.type) && env.baseLogEpoch === undefined))) issues.push("CAS commands require baseRevision and baseLogEpoch");
+  return issues;
+}
+
 /** The inbox: envelope, payload, CAS, idempotency, live session, then the handler (command-inbox.ts). */
 async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): Promise<Ack> {
   const rawId = (raw as { commandId?: unknown } | null)?.commandId;
