@@ -160,7 +160,7 @@ describe("0.16.9: retries and stop", () => {
       await h.prompt(sid, "hello");
       const framesBefore = h.simFrames().length;
       const turn = h.prompt(sid, "/rewind #scenario:slow n=200");
-      await h.waitFor(() => h.text(sid).includes("chunk 1 "), "the rerun to stream");
+      await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the rerun to stream");
       await h.cancel(sid);
       expect((await turn).stopReason).toBe("cancelled");
       await h.waitFor(() => v4Commands(h, framesBefore).some((c) => c.type === "stop"), "the v4 stop");
@@ -171,7 +171,7 @@ describe("0.16.9: retries and stop", () => {
       const legacyFrom = h.simFrames().length;
       const legacy = h.prompt(sid, "#scenario:slow n=200");
       await h.waitFor(() => simRequests(h, legacyFrom).some((f) => f.method === "session/send"), "the send");
-      await h.waitFor(() => h.text(sid).split("chunk 1 ").length > 2, "the second turn to stream");
+      await h.waitFor(() => h.text(sid).split("chunk 0 ").length > 2, "the second turn to stream");
       await h.cancel(sid);
       expect((await legacy).stopReason).toBe("cancelled");
       await h.waitFor(() => simRequests(h, legacyFrom).some((f) => f.method === "session/stop"), "session/stop");
@@ -201,7 +201,7 @@ describe("0.15.3: the legacy methods", () => {
       const sid = await newSession(h);
       expect(await waitForCommands(h, sid)).toContain("steer");
       const turn = h.prompt(sid, "#scenario:slow n=60");
-      await h.waitFor(() => h.text(sid).includes("chunk 1 "), "the turn to stream");
+      await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the turn to stream");
       const steer = await promptAndCollect(h, sid, "/steer use tabs");
       expect(steer.frames.filter((f) => f.method === "session/steer")).toHaveLength(1);
       expect((await turn).stopReason).toBe("end_turn");
@@ -229,7 +229,7 @@ describe("0.16.9: every v4 frame the bridge writes", () => {
       await h.prompt(sid, "#scenario:fail-transient fails=1");
       await h.prompt(sid, "#scenario:fail-transient fails=1 after=1");
       const slow = h.prompt(sid, "/rewind #scenario:slow n=200");
-      await h.waitFor(() => h.text(sid).includes("chunk 1 "), "the rerun to stream");
+      await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the rerun to stream");
       await h.cancel(sid);
       await slow;
       await h.waitFor(() => v4Commands(h).some((c) => c.type === "stop"), "the v4 stop");

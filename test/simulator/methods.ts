@@ -211,6 +211,8 @@ const methods: Record<string, Handler> = {
     const { s, r } = requireSession(sim, p.sessionId);
     // A read with deliveryKind turns live session/event pushes on, like subscribe.
     if (p.deliveryKind) r.deliveryKind = p.deliveryKind;
+    // A read flushes the batched tail of the stream (it takes the next seq).
+    sim.flushDeltas(s);
     return snapshot(sim, s, { availability: "current", messageLimit: p.messageLimit });
   },
 

@@ -207,3 +207,33 @@ describe("commands", () => {
     expect(await command(c, id, "stop", {})).toMatchObject({ status: "rejected", reasonCode: "proto.sessionNotFound" });
   });
 });
+
+describe("streaming deltas batched as the CLI does", () => {
+  test("the first delta at once, the rest merged into one event; a re-read flushes the held tail under a new seq", async () => {
+    const c = sim();
+    const id = await c.subscribed("/w/z");
+    const from = c.frames.length;
+    await c.call("session/send", { sessionId: id, content: "#scenario:pause ms=3000" });
+    const first = await c.waitFor((f) => f.params?.payload?.kind === "text_delta", 5000, from);
+    expect(first.params.payload.delta).toBe("The answer ");
+    // The other two deltas are held; a re-read lets them out as one event with the next seq.
+    const sub = await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous", afterSeq: first.params.seq });
+    const replayed = sub.events.filter((e: Frame) => e.payload.kind === "text_delta");
+    expect(replayed.map((e: Frame) => e.payload.delta)).toEqual(["to the question is forty"]);
+    expect(replayed[0].seq).toBe(sub.eventSeq);
+    // Pushed live under that same seq, once: the batch is empty now.
+    await c.call("session/stop", { sessionId: id });
+    await c.waitTurnEnd(id, 5000, from);
+    const live = c.events(id).filter((e) => e.payload.kind === "text_delta");
+    expect(live.filter((e) => e.payload.delta.includes("question")).map((e) => e.seq)).toEqual([replayed[0].seq]);
+  });
+
+  test("merged deltas flush at the next other event and after 250 ms", async () => {
+    const c = sim();
+    const id = await c.subscribed("/w/y");
+    const ev = await c.turn(id, "#scenario:pause ms=400");
+    const deltas = ev.filter((e) => e.payload.kind === "text_delta").map((e) => e.payload.delta);
+    // The pause lets the 250 ms timer out the first batch; the stream's end (the next other event) the second.
+    expect(deltas).toEqual(["The answer ", "to the question is forty", "-two, and that is all."]);
+  });
+});

@@ -159,6 +159,8 @@ export class Turn {
   ignoreStopMs = 0;
   resultType = "success";
   failure: TurnFailure | undefined;
+  /** Set by a scenario whose deltas must each be an event of its own (`seq-gap`, `flood`: no CLI batching). */
+  unbatched = false;
   /** Set by a scenario to choose which events are pushed live (`seq-gap`). */
   live: (type: string) => boolean = () => true;
   /** Overrides the usage of the next model request (`usage`). */
@@ -268,7 +270,7 @@ export class Turn {
   async emit(type: string, payload: Record<string, unknown>, opts: { live?: boolean } = {}): Promise<void> {
     this.check();
     const live = opts.live ?? this.live(type);
-    this.sim.emit(this.s, type, payload, { live, turnId: this.id });
+    this.sim.emit(this.s, type, payload, { live, turnId: this.id, noBatch: this.unbatched });
     const wait = this.sim.out.ready();
     if (wait) await wait;
   }
