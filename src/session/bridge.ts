@@ -13,6 +13,7 @@ import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
 import { invalidParams, sessionNotFound } from "../translate/errors.ts";
 import { InteractionRouter } from "./interaction-router.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
+import { browserExecuteAnswer, browserListAnswer, officialMcpAuthAnswer } from "./app-only-requests.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { replayHistory } from "./reads.ts";
@@ -100,6 +101,9 @@ export class Bridge {
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
     this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));
     this.conn.onRequest("interaction/requestProviderRuntimeHeaders", async (p) => providerHeadersAnswer(p, config.env));
+    this.conn.onRequest("interaction/requestOfficialMcpAuthHeaders", async (p) => officialMcpAuthAnswer(p));
+    this.conn.onRequest("interaction/browserList", async () => browserListAnswer());
+    this.conn.onRequest("interaction/browserExecute", async () => browserExecuteAnswer());
     this.conn.onExit((info) => {
       const err = new ZCodeExitedError(info);
       for (const s of this.sessions.values()) {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import * as v from "valibot";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
@@ -14,6 +15,11 @@ import type { Env } from "../zcode/host.ts";
 
 const logger = log.withTag("provider");
 
+/** ZCode's projectAccessTokenFingerprint: the SHA-256 of the key, hex. */
+export function fingerprint(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
 export function providerHeadersAnswer(params: unknown, env: Env): ProviderHeadersAnswer {
   const parsed = v.safeParse(ProviderHeadersParamsSchema, params);
   if (!parsed.success) {
@@ -21,6 +27,12 @@ export function providerHeadersAnswer(params: unknown, env: Env): ProviderHeader
   }
   const providerId = parsed.output.providerId;
   const provider = appProviderFor(appProviders(env), providerId);
+  const rejected = parsed.output.rejectedProjectTokenFingerprint;
+  if (provider?.apiKey && provider.enabled && rejected && fingerprint(provider.apiKey) === rejected.toLowerCase()) {
+    // The provider refused this very key: answering it again would only fail again.
+    logger.info(`the key of ${provider.id} was refused by the provider; not offered again`);
+    return { headersApplied: false, errorMessage: t().errors.cannotSign(t().errors.keyRefused(provider.id)) };
+  }
   if (provider?.apiKey && provider.enabled) {
     // The key itself is never logged (the trace redacts `apiKey` too).
     logger.debug(`answering ${providerId} with the key of ${provider.id} from the ZCode app's config`);

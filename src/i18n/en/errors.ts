@@ -71,6 +71,8 @@ export const errors = {
     "Sign in to this plan in the ZCode app (Settings → Models), or pick a model of a provider that has an API key, then try again.",
   noSignIn: (providerId: string) => `the ZCode app has no sign-in for ${providerId}`,
   providerOff: (providerId: string) => `${providerId} is turned off in the ZCode app`,
+  /** The provider refused the stored key (ZCode asked again with its fingerprint). */
+  keyRefused: (providerId: string) => `the provider refused the API key the ZCode app stored for ${providerId}; sign in to that plan again in the ZCode app`,
   noApiKey: (providerId: string) => `the ZCode app stored no API key for ${providerId}`,
 
   // ---- the ZCode CLI: finding it, starting it, its process ----

@@ -57,6 +57,7 @@ export const errors: typeof en = {
     "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的服务商的模型，然后重试。",
   noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
   providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
+  keyRefused: (providerId) => `供应商拒绝了 ZCode 应用为 ${providerId} 保存的 API 密钥；请在 ZCode 应用中重新登录该套餐`,
   noApiKey: (providerId) => `ZCode 应用没有保存 ${providerId} 的 API 密钥`,
 
   exited: (e) =>

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { providerHeadersAnswer } from "../../../src/session/provider-headers.ts";
+import { fingerprint, providerHeadersAnswer } from "../../../src/session/provider-headers.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "provider-headers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -28,6 +28,23 @@ const ask = (providerId: string) => ({
 });
 
 describe("providerHeadersAnswer", () => {
+  test("a re-ask carrying the refused key's fingerprint is never answered with that key", () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    const again = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint(KEY) }, env);
+    expect(again.headersApplied).toBe(false);
+    if (!again.headersApplied) expect(again.errorMessage).toContain("refused the API key");
+    expect(JSON.stringify(again)).not.toContain(KEY);
+    // Another key's fingerprint: this one is still offered.
+    const other = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint("sk-old") }, env);
+    expect(other).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
+    expect(fingerprint("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+
+  test("off-peak accounts are served with their plan's key", () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan-off-peak"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
+  });
+
   test("the account plan's key, stored under the built-in id: headersApplied with requestAuth", () => {
     const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
     expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
