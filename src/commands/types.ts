@@ -41,6 +41,8 @@ export interface CommandContext {
   say(text: string): Promise<void>;
   update(u: SessionUpdate): Promise<void>;
   turnRunning(): boolean;
+  /** What the editor is told if the command is cancelled while ZCode works for it (before the `cancelled` answer). */
+  whenCancelled(text: string): void;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
   /** The session's mode, model and thought level as the editor sees them. */

@@ -20,6 +20,8 @@ interface Run {
   openTools: Set<string>;
   /** ZCode is doing work for the command (a goal, a compaction) while it waits. */
   zcodeWorking: boolean;
+  /** Said before the `cancelled` answer when ZCode was stopped for it. */
+  cancelNotice?: string;
 }
 
 function contextFor(s: Session, args: string, run?: Run): CommandContext {
@@ -42,6 +44,9 @@ function contextFor(s: Session, args: string, run?: Run): CommandContext {
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
     turnRunning: () => s.turn?.running === true,
+    whenCancelled: (text) => {
+      if (run) run.cancelNotice = text;
+    },
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
       try {
@@ -104,6 +109,7 @@ export async function runCommandPrompt(s: Session, command: SlashCommand, args: 
       s.dropStale = true;
       s.needsIdleWait = true;
       s.api.stop(s.id).catch((err) => logger.debug("session/stop failed:", err));
+      if (run.cancelNotice) s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${run.cancelNotice}_\n\n` } });
     }
     for (const toolCallId of run.openTools) {
       s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent(t().tools.cancelled)] });

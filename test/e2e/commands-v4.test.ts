@@ -241,3 +241,20 @@ describe("0.16.9: every v4 frame the bridge writes", () => {
       expect(new Set(frames.map((f) => f.commandId)).size).toBe(frames.length);
     }));
 });
+
+describe("a cancel during an active /goal", () => {
+  test("pauses the goal in ZCode; the cancel says so and how to resume; /goal shows it paused", () =>
+    withBridge({ record: true }, async (h) => {
+      const sid = await newSession(h);
+      const goal = h.prompt(sid, "/goal #scenario:slow n=3000");
+      await h.waitFor(() => h.text(sid).includes("Working toward the goal"), "ZCode to work toward the goal");
+      await h.cancel(sid);
+      expect((await goal).stopReason).toBe("cancelled");
+      expect(h.text(sid)).toContain("Stopped: ZCode paused the goal. `/goal resume` continues it; `/goal` shows it.");
+      await h.waitFor(() => simRequests(h).some((f) => f.method === "session/stop"), "the stop");
+      const shown = await promptAndCollect(h, sid, "/goal");
+      expect(shown.text).toMatch(/^Goal paused/);
+      const help = await promptAndCollect(h, sid, "/help");
+      expect(help.text).toContain("`/goal resume` continues");
+    }));
+});

@@ -70,7 +70,7 @@ export const commands = {
   },
 
   goal: {
-    description: "Show or set the session's goal (replace, clear, pause, resume)",
+    description: "Show or set the session's goal (replace, clear, pause, resume); cancelling while ZCode works on it pauses it, `/goal resume` continues",
     // The keywords stay English in every language: they are what the user types.
     hint: "[objective | replace <objective> | clear | pause | resume]",
     replaceNeedsObjective: "`/goal replace` needs the new objective.",
@@ -84,6 +84,8 @@ export const commands = {
       resume: "Goal resumed.",
     },
     working: "Working toward the goal…",
+    /** Said when the user cancels while ZCode works toward the goal: ZCode's stop pauses it. */
+    pausedByCancel: "Stopped: ZCode paused the goal. `/goal resume` continues it; `/goal` shows it.",
     stillWorking: "ZCode is still working toward the goal.",
   },
 

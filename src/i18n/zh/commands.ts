@@ -54,7 +54,7 @@ export const commands: typeof en = {
   },
 
   goal: {
-    description: "查看或设置会话目标（可替换、清除、暂停、恢复）",
+    description: "查看或设置会话目标（可替换、清除、暂停、恢复）；ZCode 推进目标时取消会暂停目标，`/goal resume` 可继续",
     hint: "[目标 | replace <目标> | clear | pause | resume]",
     replaceNeedsObjective: "`/goal replace` 需要给出新的目标。",
     done: {
@@ -66,6 +66,7 @@ export const commands: typeof en = {
       resume: "目标已恢复。",
     },
     working: "正在朝目标推进…",
+    pausedByCancel: "已停止：ZCode 已暂停该目标。`/goal resume` 可继续，`/goal` 可查看。",
     stillWorking: "ZCode 仍在朝目标推进。",
   },
 

@@ -189,6 +189,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
   const levelSets: string[] = [];
   const modelSets: string[] = [];
   const waits: number[] = [];
+  const cancelNotices: string[] = [];
   const options = opts.options ?? sessionOptions();
   const ctx: CommandContext = {
     sessionId: "sess_1",
@@ -202,6 +203,9 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       updates.push(u);
     },
     turnRunning: () => opts.turnRunning ?? false,
+    whenCancelled: (text) => {
+      cancelNotices.push(text);
+    },
     // The turn's own streaming is the session's (e2e); here only whether it started.
     runTurn: async (start) => {
       await start();
