@@ -212,8 +212,9 @@ export class Turn {
     this.foreground = undefined;
     const retryOf = this.retryOf;
     this.retryOf = undefined;
-    if (retryOf !== undefined) {
-      const retried = await this.s.api.retryTurn({ sessionId: this.s.id, ...(retryOf ? { turnId: retryOf } : {}) });
+    // Without the failed turn's id (a CLI before 0.16) the retry could pick another turn: sent again instead.
+    if (retryOf) {
+      const retried = await this.s.api.retryTurn({ sessionId: this.s.id, turnId: retryOf });
       if (retried) {
         this.v4Command = retried.commandId;
         return true;

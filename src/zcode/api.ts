@@ -287,7 +287,7 @@ export class ZCodeApi {
    * queryId), or undefined when this CLI cannot (no v4, or nothing ZCode
    * offers to retry): the caller then sends the prompt again.
    */
-  async retryTurn(p: { sessionId: string; turnId?: string }): Promise<{ commandId: string } | undefined> {
+  async retryTurn(p: { sessionId: string; turnId: string }): Promise<{ commandId: string } | undefined> {
     if (!(await this.hasV4())) return undefined;
     const sent = await this.v4.targeted(p.sessionId, (rows) => pickRetry(rows, p.turnId));
     return sent ? { commandId: sent.commandId } : undefined;

@@ -34,8 +34,8 @@ export function pickEdit(rows: readonly Row[], newText: string, workspaceMode: "
  * own prompt is edited to the same text instead (§5.4). Either way ZCode's
  * history keeps one copy of the prompt.
  */
-export function pickRetry(rows: readonly Row[], turnId: string | undefined): Pick {
-  const mine = (r: Row) => turnId === undefined || r.turnId === turnId;
+export function pickRetry(rows: readonly Row[], turnId: string): Pick {
+  const mine = (r: Row) => r.turnId === turnId;
   const reply = latest(rows, (r) => r.kind === "assistantText" && r.actions?.canRetry === true && mine(r));
   const replyTarget = reply ? targetOf(reply) : undefined;
   if (replyTarget) return { type: "retryTurn", target: replyTarget };

@@ -282,3 +282,35 @@ describe("usage_update and plan helpers", () => {
     expect(out.map((u) => (u as Any).entries[0].status)).toEqual(["pending", "completed"]);
   });
 });
+
+describe("steers (v4 guides)", () => {
+  const queued = (id: string, input: string) => ev("turn.steerQueued", { inputId: id, queryId: id, pendingInputId: `queue_${id}`, input, inputPreview: input, inputSize: input.length, inputPresentation: "user_steer", delivery: "guide", targetTurnId: "turn_1", queueLength: 1 });
+
+  test("taken into the turn: the steer shows as the user's words, and the reply after it is a new message", () => {
+    const h = harness();
+    const before = h.apply(ev("model.streaming", { kind: "text_delta", delta: "Working. " }))[0];
+    expect(h.apply(queued("c1", "use TypeScript"))).toEqual([]);
+    const drained = h.apply(ev("turn.steerDrained", { injectedMessageIds: ["m2"], pendingInputIds: ["queue_c1"], drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }], queryIds: ["c1"], targetTurnId: "turn_1" }));
+    expect(drained).toEqual([{ sessionUpdate: "user_message_chunk", messageId: expect.any(String), content: { type: "text", text: "use TypeScript" } }]);
+    const after = h.apply(ev("model.streaming", { kind: "text_delta", delta: "OK, TypeScript." }))[0];
+    expect(after!.messageId).not.toBe(before!.messageId);
+    expect(h.s.steers.size).toBe(0);
+  });
+
+  test("fallen back (TurnSteerDeliveryChanged as session.updated): said, with the steer's text and what becomes of it", () => {
+    const h = harness();
+    h.apply(queued("c2", "also lint"));
+    const [stopped] = h.apply(ev("session.updated", { admittedDelivery: "queue", fallbackReasonCode: "guide.turnInterrupted", pendingInputId: "queue_c2", requestedDelivery: "guide", targetTurnId: "turn_1" }));
+    expect(stopped!.content.text).toContain("This steer did not reach the turn: the turn was stopped first.");
+    expect(stopped!.content.text).toContain("> also lint");
+    h.apply(queued("c3", "then this"));
+    const [noBoundary] = h.apply(ev("session.updated", { admittedDelivery: "queue", fallbackReasonCode: "guide.noToolBoundary", pendingInputId: "queue_c3", requestedDelivery: "guide", targetTurnId: "turn_1" }));
+    expect(noBoundary!.content.text).toContain("runs it as a turn of its own");
+  });
+
+  test("memory stays bounded however many steers are never taken in", () => {
+    const h = harness();
+    for (let i = 0; i < 500; i++) h.apply(queued(`x${i}`, "x"));
+    expect(h.s.steers.size).toBeLessThanOrEqual(64);
+  });
+});

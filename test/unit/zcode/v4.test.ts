@@ -134,3 +134,28 @@ describe("operations against the simulator (0.16.9)", () => {
     expect((again as V4CommandError).reasonCode).toBe("proto.sessionNotFound");
   }, 30_000);
 });
+
+describe("operations against the simulator (0.15.3, no v4)", () => {
+  let conn: ZCodeConnection;
+  let api: ZCodeApi;
+  const ws = mkdtempSync(join(tmpdir(), "zcode-v4-legacy-ws-"));
+  beforeAll(async () => {
+    await ensureSimBuilt();
+    const env = { PATH: process.env.PATH, HOME: ws, ZCODE_SIM_STATE_DIR: join(ws, "state"), ZCODE_SIM_DELAY_MS: "1", ZCODE_SIM_VERSION: "0.15.3" };
+    conn = new ZCodeConnection(defaultConfig({ env }), { launch: { command: [SIM_BIN], entry: SIM_BIN, source: "env" }, killGraceMs: 500, defaultTimeoutMs: 5000 });
+    api = new ZCodeApi(conn);
+  }, 60_000);
+  afterAll(() => conn.close());
+
+  test("no v4: steer and rewind keep their legacy methods in the menu; delete is session/close; rewrite and retry say they cannot", async () => {
+    const s = await api.create({ workspace: ws });
+    const id = s.session.sessionId;
+    expect(await api.hasV4()).toBe(false);
+    expect(api.capabilities()?.supports("op:steer")).toBe(true);
+    expect(api.capabilities()?.supports("op:rewind")).toBe(true);
+    expect(await api.rewritePrompt({ sessionId: id, text: "x" })).toBeUndefined();
+    expect(await api.retryTurn({ sessionId: id, turnId: "turn_x" })).toBeUndefined();
+    await api.deleteSession(id);
+    expect((await api.list()).sessions.map((x) => x.sessionId)).not.toContain(id);
+  }, 30_000);
+});
