@@ -251,7 +251,7 @@ export class Turn {
       try {
         let startedInZCode = true;
         // ZCode offers its retry only once the failed turn is over: wait for idle first.
-        if (this.retryOf !== undefined) await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "retrying");
+        if (this.retryOf && (await this.s.api.hasV4())) await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "retrying");
         await this.s.withActive(async () => {
           await this.s.intake.ensureSubscribed();
           // A cancel while subscribing ended the turn already: never send it.

@@ -135,7 +135,7 @@ function steerFellBack(ctx: EventContext, pendingInputId: string, reasonCode: st
   const text = ctx.session.steers.get(pendingInputId);
   ctx.session.steers.delete(pendingInputId);
   const words = t().commands.steer;
-  const why = reasonCode === "guide.turnInterrupted" ? words.fellBackStopped : reasonCode === "guide.noToolBoundary" ? words.fellBackNoBoundary : words.fellBackOther(reasonCode);
+  const why = reasonCode === "guide.turnInterrupted" ? words.fellBackStopped : reasonCode === "guide.noToolBoundary" ? words.fellBackNoBoundary : words.fellBackOther(`\`${reasonCode}\``);
   ctx.session.messageIds = {};
   const quoted = text !== undefined ? `\n\n${text.split("\n").map((l) => `> ${l}`).join("\n")}` : "";
   ctx.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${why}_${quoted}\n\n` } });

@@ -32,7 +32,7 @@ export const commands: typeof en = {
       checkpoint_unreadable: "检查点无法读取",
       file_read_failed: "文件无法读取",
       unsupported_checkpoint: "检查点类型 ZCode 无法恢复",
-      bash_ignored: "由 shell 命令修改，ZCode 不跟踪此类更改",
+      bash_ignored: "由终端命令修改，ZCode 不跟踪此类更改",
     },
     unsafeOther: (reason) => `无法恢复（${reason}）`,
     unsafeHint: "请手动（或用版本控制）撤销这些更改，然后再次运行 `/rewind`。",
