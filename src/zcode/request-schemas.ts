@@ -94,7 +94,7 @@ export const ProviderHeadersParamsSchema = loose({
 export type ProviderHeadersParams = v.InferOutput<typeof ProviderHeadersParamsSchema>;
 
 export type ProviderHeadersAnswer =
-  | { headersApplied: true; requestAuth: { apiKey: string } }
+  | { headersApplied: true; requestAuth: { apiKey: string; accountScope?: string } }
   | { headersApplied: false; errorMessage: string };
 
 // ---------------------------------------------------------------- session/requestRuntimePreferences

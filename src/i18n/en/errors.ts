@@ -73,6 +73,8 @@ export const errors = {
   providerOff: (providerId: string) => `${providerId} is turned off in the ZCode app`,
   /** The provider refused the stored key (ZCode asked again with its fingerprint). */
   keyRefused: (providerId: string) => `the provider refused the API key the ZCode app stored for ${providerId}; sign in to that plan again in the ZCode app`,
+  /** A long task began under another key of the plan (ZCode's expectedAccountScope no longer matches). */
+  accountChanged: (providerId: string) => `the ZCode app's sign-in for ${providerId} changed since this task began; start it again`,
   noApiKey: (providerId: string) => `the ZCode app stored no API key for ${providerId}`,
 
   // ---- the ZCode CLI: finding it, starting it, its process ----

@@ -58,6 +58,7 @@ export const errors: typeof en = {
   noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
   providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
   keyRefused: (providerId) => `供应商拒绝了 ZCode 应用为 ${providerId} 保存的 API 密钥；请在 ZCode 应用中重新登录该套餐`,
+  accountChanged: (providerId) => `自此任务开始以来，ZCode 应用中 ${providerId} 的登录已变更；请重新开始该任务`,
   noApiKey: (providerId) => `ZCode 应用没有保存 ${providerId} 的 API 密钥`,
 
   exited: (e) =>
