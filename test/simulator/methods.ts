@@ -300,7 +300,9 @@ const methods: Record<string, Handler> = {
 
   "session/stop"(sim, p) {
     const { s, r } = requireSession(sim, p.sessionId);
-    if (r.turn) {
+    // A turn a v4 command started is out of legacy stop's reach (ZCODE-V4.md §5.2, inferred from the source).
+    if (r.turn?.v4Started) log(`session/stop on ${s.id}: the running turn was started by a v4 command; not stopped`);
+    else if (r.turn) {
       const pauseGoal = s.goal?.status === "active";
       r.turn.requestStop();
       if (pauseGoal && s.goal) {

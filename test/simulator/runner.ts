@@ -90,6 +90,7 @@ export function prepareTurn(sim: Sim, s: SessionRecord, r: Runtime, input: TurnI
 function runGuideAsTurn(sim: Sim, s: SessionRecord, r: Runtime, g: { commandId: string; text: string }): void {
   if (r.turn || sim.rt(s.id) !== r) return;
   const turn = prepareTurn(sim, s, r, { raw: g.text, prompt: parsePrompt(g.text, sim.cfg.defaultScenario), inputId: g.commandId, queryId: g.commandId, sourceCommandId: g.commandId });
+  turn.v4Started = true;
   r.revision++;
   sim.stateUpdated(s, "prompt_started", { status: "running" });
   setImmediate(() => runTurn(turn).catch((e) => log(`turn crashed: ${(e as Error).stack ?? e}`)));

@@ -188,6 +188,12 @@ export class Turn {
   userMessage!: Message;
   /** v4: guides steered into this turn, not yet drained (steering.ts pendingInputs). */
   guides: { commandId: string; text: string }[] = [];
+  /**
+   * Started through the v4 prompt path (a command, or the queue draining):
+   * legacy session/stop does not reach it (server-operations.ts stopSession
+   * aborts only the record's activeAbortController, which that path never sets).
+   */
+  v4Started = false;
   /** turn.started's foregroundExecutionId (what a v4 stop names). */
   foregroundExecutionId: string | undefined;
   /** v4: the projection's record of this turn. */

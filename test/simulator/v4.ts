@@ -188,6 +188,7 @@ function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): 
     sim.store.saveNow(s);
   }
   const turn = prepareTurn(sim, s, r, { raw: text, prompt: parsePrompt(text, sim.cfg.defaultScenario), inputId: commandId, queryId: commandId, origin, sourceCommandId: commandId });
+  turn.v4Started = true;
   r.revision++;
   s.updatedAt = Date.now();
   sim.stateUpdated(s, "prompt_started", { status: "running" });
