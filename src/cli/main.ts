@@ -147,7 +147,6 @@ async function upgrade(version: string | undefined): Promise<number> {
 
 /** citty colours its usage unconditionally; keep escapes out of pipes and files. */
 function plain(text: string): string {
-  // biome-ignore lint: the escape character is the point
   return process.stdout.isTTY ? text : text.replace(/\u001B\[[0-9;]*m/g, "");
 }
 

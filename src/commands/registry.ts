@@ -1,4 +1,4 @@
-import type { AvailableCommand, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { AvailableCommand } from "@agentclientprotocol/sdk/unstable";
 import type { CliCapabilities } from "../zcode/capabilities.ts";
 import { compactCommand } from "./compact.ts";
 import { discoveredCommands, type Where } from "./discovery/discover.ts";
@@ -14,7 +14,7 @@ import { steerCommand } from "./steer.ts";
 import { TERMINAL_ONLY_COMMANDS } from "./terminal-only.ts";
 import { thoughtCommand } from "./thought.ts";
 import { notSupportedText } from "./text.ts";
-import type { CommandContext, SlashCommand } from "./types.ts";
+import type { SlashCommand } from "./types.ts";
 
 export type { CommandContext, SlashCommand } from "./types.ts";
 

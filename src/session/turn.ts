@@ -7,7 +7,7 @@ import { ZCODE_ERR } from "../zcode/errors.ts";
 import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
 import { isBusy, toRequestError } from "../translate/errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "../translate/events.ts";
-import type { Session } from "./session.ts";
+import type { RunningTurn, SessionHost } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
 import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
 
@@ -47,7 +47,7 @@ const IN_ZCODE: ReadonlySet<Phase> = new Set(["sending", "running", "cancelling"
  * child's death each move it along the table above; whatever happens, it
  * answers once, and nothing of it reaches the editor after that answer.
  */
-export class Turn {
+export class Turn implements RunningTurn {
   private phase: Phase = "preparing";
   /** Our turn.started has been seen. */
   private started = false;
@@ -68,14 +68,14 @@ export class Turn {
   private readonly ctx: EventContext;
 
   constructor(
-    private readonly s: Session,
+    private readonly s: SessionHost,
     private readonly input: { text: string; attachments: ZCodeAttachment[] },
   ) {
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
     const hooks: TurnHooks = {
       started: () => {
         this.started = true;
-        this.s.dropStale = false;
+        this.s.leftoversOver();
       },
       completed: (p) => this.onCompleted(p),
       failed: (p) => this.onFailed(p),
@@ -83,7 +83,7 @@ export class Turn {
         this.lastModelStop = reason;
       },
     };
-    this.ctx = { session: s, emit: (u) => s.emit(u), turn: hooks };
+    this.ctx = { ...s.eventContext(), turn: hooks };
   }
 
   /** Resolves when the turn has answered, however it ended. */
@@ -121,7 +121,7 @@ export class Turn {
    * for a hung request: cancel or the child's death settle it regardless.
    */
   run(): Promise<PromptResponse> {
-    this.s.turn = this;
+    this.s.turnBegan(this);
     void (async () => {
       try {
         await this.prepare();
@@ -134,11 +134,11 @@ export class Turn {
   }
 
   apply(e: ZCodeEvent): void {
-    if (this.phase === "ended") return this.s.applyIdle(e);
+    if (this.phase === "ended") return this.s.applyOutsideTurn(e);
     this.touch();
     this.idleStalls = 0;
     const ours = IN_ZCODE.has(this.phase) && (this.started || e.type === "turn.started" || !this.staleExpected);
-    if (!ours) return this.s.applyIdle(e);
+    if (!ours) return this.s.applyOutsideTurn(e);
     applyEvent(this.ctx, e);
   }
 
@@ -151,12 +151,11 @@ export class Turn {
       return;
     }
     this.move("cancelling");
-    this.s.dropStale = true;
-    this.stopZCode();
+    this.s.expectLeftovers({ idleWait: false });
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
     this.graceTimer = setTimeout(() => {
-      this.s.needsIdleWait = true;
+      this.s.idleWaitBeforeNextSend();
       void this.finish("cancelled");
     }, this.s.timings.cancelGraceMs);
   }
@@ -166,16 +165,11 @@ export class Turn {
     void this.fail(err, { zcodeGone: true });
   }
 
-  /** A request, not a notification (the CLI ignores those); the turn then ends `cancelled`. */
-  private stopZCode(): void {
-    this.s.api.stop(this.s.id).catch((err) => logger.debug("session/stop failed:", err));
-  }
-
   private async prepare(): Promise<void> {
-    if (this.s.needsIdleWait) {
+    if (this.s.idleWaitDue) {
       await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "preparing");
       if (this.phase !== "preparing") return;
-      this.s.needsIdleWait = false;
+      this.s.idleWaited();
     }
     // Subscribed before sending, or a short turn's completion can be missed.
     await this.s.intake.ensureSubscribed();
@@ -186,7 +180,7 @@ export class Turn {
     for (;;) {
       // The child may have died (or the editor cancelled) while we waited.
       if (this.phase !== "preparing" && this.phase !== "retrying") return;
-      this.staleExpected = this.s.dropStale;
+      this.staleExpected = this.s.leftoversExpected;
       this.started = false;
       try {
         await this.s.withActive(async () => {
@@ -199,7 +193,7 @@ export class Turn {
         });
         if (this.at("sending")) this.move("running");
         // Cancelled while the send was queued in ZCode: that stop may have come first.
-        else if (this.at("cancelling")) this.stopZCode();
+        else if (this.at("cancelling")) this.s.stopZCode();
         this.touch();
         return;
       } catch (err) {
@@ -322,7 +316,7 @@ export class Turn {
     if (!this.move("ended")) return false;
     this.clearStall();
     if (this.graceTimer) clearTimeout(this.graceTimer);
-    if (this.s.turn === this) this.s.turn = undefined;
+    this.s.turnEnded(this);
     return true;
   }
 
@@ -345,11 +339,7 @@ export class Turn {
     if (this.phase === "cancelling") return this.finish("cancelled");
     const mayRun = IN_ZCODE.has(this.phase) && !opts.zcodeGone;
     if (!this.end()) return;
-    if (mayRun) {
-      this.s.dropStale = true;
-      this.s.needsIdleWait = true;
-      this.stopZCode();
-    }
+    if (mayRun) this.s.expectLeftovers({ idleWait: true });
     // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
     this.s.withdrawInteractions();
     this.s.failOpenTools(t().tools.turnFailed);
