@@ -87,13 +87,10 @@ const COMMAND_RE = /^\/([A-Za-z][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/;
  * ZCode terminal-only ones, which answer where they work) match; anything
  * else (a path, an unknown word, a skill, `/fork` mid-sentence) is an
  * ordinary prompt, sent to ZCode unchanged. A registered command the CLI does
- * not support still matches (`caps` does not filter): typed by hand, it must
- * answer "not supported" rather than reach the model as a prompt.
+ * not support still matches: typed by hand, it must answer "not supported"
+ * rather than reach the model as a prompt.
  */
-export function matchCommand(
-  text: string,
-  _caps?: CliCapabilities,
-): { command: SlashCommand; args: string } | undefined {
+export function matchCommand(text: string): { command: SlashCommand; args: string } | undefined {
   const m = COMMAND_RE.exec(text.trim());
   if (!m) return undefined;
   // `/FORK` is `/fork`: a name typed in another case is still the command, never a prompt.

@@ -45,7 +45,7 @@ export async function compactInBackground(s: SessionHost, threshold: AutoCompact
     logger.debug("this ZCode CLI cannot compact; auto-compact skipped");
     return;
   }
-  const compact = matchCommand("/compact", caps);
+  const compact = matchCommand("/compact");
   if (!compact) return;
   const pct = usage!.size > 0 ? Math.round((usage!.used * 100) / usage!.size) : undefined;
   const notice = t().bridge.autoCompact.notice(count(usage!.used), count(usage!.size), pct, describe(threshold));

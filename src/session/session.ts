@@ -52,10 +52,9 @@ export interface SessionDeps {
  * Why a turn or a command ends early:
  * - editor: session/cancel, or `$/cancel_request` on the prompt;
  * - close: ACP session/close (the conversation stays in ZCode);
- * - editor-gone: stdin closed; nothing new may start after it;
- * - replaced: the session is forgotten under a running turn.
+ * - editor-gone: stdin closed; nothing new may start after it.
  */
-export type CancelReason = "editor" | "close" | "editor-gone" | "replaced";
+export type CancelReason = "editor" | "close" | "editor-gone";
 
 /**
  * One ACP session = one ZCode session (same id, so list/load/resume work
@@ -365,7 +364,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
   async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
     const input = promptToInput(blocks, { cwd: this.cwd, stage: (name, bytes) => stageFile(stagingDirFor(this.env), name, bytes) });
-    const match = matchCommand(input.typed, this.api.capabilities());
+    const match = matchCommand(input.typed);
     if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
     let started = false;
     const queued = this.exclusive(async (): Promise<PromptResponse> => {
@@ -408,7 +407,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /**
    * The one place a turn or a slash command is ended early (see CancelReason).
    * Every reason ends what runs, withdraws what ZCode asks the editor, and
-   * leaves the session usable; close and replacement also wait (bounded by
+   * leaves the session usable; close also waits (bounded by
    * the cancel grace) for the turn to see ZCode's own end, because the
    * session's events stop being routed after that.
    */
@@ -417,7 +416,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     turn?.cancel();
     this.command?.cancel();
     this.withdrawInteractions();
-    if ((reason === "close" || reason === "replaced") && turn) return turn.settled;
+    if (reason === "close" && turn) return turn.settled;
     return Promise.resolve();
   }
 
