@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { log as rootLog } from "../log.ts";
 import type { Env } from "../zcode/host.ts";
 import { withBusyRetry, isBusy } from "./busy-retry.ts";
-import { taskRow, type SessionCreatedInfo } from "./task-row.ts";
+import { appTitle, taskRow, type SessionCreatedInfo } from "./task-row.ts";
 import { insertTask, layoutProblem, tasksIndexPath, updateTitle } from "./tasks-index.ts";
 
 export type { SessionCreatedInfo, ModelRef } from "./task-row.ts";
@@ -132,7 +132,7 @@ export class AppHistory {
     try {
       if (!this.file || this.closed) return Promise.resolve();
       const tracked = this.sessions.get(sessionId);
-      const t = typeof title === "string" ? title.trim() : "";
+      const t = appTitle(title);
       if (!tracked || tracked.foreign || !t) return Promise.resolve();
       tracked.info.title = t;
       return this.enqueue(`titling session ${sessionId}`, (db) => {

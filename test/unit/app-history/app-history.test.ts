@@ -153,6 +153,32 @@ describe("titles", () => {
     expect(r.updated_at).toBe(T0 + 2_000);
   });
 
+  test("after a title over 200,000 characters, the next title still becomes the search text", async () => {
+    const { history, app, setNow } = setup();
+    await history.sessionCreated({ sessionId: "sess_huge", cwd: CWD });
+    setNow(T0 + 1_000);
+    await history.titleKnown("sess_huge", "y".repeat(200_001));
+    let r = row(app, "sess_huge")!;
+    expect(r.title.length).toBeLessThanOrEqual(500);
+    expect(r.searchable_text).toBe(r.title);
+    setNow(T0 + 2_000);
+    await history.titleKnown("sess_huge", "Short title");
+    r = row(app, "sess_huge")!;
+    expect(r.title).toBe("Short title");
+    expect(r.searchable_text).toBe("Short title");
+    expect(appSearch(app, CWD, "short title")).toEqual(["sess_huge"]);
+  });
+
+  test("a row an older bridge wrote with a huge title (search text cut) takes the next title's search text", async () => {
+    const { history, app, setNow } = setup();
+    await history.sessionCreated({ sessionId: "sess_old", cwd: CWD });
+    const huge = "z".repeat(200_001);
+    app.query("UPDATE tasks SET title = ?, searchable_text = ? WHERE task_id = 'sess_old'").run(huge, huge.slice(0, 200_000));
+    setNow(T0 + 1_000);
+    await history.titleKnown("sess_old", "Short title");
+    expect(row(app, "sess_old")!.searchable_text).toBe("Short title");
+  });
+
   test("a title the user renamed in the app is never overwritten", async () => {
     const { history, app, setNow } = setup();
     await history.sessionCreated({ sessionId: "sess_r", cwd: CWD });
