@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { log as rootLog } from "../log.ts";
 import type { Env } from "../zcode/host.ts";
 import { withBusyRetry, isBusy } from "./busy-retry.ts";
@@ -218,12 +218,21 @@ export class AppHistory {
   private handle(): Database | undefined {
     if (this.closed || this.unusable || !this.file) return undefined;
     if (this.db) return this.db;
-    if (!existsSync(this.file)) {
+    let st: Stats;
+    try {
+      st = statSync(this.file);
+    } catch {
       if (!this.saidMissing) this.log.debug(`no ${this.file} (ZCode app not installed or not run yet): history not shared`);
       this.saidMissing = true;
       return undefined;
     }
     this.saidMissing = false;
+    // A FIFO or a device there would block SQLite's first read for good.
+    if (!st.isFile()) {
+      this.unusable = true;
+      this.log.warn(`${this.file} is not a regular file; not writing to the ZCode app's history`);
+      return undefined;
+    }
     // create: false as well as the check above: a file removed in between
     // must fail to open, not come back empty.
     const db = new Database(this.file, { readwrite: true, create: false });

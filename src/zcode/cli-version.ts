@@ -1,6 +1,7 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { extractVersion } from "./capabilities.ts";
+import { readBoundedText } from "../read-bounded.ts";
 import { redactLine } from "../redact.ts";
 import { LOCAL_ERR, ZCodeError, ZCodeNotFoundError } from "./errors.ts";
 import { isFile, type Env } from "./host.ts";
@@ -83,7 +84,7 @@ export function packageVersion(entry: string): string | undefined {
 function versionIfClaimed(file: string, dir: string, entry: string): string | undefined {
   let pkg: { version?: unknown; bin?: unknown; main?: unknown };
   try {
-    pkg = JSON.parse(readFileSync(file, "utf8"));
+    pkg = JSON.parse(readBoundedText(file) ?? "");
   } catch {
     return undefined;
   }

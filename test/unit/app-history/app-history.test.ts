@@ -370,6 +370,18 @@ describe("a layout we do not know", () => {
 });
 
 describe("nothing ever throws out of the API", () => {
+  test("a FIFO in the database's place is not opened (SQLite would block on it): said once, nothing written", async () => {
+    const { db } = setup();
+    const fifo = join(db.dir, "fifo.sqlite");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const mem = memoryLogger();
+    const onFifo = AppHistory.open({}, { enabled: true, file: fifo, logger: mem.logger, retryDelaysMs: [] });
+    histories.push(onFifo);
+    await expect(onFifo.sessionCreated({ sessionId: "s", cwd: CWD })).resolves.toBeUndefined();
+    await expect(onFifo.titleKnown("s", "t")).resolves.toBeUndefined();
+    expect(mem.warns()).toEqual([expect.stringContaining("is not a regular file")]);
+  });
+
   test("bad arguments, a file that is not a database, a directory in its place", async () => {
     const { db, history, app } = setup();
     const calls: unknown[] = [
