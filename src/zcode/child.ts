@@ -37,7 +37,7 @@ export interface Child<Info = unknown> {
 
 export interface ChildWatch {
   onLine(line: string): void;
-  /** A sign of life other than a stdout line: a stderr line, or its stdout read again after being held back. */
+  /** A sign of life other than a stdout line: a stderr line, a stdout line too long to keep, or its stdout read again after being held back. */
   onAlive(): void;
   /** A promise while stdout must not be read (the editor is behind). */
   readGate(): Promise<void> | undefined;
@@ -73,7 +73,11 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
       });
     },
     maxLineBytes: watch.maxLineBytes,
-    onOverlong: (bytes) => log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`),
+    onOverlong: (bytes) => {
+      log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`);
+      // Dropped, but written: a child that writes is not frozen.
+      watch.onAlive();
+    },
   }).catch((e) => log.debug(`ZCode stdout ended with an error: ${(e as Error).message}`));
   const stderrDone = readLines(
     spawned.proc.stderr,

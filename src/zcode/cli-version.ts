@@ -172,7 +172,7 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
     throw new ZCodeNotFoundError((m) => m.cannotStart(launch.entry, why), [launch.entry]);
   }
   // Killed with us if we die before it is done.
-  const guard = isWin ? undefined : guardProcessGroup(proc.pid);
+  const guard = isWin ? undefined : guardProcessGroup(proc.pid, 0, "the --version probe");
   const killTree = () => {
     try {
       if (isWin) proc.kill("SIGKILL");

@@ -1,56 +1,58 @@
+import type { Subprocess } from "bun";
 import { log as rootLog } from "../log.ts";
 
-// A process group that must not outlive the bridge, even a bridge killed with
-// SIGKILL, which runs no code of ours. The ZCode app-server child ends on its
-// own when its stdin closes with us; a `--version` probe reads no stdin, and a
-// wrapper script that hangs there leaves its grandchildren running for good.
-// So a tiny guard process holds the read end of a pipe whose only writer is
-// the bridge: when the bridge ends, however it ends, the kernel closes that
-// pipe, the guard's `read` sees end of file, and it kills the group. Released
-// (a newline, then the guard exits) once the group is done with. POSIX only:
-// Windows has no process groups to guard this way.
+// A process group of ours (the ZCode child, a `--version` probe) that must not
+// outlive the bridge, even a bridge killed with SIGKILL, which runs no code of
+// ours. Next to the group runs a tiny `/bin/sh` that blocks reading a pipe
+// only we hold open. Whatever way we die, the kernel closes our end, the
+// shell's `read` sees EOF, and it ends the group (SIGTERM, then SIGKILL after
+// the grace). Bun has no prctl(PR_SET_PDEATHSIG), and this also works on
+// macOS. On Windows there is no process group to signal: no guard there.
 
 const log = rootLog.withTag("zcode");
 
-// `read` succeeds on the release line; at end of file (no line) it fails and
-// the group goes. $1 is the group id.
-const GUARD_SCRIPT = 'read -r _ || kill -9 -"$1" 2>/dev/null';
+const GUARD_SCRIPT =
+  // $1 = process group id; $2 = grace seconds. No `--` before the negative
+  // pid: dash rejects it. Signals meant for us (a Ctrl-C in the editor's
+  // terminal) must not end the guard before its group.
+  `trap '' INT HUP TERM; read -r _; kill -TERM "-$1" 2>/dev/null; sleep "$2"; kill -KILL "-$1" 2>/dev/null; exit 0`;
 
 export interface GroupGuard {
-  /** The group has ended (or was killed): the guard exits without killing anything. */
+  /** The group is done with (ended, or ended by us): the guard goes, killing nothing. */
   release(): void;
 }
 
 const NO_GUARD: GroupGuard = { release() {} };
 
-/** Guards process group `pgid` (a child spawned `detached`); a no-op where there is no /bin/sh. */
-export function guardProcessGroup(pgid: number): GroupGuard {
+/** Guards process group `pgid` (a child spawned `detached`); `graceMs` between its SIGTERM and SIGKILL. */
+export function guardProcessGroup(pgid: number, graceMs: number, what: string): GroupGuard {
   if (process.platform === "win32") return NO_GUARD;
-  let guard: ReturnType<typeof Bun.spawn<"pipe", "ignore", "ignore">>;
+  let guard: Subprocess<"pipe", "ignore", "ignore"> | undefined;
   try {
-    guard = Bun.spawn(["/bin/sh", "-c", GUARD_SCRIPT, "zcode-acp-group-guard", String(pgid)], {
+    guard = Bun.spawn(["/bin/sh", "-c", GUARD_SCRIPT, "zcode-acp-guard", String(pgid), String(Math.ceil(graceMs / 1000))], {
       stdin: "pipe",
       stdout: "ignore",
       stderr: "ignore",
+      // Its own group: a signal to ours does not reach it.
+      detached: true,
+      env: { PATH: "/usr/bin:/bin" },
     });
+    // The guard must never keep our event loop alive.
+    guard.unref();
+    (guard.stdin as { unref?: () => void }).unref?.();
   } catch (e) {
-    log.debug(`no guard for process group ${pgid}: ${(e as Error).message}`);
+    log.debug(`no guard for ${what} (${(e as Error).message})`);
     return NO_GUARD;
   }
-  // The guard never keeps the bridge running.
-  guard.unref();
-  let released = false;
   return {
     release() {
-      if (released) return;
-      released = true;
+      if (!guard) return;
       try {
-        guard.stdin.write("\n");
-        const ended = guard.stdin.end();
-        if (ended instanceof Promise) ended.catch(() => {});
+        guard.kill("SIGKILL");
       } catch {
-        // The guard is gone already.
+        // already gone
       }
+      guard = undefined;
     },
   };
 }
