@@ -20,7 +20,7 @@ const ORIGIN: Record<PlanFamily, string> = {
 
 export interface QuotaTarget {
   url: string;
-  /** Sent as `Authorization: Bearer <key>`; never logged or shown. */
+  /** Sent in `Authorization` (bare, then `Bearer <key>` if refused); never logged or shown. */
   key: string;
   /** The config.json provider the key is from (safe to show). */
   providerId: string;

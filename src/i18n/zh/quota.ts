@@ -35,5 +35,6 @@ export const quota: typeof en = {
     http: (status) => `额度服务返回了 HTTP ${status}`,
     refused: (code) => (code === undefined ? "额度服务拒绝了该请求" : `额度服务拒绝了该请求（错误码 ${code}）`),
     unreadable: "无法解析额度服务的响应",
+    tooLarge: (kib) => `额度服务的响应超过 ${kib} KB，远大于正常的额度信息，因此未读取`,
   },
 };

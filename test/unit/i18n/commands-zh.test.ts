@@ -55,6 +55,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   "quota.reasons.timeout": [["0.3"]],
   "quota.reasons.http": [[500]],
   "quota.reasons.refused": [[1234], [undefined]],
+  "quota.reasons.tooLarge": [["256"]],
 };
 
 type Leaf = { path: string; value: unknown };
