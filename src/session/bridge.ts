@@ -103,6 +103,9 @@ export class Bridge {
     this.conn.onExit((info) => {
       const err = new ZCodeExitedError(info);
       for (const s of this.sessions.values()) {
+        // Only what ran on that child dies with it: a frozen child's exit can
+        // be handled after a turn already started in its replacement.
+        if (s.activationState.generation !== info.generation) continue;
         s.activationState.childExited(info.generation);
         s.childDied(err);
       }

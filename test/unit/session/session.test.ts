@@ -219,6 +219,18 @@ describe("activation", () => {
     expect(f.s.isClosed).toBe(false);
   });
 
+  test("the late exit of a replaced child leaves a turn running in the new one alone", async () => {
+    const f = await subscribed();
+    f.zcode.generation = 2; // child 1 was replaced; its exit is not handled yet
+    const answer = f.s.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
+    for (let i = 0; i < 100 && !f.zcode.methods().includes("session/send"); i++) await tick(1);
+    f.zcode.emit("turn.started");
+    f.zcode.reportExit(1);
+    expect(f.s.turnRunning()).toBe(true);
+    f.zcode.emit("turn.completed", { resultType: "success" });
+    expect((await answer).stopReason).toBe("end_turn");
+  });
+
   test("opened from another directory while a turn runs: the turn goes on, untouched (only the client's cancel or close ends it)", async () => {
     const f = await subscribed();
     const answer = f.s.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
