@@ -7,6 +7,8 @@ import { rootCommand, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
 import { setLanguage, t } from "../i18n/index.ts";
 import { languageChoice, type LanguageChoice } from "../i18n/language.ts";
 import { explicitLanguage, languageInArgv, resolveConfig } from "./config.ts";
+import { serveFlags, doctorFlags, upgradeFlags } from "./flags.ts";
+import { helpWidth, layOutHelp } from "./help-layout.ts";
 import { parseStrict } from "./strict-args.ts";
 import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
 
@@ -15,18 +17,17 @@ import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
 // version, doctor and upgrade print for people.
 
 const PROGRAM = "zcode-acp-server";
+const ALL_FLAGS = { ...upgradeFlags, ...doctorFlags, ...serveFlags };
 
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const first = argv[0];
-  const subName = first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? (first as SubcommandName) : undefined;
+  const { subName, first, rest } = splitCommand(argv);
   const cmd = (subName ? SUBCOMMANDS[subName] : rootCommand) as unknown as CommandDef<ArgsDef>;
-  const rest = subName ? argv.slice(1) : argv;
 
   // Before anything is said: a mistake in the flags is reported in the
   // language they (or the environment) ask for. Settled again once parsed.
   setLanguage(languageChoice(languageInArgv(argv, process.env), process.env).language);
   try {
-    if (!subName && first !== undefined && !first.startsWith("-")) {
+    if (!subName && first !== undefined) {
       throw new UsageError(t().cli.usage.unknownCommand(first, Object.keys(SUBCOMMANDS).join(", ")));
     }
     const defs = (cmd.args ?? {}) as ArgsDef;
@@ -35,7 +36,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     setLanguage(language.language);
     if (parsed.help) {
       const parent = subName ? localizedHelp(rootCommand as unknown as CommandDef<ArgsDef>) : undefined;
-      await writeOut(`${plain(localizedClosing(await renderUsage(localizedHelp(cmd), parent)))}\n`);
+      const usage = localizedClosing(await renderUsage(localizedHelp(cmd), parent));
+      await writeOut(`${layOutHelp(plain(usage), helpWidth(process.stdout))}\n`);
       return 0;
     }
     if (!subName && parsed.flags.version === true) {
@@ -61,6 +63,38 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     throw e;
   }
+}
+
+/**
+ * The command named anywhere among the flags (`--zcode-bin X doctor` as well
+ * as `doctor --zcode-bin X`, as --help's `[OPTIONS] doctor|upgrade` reads):
+ * the first argument that is neither a flag nor a flag's value. Returns that
+ * first positional too, and argv without the command's name.
+ */
+export function splitCommand(argv: readonly string[]): {
+  subName?: SubcommandName;
+  first?: string;
+  rest: readonly string[];
+} {
+  const takesValue = (name: string) => {
+    const def = (ALL_FLAGS as ArgsDef)[name];
+    return def !== undefined && def.type !== "boolean" && def.type !== "positional";
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") break;
+    if (arg.startsWith("-") && arg !== "-") {
+      // As the strict parser reads it: `--log-file --mode` is a missing value, not a value.
+      const next = argv[i + 1];
+      if (arg.startsWith("--") && !arg.includes("=") && takesValue(arg.slice(2)) && !next?.startsWith("--")) i++;
+      continue;
+    }
+    if (Object.hasOwn(SUBCOMMANDS, arg)) {
+      return { subName: arg as SubcommandName, first: arg, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+    }
+    return { first: arg, rest: argv };
+  }
+  return { rest: argv };
 }
 
 /**

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { cli as cliEn } from "../../src/i18n/en/cli.ts";
 import { BRIDGE_BIN, initializeRoundTrip, run, SIM_BIN } from "./cli-support.ts";
 
 let tmp: string;
@@ -35,6 +36,46 @@ test("--help lists every flag and command, without colour escapes in a pipe", as
   expect(d.stdout).toContain("doctor");
 });
 
+test("--help fits 80 columns in a pipe, in English and in Chinese, and keeps every description", async () => {
+  for (const args of [["--help"], ["--help", "--lang", "zh"], ["doctor", "--help"], ["upgrade", "--help", "--lang", "zh"]]) {
+    const r = await run([BRIDGE_BIN, ...args], { env: baseEnv() });
+    expect(r.code).toBe(0);
+    const wide = r.stdout.split("\n").filter((l) => Bun.stringWidth(l) > 80 || l !== l.trimEnd());
+    expect(wide).toEqual([]);
+  }
+  const r = await run([BRIDGE_BIN, "--help"], { env: baseEnv() });
+  for (const d of Object.values(cliEn.flags)) expect(squash(r.stdout)).toContain(squash(d));
+});
+
+test("options work before a command as --help shows: [OPTIONS] doctor|upgrade", async () => {
+  const before = await run([BRIDGE_BIN, "--zcode-bin", SIM_BIN, "--lang", "zh", "--log-level", "info", "doctor"], {
+    env: { PATH: process.env.PATH, HOME: tmp },
+  });
+  const after = await run([BRIDGE_BIN, "doctor", "--zcode-bin", SIM_BIN, "--lang", "zh", "--log-level", "info"], {
+    env: { PATH: process.env.PATH, HOME: tmp },
+  });
+  expect(before.stderr).not.toContain("unexpected argument");
+  expect(before.stdout).toContain(SIM_BIN);
+  expect(before.stdout).toContain("环境检查");
+  expect(before.code).toBe(after.code);
+  expect(before.stdout).toBe(after.stdout);
+  // `--flag=value` and a value that looks like a command name stay values.
+  const eq = await run([BRIDGE_BIN, `--zcode-bin=${SIM_BIN}`, "doctor"], { env: { PATH: process.env.PATH, HOME: tmp } });
+  expect(eq.stdout).toContain(SIM_BIN);
+  const upgradeHelp = await run([BRIDGE_BIN, "--lang", "en", "upgrade", "--help"], { env: baseEnv() });
+  expect(squash(upgradeHelp.stdout)).toContain(squash(cliEn.arguments.version));
+  // A serve-only flag before doctor is still refused, by doctor's table.
+  const wrong = await run([BRIDGE_BIN, "--mode", "yolo", "doctor"], { env: baseEnv() });
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain("unknown option --mode");
+  expect(wrong.stderr).toContain("zcode-acp-server doctor --help");
+});
+
+/** Text with its line breaks and blanks removed: --help wraps descriptions. */
+function squash(text: string): string {
+  return text.replace(/\s+/g, "");
+}
+
 const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["unknown flag", ["--bogus"], {}, "unknown option --bogus"],
   ["unknown short flag", ["-x"], {}, "unknown option -x"],
@@ -51,6 +92,7 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["--auto-compact over 100%", ["--auto-compact", "120%"], {}, "is not a token count"],
   ["bad ZCODE_ACP_AUTO_COMPACT", [], { ZCODE_ACP_AUTO_COMPACT: "0" }, "ZCODE_ACP_AUTO_COMPACT: '0' is not a token count"],
   ["unknown command", ["serve-please"], {}, "unknown command 'serve-please'"],
+  ["unknown command after a flag", ["--log-level", "info", "serve-please"], {}, "unknown command 'serve-please'"],
   ["unknown doctor flag", ["doctor", "--mode", "yolo"], {}, "unknown option --mode"],
   ["value on a boolean flag", ["--version=yes"], {}, "takes no value"],
 ];
