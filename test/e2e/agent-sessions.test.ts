@@ -56,6 +56,15 @@ describe("initialize", () => {
     });
   });
 
+  test("authenticate with a method id initialize did not offer is an error naming the methods", async () => {
+    await withBridge({}, async (h) => {
+      const err = await rejection(h.agent.request(m.authenticate, { methodId: "bogus" }));
+      expect(err.code).toBe(-32602);
+      expect(err.message).toContain('unknown authentication method "bogus"; this agent offers: zcode-app');
+      expect(await h.agent.request(m.authenticate, { methodId: "zcode-app" })).toEqual({});
+    });
+  });
+
   test("answers protocol 1 even when asked for another version", async () => {
     await withBridge({ skipInitialize: true }, async (h) => {
       const r = await h.initialize({ protocolVersion: 7 });

@@ -84,13 +84,19 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["bad ZCODE_ACP_LOG_LEVEL", [], { ZCODE_ACP_LOG_LEVEL: "loud" }, "ZCODE_ACP_LOG_LEVEL: unknown log level"],
   ["flag without its value", ["--zcode-bin"], {}, "option --zcode-bin needs a value"],
   ["value swallowed by the next flag", ["--log-file", "--mode", "yolo"], {}, "option --log-file needs a value"],
-  ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode name"],
+  ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode ZCode knows"],
+  ["--mode ZCode does not know, named with the modes", ["--mode", "bogus"], {}, "--mode: 'bogus' is not a mode ZCode knows (one of plan, build, edit, yolo, guarded, auto)"],
+  ["ZCODE_ACP_MODE ZCode does not know", [], { ZCODE_ACP_MODE: "Yolo" }, "ZCODE_ACP_MODE: 'Yolo' is not a mode ZCode knows"],
+  ["--auto-compact 80 (the % forgotten): says why and suggests 80%", ["--auto-compact", "80"], {}, "--auto-compact: '80' tokens is below 10k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. For a percentage of the context window write 80%; or at least 10k tokens."],
+  ["--auto-compact 5000 tokens: below the minimum", ["--auto-compact", "5000"], {}, "'5000' tokens is below 10k"],
+  ["--auto-compact 9.9k: below the minimum", ["--auto-compact", "9.9k"], {}, "'9.9k' tokens is below 10k"],
+  ["--auto-compact with a fractional token count", ["--auto-compact", "15000.5"], {}, "is not a token count"],
   ["blank --model", ["--model", "  "], {}, "is not a model name or id"],
   ["ZCODE_ACP_MODEL with a control character", [], { ZCODE_ACP_MODEL: "glm\u0007" }, "ZCODE_ACP_MODEL: 'glm"],
   ["bad --max-line-bytes", ["--max-line-bytes", "12x"], {}, "is not a byte count"],
-  ["bad --auto-compact", ["--auto-compact", "lots"], {}, "--auto-compact: 'lots' is not a token count (like 150000) or a percentage"],
+  ["bad --auto-compact", ["--auto-compact", "lots"], {}, "--auto-compact: 'lots' is not a token count (like 150000 or 150k) or a percentage"],
   ["--auto-compact over 100%", ["--auto-compact", "120%"], {}, "is not a token count"],
-  ["bad ZCODE_ACP_AUTO_COMPACT", [], { ZCODE_ACP_AUTO_COMPACT: "0" }, "ZCODE_ACP_AUTO_COMPACT: '0' is not a token count"],
+  ["bad ZCODE_ACP_AUTO_COMPACT", [], { ZCODE_ACP_AUTO_COMPACT: "0" }, "ZCODE_ACP_AUTO_COMPACT: '0' tokens is below 10k"],
   ["unknown command", ["serve-please"], {}, "unknown command 'serve-please'"],
   ["unknown command after a flag", ["--log-level", "info", "serve-please"], {}, "unknown command 'serve-please'"],
   ["unknown doctor flag", ["doctor", "--mode", "yolo"], {}, "unknown option --mode"],
@@ -105,6 +111,20 @@ for (const [name, args, env, message] of usageErrors) {
     expect(r.code).toBe(2);
   });
 }
+
+test("--auto-compact accepts N%, N and Nk tokens at or above the minimum: the bridge serves", async () => {
+  for (const value of ["80%", "10000", "150k", "12.5k"]) {
+    const p = Bun.spawn([BRIDGE_BIN, "--auto-compact", value, "--mode", "plan"], {
+      env: baseEnv(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    p.stdin.end();
+    expect(await p.exited).toBe(0);
+    expect(await new Response(p.stderr).text()).not.toContain("auto-compact");
+  }
+});
 
 test("a flag wins over its env variable (a bad env value is then irrelevant)", async () => {
   // Without the flag the bad env value is a usage error...

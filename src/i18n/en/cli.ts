@@ -62,11 +62,14 @@ export const cli = {
     notALanguage: (from: string, raw: string) => `${from}: '${raw}' is not a language the bridge speaks (zh or en)`,
     unknownLogLevel: (from: string, raw: string, levels: readonly string[]) =>
       `${from}: unknown log level '${raw}' (expected one of ${levels.join(", ")})`,
-    notAModeName: (from: string, raw: string) => `${from}: '${raw}' is not a mode name (e.g. yolo, build, plan)`,
+    notAModeName: (from: string, raw: string, modes: readonly string[]) =>
+      `${from}: '${raw}' is not a mode ZCode knows (one of ${modes.join(", ")})`,
     notAModel: (from: string, raw: string) => `${from}: '${raw}' is not a model name or id`,
     notAByteCount: (from: string, raw: string) => `${from}: '${raw}' is not a byte count (a whole number >= 1024)`,
     notAutoCompact: (from: string, raw: string) =>
-      `${from}: '${raw}' is not a token count (like 150000) or a percentage of the context window (like 80%)`,
+      `${from}: '${raw}' is not a token count (like 150000 or 150k) or a percentage of the context window (like 80%)`,
+    autoCompactTooLow: (from: string, raw: string, min: number, percent: string | undefined) =>
+      `${from}: '${raw}' tokens is below ${min / 1000}k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. ${percent ? `For a percentage of the context window write ${percent}; ` : "Write a percentage of the context window like 80%, "}or at least ${min / 1000}k tokens.`,
     notOnOff: (from: string, raw: string) => `${from}: '${raw}' is not 0 or 1 (also false/true, off/on, no/yes)`,
     cannotOpenLogFile: (path: string, reason: string) => `cannot open log file ${path}: ${reason}`,
   },

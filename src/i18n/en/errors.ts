@@ -48,6 +48,9 @@ export const errors = {
   attachmentDirNotPrivate: (dir: string) => `The attachment directory ${dir} is not private to this user; remove it and try again`,
 
   // ---- sessions and their options ----
+  /** `authenticate` with a method id initialize did not offer. */
+  unknownAuthMethod: (id: string, methods: readonly string[]) =>
+    `unknown authentication method "${id}"; this agent offers: ${methods.join(", ")}`,
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,

@@ -58,11 +58,13 @@ export const cli: typeof en = {
     tooManyArguments: (arg) => `参数过多：'${arg}'`,
     notALanguage: (from, raw) => `${from}：'${raw}' 不是桥接程序支持的语言（\`zh\` 或 \`en\`）`,
     unknownLogLevel: (from, raw, levels) => `${from}：未知的日志级别 '${raw}'（可选值：${levels.join("、")}）`,
-    notAModeName: (from, raw) => `${from}：'${raw}' 不是有效的模式名（例如 \`yolo\`、\`build\`、\`plan\`）`,
+    notAModeName: (from, raw, modes) => `${from}：'${raw}' 不是 ZCode 支持的模式（可选值：${modes.join("、")}）`,
     notAModel: (from, raw) => `${from}：'${raw}' 不是有效的模型名称或 ID`,
     notAByteCount: (from, raw) => `${from}：'${raw}' 不是有效的字节数（应为不小于 1024 的整数）`,
     notAutoCompact: (from, raw) =>
-      `${from}：'${raw}' 既不是词元数（如 150000），也不是上下文窗口的百分比（如 80%）`,
+      `${from}：'${raw}' 既不是 Token 数（如 150000 或 150k），也不是上下文窗口的百分比（如 80%）`,
+    autoCompactTooLow: (from, raw, min, percent) =>
+      `${from}：'${raw}' 个 Token 低于 ${min / 1000}k：ZCode 的指令和工具定义本身就要占用数千 Token，这样几乎每轮对话后都会压缩。${percent ? `如果指的是上下文窗口的百分比，请写 ${percent}；` : "请写上下文窗口的百分比（如 80%），"}或者至少 ${min / 1000}k 个 Token。`,
     notOnOff: (from, raw) => `${from}：'${raw}' 不是 0 或 1（也可以用 \`false\`/\`true\`、\`off\`/\`on\`、\`no\`/\`yes\`）`,
     cannotOpenLogFile: (path, reason) => `无法打开日志文件 ${path}：${reason}`,
   },
