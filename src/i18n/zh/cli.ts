@@ -58,7 +58,7 @@ export const cli: typeof en = {
     tooManyArguments: (arg) => `参数过多：'${arg}'`,
     notALanguage: (from, raw) => `${from}：'${raw}' 不是桥接程序支持的语言（\`zh\` 或 \`en\`）`,
     unknownLogLevel: (from, raw, levels) => `${from}：未知的日志级别 '${raw}'（可选值：${levels.join("、")}）`,
-    notAModeName: (from, raw, modes) => `${from}：'${raw}' 不是 ZCode 支持的模式（可选值：${modes.join("、")}）`,
+    notAModeName: (from, raw, modes) => `${from}：'${raw}' 不是 ZCode 支持的模式（可选值：${modes.map((m) => `\`${m}\``).join("、")}）`,
     notAModel: (from, raw) => `${from}：'${raw}' 不是有效的模型名称或 ID`,
     notAByteCount: (from, raw) => `${from}：'${raw}' 不是有效的字节数（应为不小于 1024 的整数）`,
     notAutoCompact: (from, raw) =>

@@ -56,6 +56,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   "errors.emptyResource": [["file:///tmp/data.bin"]],
   "errors.attachmentDirNotPrivate": [["/tmp/zcode-acp-server-1000/attachments"]],
   "errors.cwdNotAbsolute": [["./work"]],
+  "errors.unknownAuthMethod": [["x1", ["zcode-app"]]],
   "errors.noOption": [["mode"], ["thought"]],
   "errors.notAChoice": [["ultra", "mode", ["plan", "build"]], ["ultra", "thought", ["low", "high"]]],
   "errors.notAModel": [["some-model", ["builtin:zai-coding-plan/GLM-5.3"]], ["some-model", []]],
