@@ -161,22 +161,61 @@ async function doctor(config: BridgeConfig, language: LanguageChoice): Promise<n
 
 async function upgrade(version: string | undefined): Promise<number> {
   const { runUpgrade, UpgradeError } = await import("./upgrade.ts");
+  const progress = process.stderr.isTTY ? progressLine() : undefined;
   try {
     await runUpgrade({
       version,
       downloadBase: process.env.ZCODE_ACP_DOWNLOAD_BASE,
       // A command for a person, not serve mode: synchronous writes keep the
       // progress lines in order and leave nothing to flush before exit.
-      out: (l) => writeSync(1, `${l}\n`),
+      out: (l) => {
+        progress?.end();
+        writeSync(1, `${l}\n`);
+      },
+      progress: progress?.update,
+      limits: upgradeLimits(process.env),
     });
     return 0;
   } catch (e) {
+    progress?.end();
     if (!(e instanceof UpgradeError)) throw e;
     // Said to the person who ran it, in their language, whatever the log
     // level; the log (English, for developers) gets no copy.
     writeSync(2, `${PROGRAM}: ${t().cli.upgrade.failed(e.message)}\n`);
     return 1;
   }
+}
+
+/**
+ * The download's progress on one terminal line of stderr, rewritten in place
+ * (at most ten times a second); end() finishes the line before anything else
+ * is printed.
+ */
+function progressLine() {
+  let shown = false;
+  let lastAt = 0;
+  const mb = (n: number) => (n / 1_000_000).toFixed(1);
+  return {
+    update: (received: number, total: number | undefined) => {
+      const now = Date.now();
+      const done = total !== undefined && received >= total;
+      if (!done && now - lastAt < 100) return;
+      lastAt = now;
+      const percent = total ? Math.floor((received * 100) / total) : undefined;
+      writeSync(2, `\r${t().cli.upgrade.progress(mb(received), total ? mb(total) : undefined, percent)}\u001b[K`);
+      shown = true;
+    },
+    end: () => {
+      if (shown) writeSync(2, "\n");
+      shown = false;
+    },
+  };
+}
+
+/** Hidden, for tests: lower limits of `upgrade` (ms for the new binary's --version, bytes extracted). */
+function upgradeLimits(env: NodeJS.ProcessEnv) {
+  const n = (raw: string | undefined) => (raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined);
+  return { probeMs: n(env.ZCODE_ACP_UPGRADE_PROBE_MS), maxExtractedBytes: n(env.ZCODE_ACP_UPGRADE_MAX_EXTRACTED_BYTES) };
 }
 
 /** citty colours its usage unconditionally; keep escapes out of pipes and files. */

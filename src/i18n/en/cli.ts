@@ -191,6 +191,15 @@ export const cli = {
     cannotReplace: (target: string, reason: string) => `cannot replace ${target}: ${reason}`,
     replacedBadVersion: (target: string, printed: string) => `${target} was replaced but its --version printed ${printed}`,
     upgraded: (target: string, from: string, to: string) => `Upgraded ${target}: ${from} -> ${to}`,
+    downgraded: (target: string, from: string, to: string) => `Downgraded ${target}: ${from} -> ${to}`,
+    /** The progress line, rewritten in place while the archive downloads; sizes in MB. */
+    progress: (received: string, total: string | undefined, percent: number | undefined) =>
+      `  ${received}${total ? ` of ${total}` : ""} MB${percent !== undefined ? ` (${percent}%)` : ""}`,
+    probeTimedOut: (asset: string, seconds: string) =>
+      `the downloaded ${asset} did not answer --version within ${seconds} s (it was stopped); nothing was installed`,
+    downloadTooBig: (url: string, mib: number) => `${url} is larger than ${mib} MiB, far more than a release; nothing was installed`,
+    extractTooBig: (mib: number) =>
+      `the archive expands to more than ${mib} MiB, far more than a release; extraction was stopped and nothing was installed`,
     downloadFailed: (url: string, reason: string) => `download of ${url} failed: ${reason}`,
     notFound: (url: string) => `${url} not found (404): is that version released for this platform?`,
     httpFailed: (url: string, status: number) => `download of ${url} failed: HTTP ${status}`,

@@ -175,6 +175,12 @@ export const cli: typeof en = {
     cannotReplace: (target, reason) => `无法替换 ${target}：${reason}`,
     replacedBadVersion: (target, printed) => `${target} 已被替换，但它的 --version 输出为 ${printed}`,
     upgraded: (target, from, to) => `已升级 ${target}：${from} -> ${to}`,
+    downgraded: (target, from, to) => `已降级 ${target}：${from} -> ${to}`,
+    progress: (received, total, percent) =>
+      `  ${received}${total ? ` / ${total}` : ""} MB${percent !== undefined ? `（${percent}%）` : ""}`,
+    probeTimedOut: (asset, seconds) => `下载的 ${asset} 没有在 ${seconds} 秒内响应 --version（已被终止）；未安装任何内容`,
+    downloadTooBig: (url, mib) => `${url} 超过 ${mib} MiB，远大于一个发行版；未安装任何内容`,
+    extractTooBig: (mib) => `压缩包解压后超过 ${mib} MiB，远大于一个发行版；已停止解压，未安装任何内容`,
     downloadFailed: (url, reason) => `下载 ${url} 失败：${reason}`,
     notFound: (url) => `${url} 不存在（404）：这个版本是否发布了本平台的构建？`,
     httpFailed: (url, status) => `下载 ${url} 失败：HTTP ${status}`,
