@@ -74,6 +74,12 @@ export const cli = {
     cannotOpenLogFile: (path: string, reason: string) => `cannot open log file ${path}: ${reason}`,
   },
 
+  serve: {
+    /** On stderr when started by hand with a terminal on stdin; it then waits as always. */
+    terminalHint:
+      "zcode-acp-server is an ACP agent: an editor (Zed, JetBrains, Neovim, Emacs…) starts it and talks JSON-RPC on stdin/stdout. To check your setup, run `zcode-acp-server doctor`. Waiting for JSON-RPC; Ctrl-D quits.",
+  },
+
   doctor: {
     title: (version: string) => `zcode-acp-server ${version} doctor`,
     verdicts,
