@@ -71,7 +71,7 @@ export const cli: typeof en = {
 
   serve: {
     terminalHint:
-      "zcode-acp-server 是一个 ACP 智能体：由编辑器（Zed、JetBrains、Neovim、Emacs 等）启动，并通过标准输入输出以 JSON-RPC 通信。要检查环境配置，请运行 `zcode-acp-server doctor`。正在等待 JSON-RPC 消息；按 Ctrl-D 退出。",
+      "zcode-acp-server 是一个 ACP 智能体：由编辑器（Zed、JetBrains、Neovim、Emacs 等）启动，并通过标准输入输出以 JSON-RPC 通信。要检查环境配置，请运行 `zcode-acp-server doctor`。正在等待 JSON-RPC 消息；按 `Ctrl-D` 退出。",
   },
 
   doctor: {
