@@ -191,6 +191,15 @@ describe("sessions", () => {
     });
   });
 
+  test("the desktop bundle's CLI without its built-in provider table: ZCode's raw line, then the sentence with its fix", async () => {
+    await withBridge({ env: { ZCODE_SIM_REQUIRE_PROVIDER_CONFIG: "1" } }, async (h) => {
+      const e = await expectError(h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers: [] }), -32603);
+      expect(e.message).toContain("无法定位 CLI ZCode Built-in Provider Config");
+      expect(e.message).toContain("could not find its built-in provider table (zcode-builtin.json)");
+      expect(e.message).toContain("Set ZCODE_BUILTIN_PROVIDER_CONFIG_FILE in the agent's env to that file");
+    });
+  });
+
   test("the CLI is replaced by one too old (0.14.7): prompt, load and resume fail naming both versions; a good CLI again works", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zcode-swap-"));
     const bin = join(dir, "zcode");

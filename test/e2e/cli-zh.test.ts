@@ -13,7 +13,7 @@ import { englishLeft } from "../support/english-left.ts";
 import { BRIDGE_BIN, fakeBinary, run, serveFiles, sha256, SIM_BIN, tarGz } from "./cli-support.ts";
 
 let tmp: string;
-/** Signed in (config.json exists), no language setting. */
+/** Signed in (a GLM Coding Plan provider with a key), no language setting. */
 let home: string;
 /** Signed in, and the ZCode app set to Chinese. */
 let zhAppHome: string;
@@ -24,7 +24,7 @@ beforeAll(() => {
   zhAppHome = join(tmp, "zh-app-home");
   for (const h of [home, zhAppHome]) {
     mkdirSync(join(h, ".zcode/v2"), { recursive: true });
-    writeFileSync(join(h, ".zcode/v2/config.json"), "{}");
+    writeFileSync(join(h, ".zcode/v2/config.json"), JSON.stringify({ provider: { "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "sk-test" } } } }));
   }
   writeFileSync(join(zhAppHome, ".zcode/v2/setting.json"), JSON.stringify({ localePreference: "zh-CN", locale: "en-US" }));
 });

@@ -141,7 +141,7 @@ export const cli = {
     },
     found: (path: string, how: string) => `${path} (${how})`,
     cliFix:
-      "Install the ZCode CLI (or the ZCode desktop app), or point the bridge at it:\n" +
+      "Install the ZCode desktop app or CLI (https://zcode.z.ai), or point the bridge at it:\n" +
       "  set ZCODE_BIN=/path/to/zcode in the editor's agent env, or pass --zcode-bin /path/to/zcode",
     nodeFix: "Install Node.js 22 or newer, or set ZCODE_NODE=/path/to/node (or --zcode-node).",
     nodeVersion: (node: string, version: string) => `${node} (${version})`,
@@ -163,9 +163,12 @@ export const cli = {
     // Sign-in.
     noHome: "cannot tell: HOME is not set (or not an absolute path)",
     noHomeFix: "Set HOME to your home directory in the editor's agent env.",
-    signedIn: (path: string) => `${path} exists`,
+    signedInPlan: (plans: string, path: string) => `signed in to ${plans} (GLM Coding Plan, in ${path})`,
+    signedInKey: (providers: string, path: string) =>
+      `an API key for ${providers} (in ${path}); no GLM Coding Plan, so /quota has nothing to show`,
+    noKeyIn: (path: string) => `${path} has no enabled provider with an API key`,
     notSignedIn: (path: string) => `${path} not found`,
-    signInFix: "Open the ZCode app (or run `zcode` in a terminal) once and sign in.",
+    signInFix: "Open the ZCode app (or run `zcode` in a terminal), sign in to your GLM Coding Plan or add a provider's API key (Settings → Models).",
   },
 
   upgrade: {

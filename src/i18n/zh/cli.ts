@@ -130,7 +130,7 @@ export const cli: typeof en = {
     },
     found: (path, how) => `${path}（${how}）`,
     cliFix:
-      "安装 ZCode CLI（或 ZCode 桌面应用），或者告诉桥接程序它在哪里：\n" +
+      "安装 ZCode 桌面应用或 CLI（https://zcode.z.ai），或者告诉桥接程序它在哪里：\n" +
       "  在编辑器为本智能体配置的环境变量（`env`）中设置 ZCODE_BIN=/path/to/zcode，或加上参数 --zcode-bin /path/to/zcode",
     nodeFix: "安装 Node.js 22 或更高版本，或设置 ZCODE_NODE=/path/to/node（也可用 --zcode-node）。",
     nodeVersion: (node, version) => `${node}（${version}）`,
@@ -150,9 +150,11 @@ export const cli: typeof en = {
 
     noHome: "无法判断：HOME 未设置（或不是绝对路径）",
     noHomeFix: "在编辑器为本智能体配置的环境变量（`env`）中，把 HOME 设为你的主目录。",
-    signedIn: (path) => `${path} 已存在`,
+    signedInPlan: (plans, path) => `已登录 ${plans}（GLM Coding Plan，见 ${path}）`,
+    signedInKey: (providers, path) => `已配置 ${providers} 的 API 密钥（见 ${path}）；没有 GLM Coding Plan，因此 /quota 无内容可显示`,
+    noKeyIn: (path) => `${path} 中没有已启用且配置了 API 密钥的供应商`,
     notSignedIn: (path) => `未找到 ${path}`,
-    signInFix: "打开 ZCode 应用（或在终端运行 `zcode`）并登录一次。",
+    signInFix: "打开 ZCode 应用（或在终端运行 `zcode`），登录 GLM Coding Plan，或添加某个供应商的 API 密钥（设置 → 模型）。",
   },
 
   upgrade: {

@@ -1,7 +1,7 @@
 import type { errors as en } from "../en/errors.ts";
 
 const HOW_TO_POINT_AT_ZCODE =
-  "请安装 ZCode 应用或 CLI，或将 ZCODE_BIN（或 --zcode-bin）设为 `zcode` 可执行文件或它的 `zcode.cjs` 入口。" +
+  "请安装 ZCode 应用或 CLI（https://zcode.z.ai），或将 ZCODE_BIN（或 --zcode-bin）设为 `zcode` 可执行文件或它的 `zcode.cjs` 入口。" +
   "运行 `zcode-acp-server doctor` 可查看找到了什么。";
 
 const NODE_FIX = "请安装 Node.js 22 或更新版本，或将 ZCODE_NODE（--zcode-node）设为它的路径。";
@@ -64,6 +64,10 @@ export const errors: typeof en = {
     `ZCode CLI ${ended(e.signal, e.code)}` +
     `${e.method ? `（当时 ${e.method} 请求尚未完成）` : ""}` +
     (e.stderrTail.length ? `；它最后输出到 stderr 的内容：\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}` : "（它没有向 stderr 输出任何内容）"),
+  builtinProviderConfigMissing: (variable) =>
+    "ZCode 桌面应用自带的 CLI 找不到它的内置供应商配置（`zcode-builtin.json`），这个文件通常由应用传给它。" +
+    `请在编辑器为本智能体配置的环境变量中把 ${variable} 设为该文件（它随应用一起安装，位于 CLI 旁边的 \`provider/zcode-builtin.json\` 或 \`../config/provider/zcode-builtin.json\`），` +
+    "或者更新 ZCode 应用，或将 ZCODE_BIN 指向独立安装的 `zcode` CLI。运行 `zcode-acp-server doctor` 可查看找到了什么。",
   timeout: (method, seconds) => `ZCode CLI 没有在 ${seconds} 秒内响应 ${method}`,
   notRunning: (method) => `ZCode CLI 未在运行（${method}）`,
   connectionClosed: "与 ZCode 的连接已关闭",
