@@ -35,7 +35,7 @@ test("each case, and /quota agrees with it", () => {
   ];
   for (const [config, kind, quota] of cases) {
     const env = home(config);
-    expect({ config, kind: appSignIn(env).kind }).toEqual({ config, kind });
+    expect({ config, kind: appSignIn(env).kind as string }).toEqual({ config, kind });
     expect({ config, quota: quotaTarget(env, undefined).ok }).toEqual({ config, quota });
   }
 });
