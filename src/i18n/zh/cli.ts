@@ -28,7 +28,7 @@ export const cli: typeof en = {
       "新会话使用的模型：写法与 /model 相同，可以是模型 ID、providerId/modelId、模型名称，或能唯一确定模型的开头部分（环境变量 ZCODE_ACP_MODEL；默认沿用 ZCode 的设置）",
     trace: "把两端通信脱敏后逐行以 JSON 格式记录到此文件，文件权限 0600（环境变量 ZCODE_ACP_TRACE）",
     "auto-compact":
-      "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是词元数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
+      "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是 Token 数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
     "no-app-history":
       "不把在这里创建的会话加入 ZCode 应用的历史记录 ~/.zcode/v2/tasks-index.sqlite（环境变量 ZCODE_ACP_APP_HISTORY=0）",
     "max-line-bytes": "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 33554432）",

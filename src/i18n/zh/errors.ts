@@ -44,18 +44,18 @@ export const errors: typeof en = {
   unknownAuthMethod: (id, methods) => `未知的认证方式 \`${id}\`；此智能体提供：${ids(methods)}`,
   cwdNotAbsolute: (cwd) => `\`cwd\` 必须是绝对路径，收到的是 \`${cwd}\``,
   invalidCursor: "分页游标无效",
-  noOption: (key) => `此会话没有${key === "mode" ? "模式" : "思考级别"}选项`,
-  notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "思考级别"}；可选：${ids(choices)}`,
+  noOption: (key) => `此会话没有${key === "mode" ? "模式" : "推理强度"}选项`,
+  notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "推理强度"}；可选：${ids(choices)}`,
   notAModel: (value, choices) => `\`${value}\` 不是 ZCode 在此提供的模型；可选：${ids(choices) || "无"}`,
   optionTakesListed: (configId) => `选项 \`${configId}\` 只接受其列出的值之一`,
   unknownOption: (configId) => `未知的配置选项 \`${configId}\``,
   modelRefused: (wanted, reason, keeps) => `ZCode 没有切换到 ${wanted}：${reason}。${keeps ? `会话仍使用 ${keeps}。` : ""}`,
   configuredModel: (why) => `--model / ZCODE_ACP_MODEL 设定的模型：${why} 请在编辑器中此智能体的设置里修改。`,
 
-  providerUnreadable: "zcode-acp-server 无法识别 ZCode 询问的服务商。",
+  providerUnreadable: "zcode-acp-server 无法识别 ZCode 询问的供应商。",
   cannotSign: (why) =>
     `zcode-acp-server 无法为这次模型请求提供凭据：${why}。` +
-    "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的服务商的模型，然后重试。",
+    "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的供应商的模型，然后重试。",
   noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
   providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
   noApiKey: (providerId) => `ZCode 应用没有保存 ${providerId} 的 API 密钥`,
