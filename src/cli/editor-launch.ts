@@ -2,8 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { BridgeConfig } from "../config.ts";
 import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR } from "../zcode/launch-env.ts";
-import { NPM_PACKAGE } from "./distribution.ts";
-import { HOMEBREW_FORMULA } from "./distribution.ts";
+import { HOMEBREW_FORMULA, NPM_PACKAGE } from "./distribution.ts";
 import { realPath } from "./install-origin.ts";
 
 // What doctor's paste-ready editor settings launch: a command that stays valid
