@@ -1,6 +1,6 @@
 import { errors as english } from "../i18n/en/errors.ts";
 import { t } from "../i18n/index.ts";
-import { BUILTIN_PROVIDER_VAR } from "./launch-env.ts";
+import { BUILTIN_PROVIDER_VAR } from "./provider-vars.ts";
 import { redactLine } from "../redact.ts";
 
 // Errors from the ZCode side, as typed values: the bridge maps them to ACP
