@@ -100,9 +100,19 @@ function Install-ZCodeAcpServer {
     Write-Host "Installing zcode-acp-server ($tag) for $target from $base"
     [Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor [Net.SecurityProtocolType]::Tls12
 
-    function Download([string]$Url, [string]$Out) {
+    # With -Progress, a progress bar when a person watches a console: curl.exe
+    # (Windows 10 1803+) draws one cheaply; Invoke-WebRequest's own bar would
+    # slow the download many times over, so it stays off.
+    function Download([string]$Url, [string]$Out, [switch]$Progress) {
+      $curl = Get-Command curl.exe -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
+      $watched = [Environment]::UserInteractive -and -not [Console]::IsErrorRedirected
       try {
-        Invoke-WebRequest -Uri $Url -OutFile $Out -UseBasicParsing
+        if ($Progress -and $watched -and $curl) {
+          & $curl.Source -fL --progress-bar --retry 2 --connect-timeout 20 -o $Out $Url
+          if ($LASTEXITCODE -ne 0) { throw "curl.exe exited with code $LASTEXITCODE" }
+        } else {
+          Invoke-WebRequest -Uri $Url -OutFile $Out -UseBasicParsing
+        }
       } catch {
         if ($tag -eq "latest") { Fail "download failed: $Url ($($_.Exception.Message))" }
         Fail "download failed: $Url (does version $Version exist for $target?) ($($_.Exception.Message))"
@@ -111,7 +121,7 @@ function Install-ZCodeAcpServer {
     $sumsFile = Join-Path $tmp "SHA256SUMS"
     $zipFile = Join-Path $tmp $asset
     Download (UrlFor "SHA256SUMS") $sumsFile
-    Download (UrlFor $asset) $zipFile
+    Download (UrlFor $asset) $zipFile -Progress
 
     # Verify before anything is unpacked or installed.
     $expected = $null

@@ -159,11 +159,26 @@ pick_downloader() {
   fi
 }
 
+# download URL FILE [progress]: with "progress", a progress bar on stderr
+# when stderr is a terminal (the archive is ~50 MB); silent otherwise.
 download() {
   dl_url=$1
   dl_out=$2
+  dl_bar=
+  if [ "${3:-}" = progress ] && [ -t 2 ]; then dl_bar=1; fi
   if [ "$DOWNLOADER" = curl ]; then
-    curl -fsSL --retry 2 --connect-timeout 20 -o "$dl_out" "$dl_url"
+    if [ -n "$dl_bar" ]; then
+      curl -fSL --progress-bar --retry 2 --connect-timeout 20 -o "$dl_out" "$dl_url"
+    else
+      curl -fsSL --retry 2 --connect-timeout 20 -o "$dl_out" "$dl_url"
+    fi
+  elif [ -n "$dl_bar" ]; then
+    # GNU wget draws a bar with --show-progress; BusyBox wget draws one unless -q.
+    if wget --help 2>&1 | grep -q -- --show-progress; then
+      wget -q --show-progress -T 20 -O "$dl_out" "$dl_url"
+    else
+      wget -T 20 -O "$dl_out" "$dl_url"
+    fi
   else
     wget -q -T 20 -O "$dl_out" "$dl_url"
   fi || {
@@ -225,6 +240,35 @@ install_binary() {
   say "Installed $BIN_NAME $installed_version to $INSTALL_DIR/$BIN_NAME"
 }
 
+# The user's login shell by name (from $SHELL): its start-up file is where PATH goes.
+login_shell_name() {
+  case "${SHELL:-}" in
+    */zsh | zsh) echo zsh ;;
+    */bash | bash) echo bash ;;
+    */fish | fish) echo fish ;;
+    *) echo "your shell (${SHELL:-sh})" ;;
+  esac
+}
+
+# One line that adds INSTALL_DIR to PATH in the file that shell reads: zsh
+# never reads ~/.profile; bash reads ~/.bashrc for a terminal on Linux but
+# ~/.bash_profile for the login shells macOS terminals start.
+path_hint() {
+  export_line="export PATH=\"$INSTALL_DIR:\$PATH\""
+  case "$(login_shell_name)" in
+    zsh) echo "echo '$export_line' >> ~/.zshrc" ;;
+    bash)
+      if [ "$(uname -s 2>/dev/null)" = Darwin ]; then
+        echo "echo '$export_line' >> ~/.bash_profile"
+      else
+        echo "echo '$export_line' >> ~/.bashrc"
+      fi
+      ;;
+    fish) echo "echo 'fish_add_path $INSTALL_DIR' >> ~/.config/fish/config.fish" ;;
+    *) echo "echo '$export_line' >> ~/.profile" ;;
+  esac
+}
+
 print_next_steps() {
   # GitHub Actions reads directories to add to PATH for later steps from $GITHUB_PATH.
   if [ -n "${GITHUB_PATH:-}" ]; then
@@ -235,9 +279,8 @@ print_next_steps() {
     *":$INSTALL_DIR:"*) ;;
     *)
       say ""
-      say "$INSTALL_DIR is not on your PATH. Add it, for example:"
-      say "  sh/bash/zsh: echo 'export PATH=\"$INSTALL_DIR:\$PATH\"' >> ~/.profile"
-      say "  fish:        fish_add_path $INSTALL_DIR"
+      say "$INSTALL_DIR is not on your PATH. Add it for $(login_shell_name) (then open a new terminal):"
+      say "  $(path_hint)"
       say "(Editors only need the full path below, PATH or not.)"
       ;;
   esac
@@ -277,7 +320,7 @@ main() {
 
   say "Installing $BIN_NAME ($TAG) for $TARGET from $BASE"
   download "$(url_for SHA256SUMS)" "$TMP/SHA256SUMS"
-  download "$(url_for "$ASSET")" "$TMP/$ASSET"
+  download "$(url_for "$ASSET")" "$TMP/$ASSET" progress
   verify
   install_binary
   print_next_steps

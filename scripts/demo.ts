@@ -54,7 +54,7 @@ const bridge = Bun.spawn([BRIDGE], {
 
 // Tee the bridge's stdout so --raw can show the wire.
 const toClient = new TransformStream<Uint8Array, Uint8Array>();
-(async () => {
+void (async () => {
   const w = toClient.writable.getWriter();
   for await (const chunk of bridge.stdout) {
     if (raw) process.stdout.write(`${color.dim}${new TextDecoder().decode(chunk)}${color.off}`);

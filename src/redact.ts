@@ -32,6 +32,31 @@ const TOKEN_SHAPE =
   /\b(?:sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})/g;
 const TOKEN_SHAPE_TEST = new RegExp(TOKEN_SHAPE.source);
 
+// The user-info of a URL (`https://user:pass@host/…`, `https://<token>@host`):
+// a proxy or test endpoint set in the environment may carry it. Found from
+// each `://` forward, not with one regular expression, so that a long run of
+// letters before no `://` costs one scan (see redactPairs).
+const URL_AUTHORITY_END = /[\s/?#"'<>\\]/;
+
+function redactUserInfo(s: string): string {
+  let at = s.indexOf("://");
+  if (at < 0) return s;
+  let out = "";
+  let copied = 0;
+  while (at >= 0) {
+    const start = at + 3;
+    let end = start;
+    while (end < s.length && !URL_AUTHORITY_END.test(s[end]!)) end++;
+    const userEnd = start + s.slice(start, end).lastIndexOf("@");
+    if (userEnd >= start) {
+      out += s.slice(copied, start) + REDACTED;
+      copied = userEnd;
+    }
+    at = s.indexOf("://", end);
+  }
+  return copied === 0 ? s : out + s.slice(copied);
+}
+
 function looksLikeCredential(s: string): boolean {
   return s.length >= 20 || /[^A-Za-z]/.test(s);
 }
@@ -67,7 +92,7 @@ function redactString(s: string): string {
     );
   }
   if (TOKEN_SHAPE_TEST.test(out)) out = out.replace(TOKEN_SHAPE, REDACTED);
-  return out;
+  return redactUserInfo(out);
 }
 
 // Booleans (`{secret: false}` flags), null and "" hide nothing.
@@ -118,8 +143,8 @@ function redactAny(value: unknown, depth: number): unknown {
  * `value` with every secret replaced by "[REDACTED]": values of secret keys
  * (apiKey, token, authorization, secret, password, credentials, cookie,
  * private_key… case-insensitive, at any depth), `value` of `{name, value}`
- * pairs whose name looks secret, and the credential part of `Bearer …`
- * strings. Returns `value` itself when nothing needed hiding; never mutates.
+ * pairs whose name looks secret, the credential part of `Bearer …` strings
+ * and the user-info of URLs (`https://user:pass@host`). Returns `value` itself when nothing needed hiding; never mutates.
  */
 export function redact<T>(value: T): T {
   return redactAny(value, 0) as T;

@@ -3,9 +3,9 @@
 // npm links the command `zcode-acp-server` to bin/zcode-acp-server.exe, a
 // placeholder. This script puts the native binary for this machine in its
 // place, so the command starts the binary itself: no Node process per launch
-// (an editor starts the bridge for every agent session). The `.exe` name makes
-// npm's Windows shim run the file directly instead of through node; on Unix
-// the name does not matter. The binary comes from:
+// (an editor starts the bridge for every agent session). On Windows the
+// `.exe` name lets the shims (rewritten below once the binary is in place)
+// start it directly; on Unix the name does not matter. The binary comes from:
 //   1. the platform package npm installed as an optional dependency
 //      (os, cpu and libc select it), or
 //   2. when optional dependencies were skipped (--omit=optional,
@@ -158,6 +158,50 @@ function place(bin) {
   fs.renameSync(staged, DEST);
 }
 
+/**
+ * npm made its Windows shims (.cmd, .ps1, and an sh one for Git Bash) for
+ * the command before this script ran, from the placeholder, whose `#!/bin/sh`
+ * line makes them run it through /bin/sh. Now that the native .exe is there,
+ * they start it directly, as npm's shims do for a file with no `#!` line.
+ * Where npm puts them: node_modules/.bin for a project or npx, the prefix
+ * itself for a global install (<prefix>/node_modules/<pkg>). Only shims that
+ * point at this package's bin and go through an interpreter are rewritten.
+ */
+function rewriteWindowsShims(packageDir, dest) {
+  const dirs = [path.resolve(packageDir, "..", "..", ".bin"), path.resolve(packageDir, "..", "..", "..")];
+  // A scoped package sits one level deeper.
+  if (path.basename(path.dirname(packageDir)).startsWith("@")) {
+    dirs.push(path.resolve(packageDir, "..", "..", "..", ".bin"), path.resolve(packageDir, "..", "..", "..", ".."));
+  }
+  const rewritten = [];
+  for (const dir of [...new Set(dirs)]) {
+    const rel = path.relative(dir, dest);
+    const win = rel.split(path.sep).join("\\");
+    const fwd = rel.split(path.sep).join("/");
+    const shims = {
+      "zcode-acp-server.cmd": `@ECHO off\r\nGOTO start\r\n:find_dp0\r\nSET dp0=%~dp0\r\nEXIT /b\r\n:start\r\nSETLOCAL\r\nCALL :find_dp0\r\n"%dp0%\\${win}" %*\r\n`,
+      "zcode-acp-server.ps1":
+        `#!/usr/bin/env pwsh\n$basedir=Split-Path $MyInvocation.MyCommand.Definition -Parent\n` +
+        `if ($MyInvocation.ExpectingInput) {\n  $input | & "$basedir/${fwd}" $args\n} else {\n  & "$basedir/${fwd}" $args\n}\nexit $LASTEXITCODE\n`,
+      "zcode-acp-server": `#!/bin/sh\nbasedir=$(dirname "$(echo "$0" | sed -e 's,\\\\,/,g')")\nexec "$basedir/${fwd}" "$@"\n`,
+    };
+    for (const [name, text] of Object.entries(shims)) {
+      const file = path.join(dir, name);
+      let old;
+      try {
+        old = fs.readFileSync(file, "utf8");
+      } catch {
+        continue;
+      }
+      const ours = old.split("\\").join("/").includes("bin/zcode-acp-server.exe") && /\/bin\/sh/.test(old);
+      if (!ours) continue;
+      fs.writeFileSync(file, text);
+      rewritten.push(file);
+    }
+  }
+  return rewritten;
+}
+
 function main() {
   const reasons = [];
   for (const id of candidateTargets()) {
@@ -179,6 +223,7 @@ function main() {
       place(bin);
       const placed = versionOf(DEST);
       if (placed.version !== pkg.version) throw new Error(`${DEST} --version: ${placed.error || placed.version}`);
+      if (process.platform === "win32") rewriteWindowsShims(__dirname, DEST);
       return;
     } catch (e) {
       reasons.push(`${name}: ${e && e.message ? e.message : e}`);
@@ -194,9 +239,13 @@ function main() {
   process.exit(1);
 }
 
-try {
-  main();
-} catch (e) {
-  log(e && e.message ? e.message : String(e));
-  process.exit(1);
+if (require.main === module) {
+  try {
+    main();
+  } catch (e) {
+    log(e && e.message ? e.message : String(e));
+    process.exit(1);
+  }
 }
+
+module.exports = { rewriteWindowsShims };

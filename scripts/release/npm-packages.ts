@@ -12,10 +12,14 @@ import { NPM_OPTIONAL_TARGETS, NPM_PACKAGE, npmPlatformFields, npmPlatformPackag
 
 const ROOT = resolve(import.meta.dir, "../..");
 
-// Shell-readable, and without a shebang on purpose: npm's Windows shim for a
-// bin file with a `#!` line runs it through that interpreter, which would
-// then be handed the real .exe after the postinstall.
-const PLACEHOLDER = `echo "zcode-acp-server: this is a placeholder. The postinstall of ${NPM_PACKAGE} replaces it with the native binary; reinstall without --ignore-scripts, or use the standalone installer (https://github.com/${RELEASE_REPO}#install)." >&2
+// A POSIX sh script with a `#!/bin/sh` line, so that a client that execs the
+// command directly (Python's subprocess, Node's spawn without a shell) gets
+// its message rather than "Exec format error", with or without Node. npm's
+// Windows shims for a file with a `#!` line run it through that interpreter;
+// the postinstall rewrites them to start the native .exe directly once it is
+// in place (rewriteWindowsShims in scripts/npm/postinstall.cjs).
+export const PLACEHOLDER = `#!/bin/sh
+echo "zcode-acp-server: this is a placeholder. The postinstall of ${NPM_PACKAGE} replaces it with the native binary; reinstall without --ignore-scripts, or use the standalone installer (https://github.com/${RELEASE_REPO}#install)." >&2
 exit 1
 `;
 

@@ -7,6 +7,9 @@ import { VERSION } from "../version.ts";
 // start-up, see scripts/bench/startup.ts), and the agent returns the same
 // value when the SDK handles the replayed request (see src/acp/handoff.ts).
 
+/** The ids of the authMethods offered below: `authenticate` takes only these. */
+export const AUTH_METHOD_IDS = ["zcode-app"] as const;
+
 export function initializeResult(): acp.InitializeResponse {
   // No child is started here: initialize must answer with no ZCode installed
   // (serve mode starts one only after this answer is out: src/cli/prewarm.ts).
@@ -23,7 +26,7 @@ export function initializeResult(): acp.InitializeResponse {
     },
     authMethods: [
       {
-        id: "zcode-app",
+        id: AUTH_METHOD_IDS[0],
         name: t().bridge.auth.name,
         description: t().bridge.auth.description,
         type: "agent",

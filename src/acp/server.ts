@@ -11,7 +11,7 @@ import { log } from "../log.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
-import { initializeResult } from "./initialize.ts";
+import { AUTH_METHOD_IDS, initializeResult } from "./initialize.ts";
 import { listPage } from "./session-list.ts";
 import { openAcpStdio } from "./stdio.ts";
 
@@ -147,7 +147,7 @@ class AcpAgent {
     return acp
       .agent({ name: "zcode-acp-server" })
       .onRequest(m.initialize, this.handle(async (p) => this.initialize(p)))
-      .onRequest(m.authenticate, this.handle(async () => ({})))
+      .onRequest(m.authenticate, this.handle(async (p) => AcpAgent.authenticate(p)))
       .onRequest(m.session.new, this.handle(async (p) => this.newSession(p)))
       .onRequest(m.session.load, this.handle(async (p) => this.loadSession(p)))
       .onRequest(m.session.resume, this.handle(async (p) => this.resumeSession(p)))
@@ -170,6 +170,14 @@ class AcpAgent {
     this.clientCaps = p.clientCapabilities ?? {};
     // The same value the CLI sends before the SDK loads (src/cli/serve.ts).
     return initializeResult();
+  }
+
+  /** Sign-in is the ZCode app's: the one method offered only confirms it; any other id is the client's mistake. */
+  private static authenticate(p: acp.AuthenticateRequest): acp.AuthenticateResponse {
+    if (!(AUTH_METHOD_IDS as readonly string[]).includes(p.methodId)) {
+      throw invalidParams(t().errors.unknownAuthMethod(p.methodId, AUTH_METHOD_IDS), { methodId: p.methodId, authMethods: AUTH_METHOD_IDS });
+    }
+    return {};
   }
 
   private static checkCwd(cwd: string): void {

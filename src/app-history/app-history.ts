@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { log as rootLog } from "../log.ts";
 import type { Env } from "../zcode/host.ts";
 import { withBusyRetry, isBusy } from "./busy-retry.ts";
-import { taskRow, type SessionCreatedInfo } from "./task-row.ts";
+import { appTitle, taskRow, type SessionCreatedInfo } from "./task-row.ts";
 import { insertTask, layoutProblem, tasksIndexPath, updateTitle } from "./tasks-index.ts";
 
 export type { SessionCreatedInfo, ModelRef } from "./task-row.ts";
@@ -132,7 +132,7 @@ export class AppHistory {
     try {
       if (!this.file || this.closed) return Promise.resolve();
       const tracked = this.sessions.get(sessionId);
-      const t = typeof title === "string" ? title.trim() : "";
+      const t = appTitle(title);
       if (!tracked || tracked.foreign || !t) return Promise.resolve();
       tracked.info.title = t;
       return this.enqueue(`titling session ${sessionId}`, (db) => {
@@ -218,12 +218,21 @@ export class AppHistory {
   private handle(): Database | undefined {
     if (this.closed || this.unusable || !this.file) return undefined;
     if (this.db) return this.db;
-    if (!existsSync(this.file)) {
+    let st: Stats;
+    try {
+      st = statSync(this.file);
+    } catch {
       if (!this.saidMissing) this.log.debug(`no ${this.file} (ZCode app not installed or not run yet): history not shared`);
       this.saidMissing = true;
       return undefined;
     }
     this.saidMissing = false;
+    // A FIFO or a device there would block SQLite's first read for good.
+    if (!st.isFile()) {
+      this.unusable = true;
+      this.log.warn(`${this.file} is not a regular file; not writing to the ZCode app's history`);
+      return undefined;
+    }
     // create: false as well as the check above: a file removed in between
     // must fail to open, not come back empty.
     const db = new Database(this.file, { readwrite: true, create: false });

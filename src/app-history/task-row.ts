@@ -62,6 +62,24 @@ export function searchText(title: string): string {
   return title.slice(0, SEARCH_TEXT_MAX_CHARS);
 }
 
+/**
+ * Longest title written to the app's row, in characters (code points). A
+ * title is a line in a list; and a title cut for the search text would no
+ * longer equal it, so the next title would leave that text stale (the row's
+ * search text is only replaced while it is the title; see updateTitle).
+ */
+export const TITLE_MAX_CHARS = 500;
+
+/** The title as the app's row gets it: trimmed, at most TITLE_MAX_CHARS code points (cut ones end in `…`). */
+export function appTitle(title: unknown): string {
+  const t = typeof title === "string" ? title.trim() : "";
+  // Only a long string needs counting by code point (a surrogate pair is one character).
+  if (t.length <= TITLE_MAX_CHARS) return t;
+  const chars = Array.from(t.slice(0, TITLE_MAX_CHARS * 2));
+  if (chars.length <= TITLE_MAX_CHARS) return t;
+  return `${chars.slice(0, TITLE_MAX_CHARS - 1).join("").trimEnd()}…`;
+}
+
 /** Column values of a new row, named as the table's columns. */
 export interface TaskRowValues {
   workspace_key: string;
@@ -85,7 +103,7 @@ export function taskRow(info: SessionCreatedInfo, now: number): TaskRowValues | 
   const sessionId = typeof info.sessionId === "string" ? info.sessionId.trim() : "";
   const cwd = typeof info.cwd === "string" ? info.cwd : "";
   if (!sessionId || !cwd.trim()) return undefined;
-  const title = typeof info.title === "string" ? info.title.trim() : "";
+  const title = appTitle(info.title);
   const createdAt =
     typeof info.createdAt === "number" && Number.isSafeInteger(info.createdAt) && info.createdAt >= 0
       ? info.createdAt

@@ -63,7 +63,7 @@
 import type { Database } from "bun:sqlite";
 import path from "node:path";
 import { homeDir, type Env } from "../zcode/host.ts";
-import { searchText, type TaskRowValues } from "./task-row.ts";
+import { appTitle, SEARCH_TEXT_MAX_CHARS, searchText, type TaskRowValues } from "./task-row.ts";
 
 export function tasksIndexPath(env: Env): string | undefined {
   const home = homeDir(env);
@@ -160,20 +160,24 @@ export function insertTask(db: Database, row: TaskRowValues): boolean {
  * updatedAt; everything else the app keeps there stays), and left alone if
  * it is not valid JSON. searchable_text is replaced only while it holds
  * nothing or just the old title: once the app has indexed the conversation,
- * its text is richer than ours. updated_at never goes backwards.
+ * its text is richer than ours (a row written with a title longer than the
+ * search text's cap holds that title cut, which counts as just the title).
+ * The title is bounded (appTitle). updated_at never goes backwards.
  * Returns whether the row changed.
  */
 export function updateTitle(
   db: Database,
   p: { workspaceKey: string; sessionId: string; title: string; now: number },
 ): boolean {
+  const title = appTitle(p.title);
   const result = db
     .query(
       `UPDATE tasks SET
          title = $title,
          updated_at = MAX(updated_at, $now),
          searchable_text = CASE
-           WHEN searchable_text = '' OR searchable_text = title THEN $search
+           WHEN searchable_text = '' OR searchable_text = title
+             OR searchable_text = substr(title, 1, ${SEARCH_TEXT_MAX_CHARS}) THEN $search
            ELSE searchable_text END,
          meta_json = CASE
            WHEN json_valid(meta_json) THEN json_set(meta_json, '$.title', $title, '$.updatedAt', MAX(updated_at, $now))
@@ -182,9 +186,9 @@ export function updateTitle(
          AND title_overridden = 0 AND deleted = 0 AND title <> $title`,
     )
     .run({
-      $title: p.title,
+      $title: title,
       $now: p.now,
-      $search: searchText(p.title),
+      $search: searchText(title),
       $workspace_key: p.workspaceKey,
       $task_id: p.sessionId,
     });

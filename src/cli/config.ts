@@ -2,6 +2,7 @@ import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type 
 import { t } from "../i18n/index.ts";
 import { languageOf, type Language } from "../i18n/language.ts";
 import { isLogLevel, LOG_LEVEL_NAMES } from "../log.ts";
+import { isZCodeMode, ZCODE_MODES } from "../zcode/modes.ts";
 import { UsageError } from "./usage-error.ts";
 
 type Env = Record<string, string | undefined>;
@@ -23,17 +24,31 @@ function onUnless(flags: Record<string, string | boolean>, env: Env, flag: strin
   throw new UsageError(t().cli.usage.notOnOff(envName, raw));
 }
 
-/** `150000` (tokens in use) or `80%` (of the context window); anything else names where it came from. */
-function parseAutoCompact(raw: string, from: string): AutoCompact {
+/**
+ * Below this many tokens a threshold is met by nearly every turn: ZCode's
+ * instructions and tool definitions alone fill several thousand. A bare `80`
+ * is almost always `80%` with the sign forgotten.
+ */
+export const MIN_AUTO_COMPACT_TOKENS = 10_000;
+
+/** `80%` (of the context window), or `150000` / `150k` tokens in use; anything else names where it came from. */
+export function parseAutoCompact(raw: string, from: string): AutoCompact {
   const v = raw.trim();
   const percent = /^(\d{1,3}(?:\.\d+)?)\s*%$/.exec(v);
   if (percent) {
     const p = Number(percent[1]);
     if (p > 0 && p <= 100) return { percent: p };
-  } else if (/^\d+$/.test(v) && Number(v) > 0 && Number.isSafeInteger(Number(v))) {
-    return { tokens: Number(v) };
+    throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
   }
-  throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
+  const tokens = /^(\d+(?:\.\d+)?)(k?)$/i.exec(v);
+  const n = tokens ? Math.round(Number(tokens[1]) * (tokens[2] ? 1000 : 1)) : Number.NaN;
+  if (!tokens || !Number.isSafeInteger(n) || (!tokens[2] && tokens[1]?.includes("."))) {
+    throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
+  }
+  if (n < MIN_AUTO_COMPACT_TOKENS) {
+    throw new UsageError(t().cli.usage.autoCompactTooLow(from, raw, MIN_AUTO_COMPACT_TOKENS, n > 0 && n <= 100 ? `${n}%` : undefined));
+  }
+  return { tokens: n };
 }
 
 export interface ExplicitLanguage {
@@ -90,8 +105,8 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   }
 
   const mode = pick("mode", "ZCODE_ACP_MODE");
-  if (mode && !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(mode.value)) {
-    throw new UsageError(t().cli.usage.notAModeName(mode.from, mode.value));
+  if (mode && !isZCodeMode(mode.value)) {
+    throw new UsageError(t().cli.usage.notAModeName(mode.from, mode.value, ZCODE_MODES));
   }
 
   const model = pick("model", "ZCODE_ACP_MODEL");

@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { BridgeConfig } from "../config.ts";
 import { t } from "../i18n/index.ts";
 import type { LanguageChoice } from "../i18n/language.ts";
@@ -10,9 +8,11 @@ import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR, launchEnv, providerConfigV
 import { detectVersion } from "../zcode/cli-version.ts";
 import { MIN_ZCODE_VERSION, NodeMissingError, shownMessage } from "../zcode/errors.ts";
 import { homeDir } from "../zcode/host.ts";
+import { appSignIn } from "../zcode/sign-in.ts";
 import { resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
-import { selfCommand } from "./self.ts";
+import { editorEnv, stableCommand } from "./editor-launch.ts";
+import { isCompiledBinary, selfCommand } from "./self.ts";
 import { selfChecks } from "./self-check.ts";
 
 // `zcode-acp-server doctor`: everything that decides whether an editor will
@@ -53,7 +53,9 @@ export async function runDoctor(
       checks.push({ ok: true, label: say.labels.zcodeCli, detail: say.found(e.entry, say.zcodeSources[e.source]) });
       checks.push({ ok: false, label: say.labels.node, detail: messageOf(e), fix: say.nodeFix });
     } else {
-      checks.push({ ok: false, label: say.labels.zcodeCli, detail: messageOf(e), fix: say.cliFix });
+      // The advice ZCode's error ends with (install it, set ZCODE_BIN, run doctor) is the fix below.
+      const detail = messageOf(e).replace(t().errors.howToPointAtZCode, "").trimEnd();
+      checks.push({ ok: false, label: say.labels.zcodeCli, detail, fix: say.cliFix });
     }
   }
 
@@ -94,7 +96,7 @@ export async function runDoctor(
     }
   }
 
-  checks.push(signInCheck(home));
+  checks.push(signInCheck(config.env));
 
 
   out(say.title(VERSION));
@@ -108,13 +110,16 @@ export async function runDoctor(
   out("");
   out(failed === 0 ? say.allPassed : say.failed(failed));
 
-  const self = selfCommand();
+  const editor = {
+    ...(isCompiledBinary() ? stableCommand(process.execPath, VERSION) : { command: selfCommand(), args: [] }),
+    env: editorEnv(config, language.source.kind === "flag" || language.source.kind === "env" ? language.language : undefined),
+  };
   out("");
   out(say.zedWhere);
-  out(zedSnippet(self));
+  out(zedSnippet(editor));
   out("");
   out(say.jetbrainsWhere);
-  out(jetbrainsSnippet(self));
+  out(jetbrainsSnippet(editor));
   return failed === 0 ? 0 : 1;
 }
 
@@ -143,14 +148,22 @@ function languageCheck(choice: LanguageChoice): Check {
   return { ok: true, label: say.labels.language, detail: say.language(choice.language, source) };
 }
 
-function signInCheck(home: string | undefined): Check {
+/** Judged as /quota judges it (src/zcode/sign-in.ts); config.json's keys are never printed. */
+function signInCheck(env: BridgeConfig["env"]): Check {
   const say = t().cli.doctor;
   const label = say.labels.signIn;
-  if (!home) return { ok: false, label, detail: say.noHome, fix: say.noHomeFix };
-  // Existence only: the file holds credentials and is never read here.
-  const credentials = join(home, ".zcode", "v2", "config.json");
-  if (existsSync(credentials)) return { ok: true, label, detail: say.signedIn(credentials) };
-  return { ok: false, label, detail: say.notSignedIn(credentials), fix: say.signInFix };
+  const s = appSignIn(env);
+  const names = (ps: readonly { id: string; name?: string }[]) => ps.map((p) => p.name ?? p.id).join(", ");
+  switch (s.kind) {
+    case "no-home":
+      return { ok: false, label, detail: say.noHome, fix: say.noHomeFix };
+    case "plan":
+      return { ok: true, label, detail: say.signedInPlan(names(s.plans), s.file) };
+    case "provider-key":
+      return { ok: true, label, detail: say.signedInKey(names(s.keyed), s.file) };
+    case "none":
+      return { ok: false, label, detail: s.exists ? say.noKeyIn(s.file) : say.notSignedIn(s.file), fix: say.signInFix };
+  }
 }
 
 /** In the language in use: ZCode's errors carry their words for every table. */

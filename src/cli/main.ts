@@ -7,6 +7,8 @@ import { rootCommand, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
 import { setLanguage, t } from "../i18n/index.ts";
 import { languageChoice, type LanguageChoice } from "../i18n/language.ts";
 import { explicitLanguage, languageInArgv, resolveConfig } from "./config.ts";
+import { serveFlags, doctorFlags, upgradeFlags } from "./flags.ts";
+import { helpWidth, layOutHelp } from "./help-layout.ts";
 import { parseStrict } from "./strict-args.ts";
 import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
 
@@ -15,18 +17,17 @@ import { USAGE_EXIT_CODE, UsageError } from "./usage-error.ts";
 // version, doctor and upgrade print for people.
 
 const PROGRAM = "zcode-acp-server";
+const ALL_FLAGS = { ...upgradeFlags, ...doctorFlags, ...serveFlags };
 
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const first = argv[0];
-  const subName = first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? (first as SubcommandName) : undefined;
+  const { subName, first, rest } = splitCommand(argv);
   const cmd = (subName ? SUBCOMMANDS[subName] : rootCommand) as unknown as CommandDef<ArgsDef>;
-  const rest = subName ? argv.slice(1) : argv;
 
   // Before anything is said: a mistake in the flags is reported in the
   // language they (or the environment) ask for. Settled again once parsed.
   setLanguage(languageChoice(languageInArgv(argv, process.env), process.env).language);
   try {
-    if (!subName && first !== undefined && !first.startsWith("-")) {
+    if (!subName && first !== undefined) {
       throw new UsageError(t().cli.usage.unknownCommand(first, Object.keys(SUBCOMMANDS).join(", ")));
     }
     const defs = (cmd.args ?? {}) as ArgsDef;
@@ -35,7 +36,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     setLanguage(language.language);
     if (parsed.help) {
       const parent = subName ? localizedHelp(rootCommand as unknown as CommandDef<ArgsDef>) : undefined;
-      await writeOut(`${plain(localizedClosing(await renderUsage(localizedHelp(cmd), parent)))}\n`);
+      const usage = localizedClosing(await renderUsage(localizedHelp(cmd), parent));
+      await writeOut(`${layOutHelp(plain(usage), helpWidth(process.stdout))}\n`);
       return 0;
     }
     if (!subName && parsed.flags.version === true) {
@@ -61,6 +63,38 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     throw e;
   }
+}
+
+/**
+ * The command named anywhere among the flags (`--zcode-bin X doctor` as well
+ * as `doctor --zcode-bin X`, as --help's `[OPTIONS] doctor|upgrade` reads):
+ * the first argument that is neither a flag nor a flag's value. Returns that
+ * first positional too, and argv without the command's name.
+ */
+export function splitCommand(argv: readonly string[]): {
+  subName?: SubcommandName;
+  first?: string;
+  rest: readonly string[];
+} {
+  const takesValue = (name: string) => {
+    const def = (ALL_FLAGS as ArgsDef)[name];
+    return def !== undefined && def.type !== "boolean" && def.type !== "positional";
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") break;
+    if (arg.startsWith("-") && arg !== "-") {
+      // As the strict parser reads it: `--log-file --mode` is a missing value, not a value.
+      const next = argv[i + 1];
+      if (arg.startsWith("--") && !arg.includes("=") && takesValue(arg.slice(2)) && !next?.startsWith("--")) i++;
+      continue;
+    }
+    if (Object.hasOwn(SUBCOMMANDS, arg)) {
+      return { subName: arg as SubcommandName, first: arg, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+    }
+    return { first: arg, rest: argv };
+  }
+  return { rest: argv };
 }
 
 /**
@@ -127,16 +161,23 @@ async function doctor(config: BridgeConfig, language: LanguageChoice): Promise<n
 
 async function upgrade(version: string | undefined): Promise<number> {
   const { runUpgrade, UpgradeError } = await import("./upgrade.ts");
+  const progress = process.stderr.isTTY ? progressLine() : undefined;
   try {
     await runUpgrade({
       version,
       downloadBase: process.env.ZCODE_ACP_DOWNLOAD_BASE,
       // A command for a person, not serve mode: synchronous writes keep the
       // progress lines in order and leave nothing to flush before exit.
-      out: (l) => writeSync(1, `${l}\n`),
+      out: (l) => {
+        progress?.end();
+        writeSync(1, `${l}\n`);
+      },
+      progress: progress?.update,
+      limits: upgradeLimits(process.env),
     });
     return 0;
   } catch (e) {
+    progress?.end();
     if (!(e instanceof UpgradeError)) throw e;
     // Said to the person who ran it, in their language, whatever the log
     // level; the log (English, for developers) gets no copy.
@@ -145,9 +186,40 @@ async function upgrade(version: string | undefined): Promise<number> {
   }
 }
 
+/**
+ * The download's progress on one terminal line of stderr, rewritten in place
+ * (at most ten times a second); end() finishes the line before anything else
+ * is printed.
+ */
+function progressLine() {
+  let shown = false;
+  let lastAt = 0;
+  const mb = (n: number) => (n / 1_000_000).toFixed(1);
+  return {
+    update: (received: number, total: number | undefined) => {
+      const now = Date.now();
+      const done = total !== undefined && received >= total;
+      if (!done && now - lastAt < 100) return;
+      lastAt = now;
+      const percent = total ? Math.floor((received * 100) / total) : undefined;
+      writeSync(2, `\r${t().cli.upgrade.progress(mb(received), total ? mb(total) : undefined, percent)}\u001b[K`);
+      shown = true;
+    },
+    end: () => {
+      if (shown) writeSync(2, "\n");
+      shown = false;
+    },
+  };
+}
+
+/** Hidden, for tests: lower limits of `upgrade` (ms for the new binary's --version, bytes extracted). */
+function upgradeLimits(env: NodeJS.ProcessEnv) {
+  const n = (raw: string | undefined) => (raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined);
+  return { probeMs: n(env.ZCODE_ACP_UPGRADE_PROBE_MS), maxExtractedBytes: n(env.ZCODE_ACP_UPGRADE_MAX_EXTRACTED_BYTES) };
+}
+
 /** citty colours its usage unconditionally; keep escapes out of pipes and files. */
 function plain(text: string): string {
-  // biome-ignore lint: the escape character is the point
   return process.stdout.isTTY ? text : text.replace(/\u001B\[[0-9;]*m/g, "");
 }
 

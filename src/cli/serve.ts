@@ -1,6 +1,8 @@
 import type { Handoff } from "../acp/handoff.ts";
 import { initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
+import { writeSync } from "node:fs";
 import type { BridgeConfig } from "../config.ts";
+import { t } from "../i18n/index.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
 import { routeConsoleToLog } from "./console-to-log.ts";
 import { logStrayRejections } from "./stray-rejections.ts";
@@ -20,6 +22,9 @@ const MAX_FIRST_LINE = 1 << 20;
 type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
 export async function serve(config: BridgeConfig): Promise<number> {
+  // A person who started it by hand in a terminal gets one line saying what
+  // this is (stderr: stdout stays the protocol); an editor's pipe gets none.
+  if (process.stdin.isTTY) writeSync(2, `${t().cli.serve.terminalHint}\n`);
   logStrayRejections();
   // Before the SDK loads: its diagnostics use the console.
   routeConsoleToLog();

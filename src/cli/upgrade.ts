@@ -12,7 +12,9 @@ import {
   releaseTag,
   type ReleaseTarget,
 } from "./release-targets.ts";
+import { compareVersions, PROBE_TIMEOUT_MS, probeVersion, stopRunningProbes } from "./binary-probe.ts";
 import { describeOrigin, howToUpdate, installOriginOf, realPath } from "./install-origin.ts";
+import { ArchiveLimitError, MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES, readBounded, tarGzEntry, zipDeclaredSize } from "./release-archive.ts";
 import { isCompiledBinary } from "./self.ts";
 
 // `zcode-acp-server upgrade [version]`: the installer's download and checksum
@@ -26,6 +28,10 @@ export interface UpgradeOptions {
   /** ZCODE_ACP_DOWNLOAD_BASE, resolved by the CLI. */
   downloadBase?: string;
   out: (line: string) => void;
+  /** Bytes of the archive received so far (and its size when announced); given when a person watches a terminal. */
+  progress?: (received: number, total: number | undefined) => void;
+  /** Limits, lowered by tests; the defaults otherwise. */
+  limits?: { probeMs?: number; maxArchiveBytes?: number; maxExtractedBytes?: number };
 }
 
 export class UpgradeError extends Error {
@@ -33,6 +39,13 @@ export class UpgradeError extends Error {
 }
 
 const DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
+const MAX_SUMS_BYTES = 1024 * 1024;
+
+/** The version a GitHub-style `latest` URL redirected to (`…/download/v1.2.3/<file>`), when it did. */
+export function versionOfReleaseUrl(url: string): string | undefined {
+  const m = /\/download\/v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\/[^/]+$/.exec(new URL(url).pathname);
+  return m?.[1];
+}
 
 export async function runUpgrade(o: UpgradeOptions): Promise<void> {
   const say = t().cli.upgrade;
@@ -54,6 +67,11 @@ export async function runUpgrade(o: UpgradeOptions): Promise<void> {
   } catch {
     throw new UpgradeError(say.notAVersion(o.version ?? ""));
   }
+  // Asked for the version already running: nothing to download.
+  if (tag !== "latest" && tag.slice(1) === VERSION) {
+    o.out(say.alreadyAt(VERSION));
+    return;
+  }
   let host: ReleaseTarget;
   try {
     host = hostTarget();
@@ -63,61 +81,90 @@ export async function runUpgrade(o: UpgradeOptions): Promise<void> {
   const base = o.downloadBase || DEFAULT_DOWNLOAD_BASE;
   const asset = assetName(host);
   const release = tag === "latest" ? say.latestRelease : tag;
+  const limits = o.limits ?? {};
 
-  o.out(say.downloading(asset, release, base));
-  const sums = parseSha256Sums(new TextDecoder().decode(await fetchBytes(downloadUrl(base, tag, "SHA256SUMS"))));
+  const sumsResponse = await fetchOk(downloadUrl(base, tag, "SHA256SUMS"));
+  // GitHub answers `latest` with a redirect to the release's own URL, which
+  // names its version: when that is the one running, nothing is downloaded.
+  const latest = tag === "latest" ? versionOfReleaseUrl(sumsResponse.url) : undefined;
+  if (latest === VERSION) {
+    await sumsResponse.body?.cancel();
+    o.out(say.alreadyAt(VERSION));
+    return;
+  }
+  const sums = parseSha256Sums(new TextDecoder().decode(await readAll(sumsResponse, MAX_SUMS_BYTES)));
   const expected = sums.get(asset);
   if (!expected) throw new UpgradeError(say.noChecksum(release, asset));
-  const archive = await fetchBytes(downloadUrl(base, tag, asset));
+
+  o.out(say.downloading(asset, latest ? `v${latest}` : release, base));
+  const archiveResponse = await fetchOk(downloadUrl(base, tag, asset));
+  const maxArchive = limits.maxArchiveBytes ?? MAX_ARCHIVE_BYTES;
+  const archive = await readAll(archiveResponse, maxArchive, o.progress);
   const actual = sha256Hex(archive);
   if (actual !== expected) throw new UpgradeError(say.checksumMismatch(asset, expected, actual));
   o.out(say.checksumVerified(actual));
 
-  const binary = await extractBinary(archive, host);
+  const binary = await extractBinary(archive, host, limits.maxExtractedBytes ?? MAX_EXTRACTED_BYTES);
 
   // Same directory as the target so the final rename is atomic (same filesystem).
   const dir = dirname(target);
   const staged = join(dir, `.${basename(target)}.upgrade-${process.pid}`);
+  // The staged copy goes on every path out of here: a failure, a refusal, a
+  // success (then it was renamed away already), Ctrl-C or a kill.
+  const removeStaged = () => rmSync(staged, { force: true });
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopRunningProbes();
+    removeStaged();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  process.once("SIGHUP", onSignal);
   try {
-    writeFileSync(staged, binary, { mode: 0o755 });
-    chmodSync(staged, 0o755);
-  } catch (e) {
-    rmSync(staged, { force: true });
-    throw new UpgradeError(say.cannotWrite(dir, (e as Error).message));
-  }
-
-  const newVersion = versionOf(staged);
-  if (!newVersion) {
-    rmSync(staged, { force: true });
-    throw new UpgradeError(say.doesNotRun(asset));
-  }
-  if (newVersion === VERSION) {
-    rmSync(staged, { force: true });
-    o.out(say.alreadyAt(VERSION));
-    return;
-  }
-
-  try {
-    if (process.platform === "win32") {
-      // Windows cannot replace a running .exe, but it can rename it away.
-      const old = `${target}.old`;
-      rmSync(old, { force: true });
-      renameSync(target, old);
+    try {
+      writeFileSync(staged, binary, { mode: 0o755 });
+      chmodSync(staged, 0o755);
+    } catch (e) {
+      throw new UpgradeError(say.cannotWrite(dir, (e as Error).message));
     }
-    renameSync(staged, target);
-  } catch (e) {
-    rmSync(staged, { force: true });
-    throw new UpgradeError(say.cannotReplace(target, (e as Error).message));
-  }
 
-  const installed = versionOf(target);
-  if (installed !== newVersion) {
-    throw new UpgradeError(say.replacedBadVersion(target, JSON.stringify(installed)));
+    const probeMs = limits.probeMs ?? PROBE_TIMEOUT_MS;
+    const probe = await probeVersion(staged, probeMs);
+    if ("timedOut" in probe) throw new UpgradeError(say.probeTimedOut(asset, String(probeMs / 1000)));
+    if ("failed" in probe) throw new UpgradeError(say.doesNotRun(asset));
+    const newVersion = probe.version;
+    if (newVersion === VERSION) {
+      o.out(say.alreadyAt(VERSION));
+      return;
+    }
+
+    try {
+      if (process.platform === "win32") {
+        // Windows cannot replace a running .exe, but it can rename it away.
+        const old = `${target}.old`;
+        rmSync(old, { force: true });
+        renameSync(target, old);
+      }
+      renameSync(staged, target);
+    } catch (e) {
+      throw new UpgradeError(say.cannotReplace(target, (e as Error).message));
+    }
+
+    const after = await probeVersion(target, probeMs);
+    const installed = "version" in after ? after.version : undefined;
+    if (installed !== newVersion) {
+      throw new UpgradeError(say.replacedBadVersion(target, JSON.stringify(installed)));
+    }
+    o.out(compareVersions(installed, VERSION) < 0 ? say.downgraded(target, VERSION, installed) : say.upgraded(target, VERSION, installed));
+  } finally {
+    removeStaged();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onSignal);
   }
-  o.out(say.upgraded(target, VERSION, installed));
 }
 
-async function fetchBytes(url: string): Promise<Uint8Array> {
+async function fetchOk(url: string): Promise<Response> {
   const say = t().cli.upgrade;
   let res: Response;
   try {
@@ -127,17 +174,38 @@ async function fetchBytes(url: string): Promise<Uint8Array> {
   }
   if (res.status === 404) throw new UpgradeError(say.notFound(url));
   if (!res.ok) throw new UpgradeError(say.httpFailed(url, res.status));
-  return new Uint8Array(await res.arrayBuffer());
+  return res;
 }
 
-async function extractBinary(archive: Uint8Array, target: ReleaseTarget): Promise<Uint8Array> {
-  const want = binaryName(target);
-  if (target.os === "windows") return extractWithTar(archive, want);
-  const files = await new Bun.Archive(archive).files();
-  for (const [path, file] of files) {
-    if (basename(path) === want) return new Uint8Array(await file.arrayBuffer());
+async function readAll(res: Response, max: number, progress?: UpgradeOptions["progress"]): Promise<Uint8Array> {
+  const say = t().cli.upgrade;
+  try {
+    return await readBounded(res, max, progress);
+  } catch (e) {
+    if (e instanceof ArchiveLimitError) throw new UpgradeError(say.downloadTooBig(res.url, mib(e.limit)));
+    throw new UpgradeError(say.downloadFailed(res.url, (e as Error).message));
   }
-  throw new UpgradeError(t().cli.upgrade.noBinaryInArchive(want));
+}
+
+const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
+
+async function extractBinary(archive: Uint8Array, target: ReleaseTarget, maxExtracted: number): Promise<Uint8Array> {
+  const say = t().cli.upgrade;
+  const want = binaryName(target);
+  if (target.os === "windows") {
+    const declared = zipDeclaredSize(archive);
+    if (declared === undefined || declared > maxExtracted) throw new UpgradeError(say.extractTooBig(mib(maxExtracted)));
+    return extractWithTar(archive, want);
+  }
+  let found: Uint8Array | undefined;
+  try {
+    found = await tarGzEntry(archive, want, maxExtracted);
+  } catch (e) {
+    if (e instanceof ArchiveLimitError) throw new UpgradeError(say.extractTooBig(mib(e.limit)));
+    throw new UpgradeError(say.tarFailed((e as Error).message));
+  }
+  if (!found) throw new UpgradeError(say.noBinaryInArchive(want));
+  return found;
 }
 
 /** Windows 10+ ships bsdtar, which also reads .zip. */
@@ -146,20 +214,10 @@ async function extractWithTar(archive: Uint8Array, want: string): Promise<Uint8A
   try {
     const zip = join(tmp, "a.zip");
     writeFileSync(zip, archive);
-    const p = Bun.spawnSync(["tar", "-xf", zip, "-C", tmp], { stdout: "ignore", stderr: "pipe" });
+    const p = Bun.spawnSync(["tar", "-xf", zip, "-C", tmp, want], { stdout: "ignore", stderr: "pipe" });
     if (p.exitCode !== 0) throw new UpgradeError(t().cli.upgrade.tarFailed(p.stderr.toString().trim()));
     return new Uint8Array(await Bun.file(join(tmp, want)).arrayBuffer());
   } finally {
     rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
-function versionOf(path: string): string | undefined {
-  try {
-    const p = Bun.spawnSync([path, "--version"], { stdout: "pipe", stderr: "ignore", stdin: "ignore", env: { PATH: process.env.PATH ?? "" } });
-    const v = p.stdout.toString().trim();
-    return p.exitCode === 0 && v ? v : undefined;
-  } catch {
-    return undefined;
   }
 }

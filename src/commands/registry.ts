@@ -1,4 +1,4 @@
-import type { AvailableCommand, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { AvailableCommand } from "@agentclientprotocol/sdk/unstable";
 import type { CliCapabilities } from "../zcode/capabilities.ts";
 import { compactCommand } from "./compact.ts";
 import { discoveredCommands, type Where } from "./discovery/discover.ts";
@@ -14,7 +14,7 @@ import { steerCommand } from "./steer.ts";
 import { TERMINAL_ONLY_COMMANDS } from "./terminal-only.ts";
 import { thoughtCommand } from "./thought.ts";
 import { notSupportedText } from "./text.ts";
-import type { CommandContext, SlashCommand } from "./types.ts";
+import type { SlashCommand } from "./types.ts";
 
 export type { CommandContext, SlashCommand } from "./types.ts";
 
@@ -87,13 +87,10 @@ const COMMAND_RE = /^\/([A-Za-z][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/;
  * ZCode terminal-only ones, which answer where they work) match; anything
  * else (a path, an unknown word, a skill, `/fork` mid-sentence) is an
  * ordinary prompt, sent to ZCode unchanged. A registered command the CLI does
- * not support still matches (`caps` does not filter): typed by hand, it must
- * answer "not supported" rather than reach the model as a prompt.
+ * not support still matches: typed by hand, it must answer "not supported"
+ * rather than reach the model as a prompt.
  */
-export function matchCommand(
-  text: string,
-  _caps?: CliCapabilities,
-): { command: SlashCommand; args: string } | undefined {
+export function matchCommand(text: string): { command: SlashCommand; args: string } | undefined {
   const m = COMMAND_RE.exec(text.trim());
   if (!m) return undefined;
   // `/FORK` is `/fork`: a name typed in another case is still the command, never a prompt.

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readBoundedText } from "../read-bounded.ts";
 
 // Which language the bridge speaks to the user (replies, notices, dialogs,
 // errors shown in the editor, doctor, --help). Developer logs stay English.
@@ -25,12 +25,10 @@ export function appSettingPath(home: string): string {
 /** The ZCode app's own language setting (~/.zcode/v2/setting.json: localePreference, then locale). */
 export function appLanguage(home: string | undefined): Language | undefined {
   if (!home) return undefined;
-  let raw: string;
-  try {
-    raw = readFileSync(appSettingPath(home), "utf8");
-  } catch {
-    return undefined;
-  }
+  // Read before anything else is done, so bounded: a FIFO or /dev/zero in its
+  // place must not hang or swell the bridge (read-bounded.ts).
+  const raw = readBoundedText(appSettingPath(home));
+  if (raw === undefined) return undefined;
   try {
     const setting = JSON.parse(raw.replace(/^\uFEFF/, "")) as Record<string, unknown> | null;
     if (!setting || typeof setting !== "object") return undefined;

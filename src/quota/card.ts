@@ -168,6 +168,8 @@ function reasonText(r: UnavailableReason): string {
       return reasons.refused(r.code);
     case "unreadable":
       return reasons.unreadable;
+    case "too_large":
+      return reasons.tooLarge(String(Math.round(r.bytes / 1024)));
   }
 }
 

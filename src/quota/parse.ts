@@ -34,7 +34,9 @@ export type UnavailableReason =
   | { why: "network" }
   | { why: "http"; status: number }
   | { why: "refused"; code?: number }
-  | { why: "unreadable" };
+  | { why: "unreadable" }
+  /** The answer was longer than `bytes` (decompressed) and was not read further. */
+  | { why: "too_large"; bytes: number };
 
 export type QuotaOutcome =
   | { kind: "ok"; snapshot: QuotaSnapshot }

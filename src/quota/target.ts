@@ -1,5 +1,6 @@
 import { parseModelValue } from "../zcode/model-ref.ts";
-import { appProviderFor, appProviders, type AppProvider } from "../zcode/app-config.ts";
+import { appProviderFor, type AppProvider } from "../zcode/app-config.ts";
+import { appSignIn, isPlanProvider, planFamily, type PlanFamily } from "../zcode/sign-in.ts";
 import type { Env } from "../zcode/host.ts";
 
 // Where /quota asks and with which key. The key is the one the ZCode app
@@ -11,16 +12,12 @@ import type { Env } from "../zcode/host.ts";
 export const QUOTA_PATH = "/api/monitor/usage/quota/limit";
 export const QUOTA_URL_ENV = "ZCODE_ACP_QUOTA_URL";
 
-export type PlanFamily = "zai" | "bigmodel";
-
-const ORIGIN: Record<PlanFamily, string> = {
-  zai: "https://api.z.ai",
-  bigmodel: "https://open.bigmodel.cn",
-};
+export type { PlanFamily };
+export { planFamily };
 
 export interface QuotaTarget {
   url: string;
-  /** Sent as `Authorization: Bearer <key>`; never logged or shown. */
+  /** Sent in `Authorization` (bare, then `Bearer <key>` if refused); never logged or shown. */
   key: string;
   /** The config.json provider the key is from (safe to show). */
   providerId: string;
@@ -32,35 +29,10 @@ export type TargetResult =
   | { ok: true; target: QuotaTarget }
   | { ok: false; reason: "not_signed_in" | "bad_override" };
 
-function onDomain(host: string, domain: string): boolean {
-  return host === domain || host.endsWith(`.${domain}`);
-}
-
-/**
- * The plan a provider belongs to: by the host of its base URL, or, when the
- * app stored no base URL, by its built-in id. A provider whose base URL is
- * some other host (a proxy, another vendor) is no GLM plan, even with a GLM
- * id: its key is not ours to send to Z.ai or BigModel.
- */
-export function planFamily(p: Pick<AppProvider, "id" | "baseURL">): PlanFamily | undefined {
-  if (p.baseURL) {
-    let host: string;
-    try {
-      host = new URL(p.baseURL).hostname.toLowerCase();
-    } catch {
-      return undefined;
-    }
-    if (onDomain(host, "z.ai")) return "zai";
-    if (onDomain(host, "bigmodel.cn")) return "bigmodel";
-    return undefined;
-  }
-  const m = /^builtin:(zai|bigmodel)-/i.exec(p.id);
-  return m ? (m[1]!.toLowerCase() as PlanFamily) : undefined;
-}
-
-function usable(p: AppProvider | undefined): p is AppProvider & { apiKey: string } {
-  return !!p && p.enabled && !!p.apiKey && planFamily(p) !== undefined;
-}
+const ORIGIN: Record<PlanFamily, string> = {
+  zai: "https://api.z.ai",
+  bigmodel: "https://open.bigmodel.cn",
+};
 
 /**
  * The provider whose quota /quota shows: the one behind the session's current
@@ -74,8 +46,8 @@ export function activeQuotaProvider(
 ): (AppProvider & { apiKey: string }) | undefined {
   const providerId = currentModel ? parseModelValue(currentModel)?.providerId : undefined;
   const current = providerId ? appProviderFor(providers, providerId) : undefined;
-  if (usable(current)) return current;
-  return providers.find(usable);
+  if (isPlanProvider(current)) return current;
+  return providers.find(isPlanProvider);
 }
 
 /** ZCODE_ACP_QUOTA_URL when set: the whole endpoint URL, http(s) only. */
@@ -94,7 +66,9 @@ function overrideUrl(env: Env): string | undefined | false {
 export function quotaTarget(env: Env, currentModel: string | undefined): TargetResult {
   const override = overrideUrl(env);
   if (override === false) return { ok: false, reason: "bad_override" };
-  const provider = activeQuotaProvider(appProviders(env), currentModel);
+  // Signed in as doctor judges it (src/zcode/sign-in.ts), to a GLM Coding Plan.
+  const signIn = appSignIn(env);
+  const provider = signIn.kind === "plan" ? activeQuotaProvider(signIn.providers, currentModel) : undefined;
   if (!provider) return { ok: false, reason: "not_signed_in" };
   const url = override ?? `${ORIGIN[planFamily(provider)!]}${QUOTA_PATH}`;
   return { ok: true, target: { url, key: provider.apiKey, providerId: provider.id, providerName: provider.name ?? provider.id } };

@@ -3,7 +3,7 @@ import { matchCommand } from "../commands/registry.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { runCommandPrompt } from "./command-run.ts";
-import type { Session } from "./session.ts";
+import type { SessionHost } from "./host.ts";
 
 // --auto-compact: after a turn that left the context at or above the
 // threshold, the session compacts in the background, exactly as if the user
@@ -35,17 +35,17 @@ function describe(threshold: AutoCompact): string {
 }
 
 /** The compaction, once the prompt that triggered it has been answered. */
-export async function compactInBackground(s: Session, threshold: AutoCompact): Promise<void> {
+export async function compactInBackground(s: SessionHost, threshold: AutoCompact): Promise<void> {
   // Let the prompt's answer reach the editor first: this runs in the same turn of the event loop otherwise.
   await new Promise((r) => setTimeout(r, 0));
-  const usage = s.lastUsage;
-  if (s.closed || !compactionDue(threshold, usage)) return;
+  const usage = s.memory.lastUsage;
+  if (s.isClosed || !compactionDue(threshold, usage)) return;
   const caps = s.api.capabilities();
   if (caps?.supports("session/compact") === false) {
     logger.debug("this ZCode CLI cannot compact; auto-compact skipped");
     return;
   }
-  const compact = matchCommand("/compact", caps);
+  const compact = matchCommand("/compact");
   if (!compact) return;
   const pct = usage!.size > 0 ? Math.round((usage!.used * 100) / usage!.size) : undefined;
   const notice = t().bridge.autoCompact.notice(count(usage!.used), count(usage!.size), pct, describe(threshold));

@@ -107,8 +107,11 @@ export class Bridge {
     this.conn.onExit((info) => {
       const err = new ZCodeExitedError(info);
       for (const s of this.sessions.values()) {
+        // Only what ran on that child dies with it: a frozen child's exit can
+        // be handled after a turn already started in its replacement.
+        if (s.activationState.generation !== info.generation) continue;
         s.activationState.childExited(info.generation);
-        s.turn?.abort(err);
+        s.childDied(err);
       }
     });
   }
@@ -151,7 +154,7 @@ export class Bridge {
   /** An open session, or ACP's session-not-found error. */
   session(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s || s.closed) throw sessionNotFound(id);
+    if (!s || s.isClosed) throw sessionNotFound(id);
     return s;
   }
 
@@ -159,7 +162,7 @@ export class Bridge {
   private adopt(r: Snapshot, cwd: string, generation: number, mcpServers: ZCodeMcpServer[] | undefined): Session {
     const id = r.session.sessionId;
     let s = this.sessions.get(id);
-    if (s && !s.closed) {
+    if (s && !s.isClosed) {
       s.reopen(cwd);
     } else {
       s = new Session(id, cwd, this.deps);
@@ -168,7 +171,7 @@ export class Bridge {
       this.unrouted.get(id)?.();
       this.unrouted.set(id, this.conn.onEvent(id, (raw) => session.intake.accept(raw)));
     }
-    if (mcpServers) s.mcpServers = mcpServers;
+    if (mcpServers) s.useMcpServers(mcpServers);
     s.activationState.activated(generation);
     s.adoptSnapshot(r);
     this.watchCapabilities();
@@ -237,7 +240,7 @@ export class Bridge {
    */
   async fork(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<Session> {
     const existing = this.sessions.get(id);
-    const source = existing && !existing.closed ? existing : (await this.resume(id, cwd, mcpServers)).session;
+    const source = existing && !existing.isClosed ? existing : (await this.resume(id, cwd, mcpServers)).session;
     const fork = await source.withActive(() => forkAtLatestCheckpoint(this.api, id));
     return (await this.resume(fork.sessionId, cwd, mcpServers)).session;
   }
@@ -257,7 +260,7 @@ export class Bridge {
     this.unrouted.get(id)?.();
     this.unrouted.delete(id);
     const s = this.sessions.get(id);
-    if (s) s.closed = true;
+    s?.forgotten();
     this.sessions.delete(id);
     logger.debug("forgot session", id);
   }

@@ -2,7 +2,7 @@ import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/uns
 import type { CommandContext, SlashCommand } from "../commands/registry.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
-import type { Session } from "./session.ts";
+import type { SessionHost } from "./host.ts";
 import { waitIdle } from "./reads.ts";
 import { Turn } from "./turn.ts";
 import { textContent } from "../translate/tools/format.ts";
@@ -24,7 +24,7 @@ interface Run {
   cancelNotice?: string;
 }
 
-function contextFor(s: Session, args: string, run?: Run): CommandContext {
+function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
   const messageId = crypto.randomUUID();
   // Once the prompt answered `cancelled`, the command goes on unseen.
   const emit = (u: SessionUpdate) => {
@@ -43,7 +43,7 @@ function contextFor(s: Session, args: string, run?: Run): CommandContext {
     api: s.api,
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
-    turnRunning: () => s.turn?.running === true,
+    turnRunning: () => s.turnRunning(),
     whenCancelled: (text) => {
       if (run) run.cancelNotice = text;
     },
@@ -67,7 +67,7 @@ function contextFor(s: Session, args: string, run?: Run): CommandContext {
   };
 }
 
-async function runIn(s: Session, command: SlashCommand, ctx: CommandContext, run?: Run): Promise<void> {
+async function runIn(s: SessionHost, command: SlashCommand, ctx: CommandContext, run?: Run): Promise<void> {
   // A command that needs nothing from ZCode must not wait for (or fail on) a child restart.
   if (command.bridgeOnly) await command.run(ctx);
   else {
@@ -81,7 +81,7 @@ async function runIn(s: Session, command: SlashCommand, ctx: CommandContext, run
 }
 
 /** /steer and the like: runs at once, beside whatever turn is running. */
-export async function runCommandBesideTurn(s: Session, command: SlashCommand, args: string): Promise<PromptResponse> {
+export async function runCommandBesideTurn(s: SessionHost, command: SlashCommand, args: string): Promise<PromptResponse> {
   await runIn(s, command, contextFor(s, args));
   return { stopReason: "end_turn" };
 }
@@ -93,11 +93,11 @@ export async function runCommandBesideTurn(s: Session, command: SlashCommand, ar
  * the command reaches the editor after the answer, a tool call it left open
  * is failed first, and work ZCode does for it (a goal, a compaction) is stopped.
  */
-export async function runCommandPrompt(s: Session, command: SlashCommand, args: string, signal: AbortSignal): Promise<PromptResponse> {
+export async function runCommandPrompt(s: SessionHost, command: SlashCommand, args: string, signal: AbortSignal): Promise<PromptResponse> {
   const abort = new AbortController();
   const cancel = () => abort.abort();
   const holder = { cancel };
-  s.command = holder;
+  s.commandBegan(holder);
   signal.addEventListener("abort", cancel, { once: true });
   const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
   const run: Run = { signal: abort.signal, openTools: new Set(), zcodeWorking: false };
@@ -106,9 +106,7 @@ export async function runCommandPrompt(s: Session, command: SlashCommand, args: 
     if (await Promise.race([running.then(() => true), cancelled.then(() => false)])) return { stopReason: "end_turn" };
     running.catch((err) => logger.debug("cancelled command failed:", err));
     if (run.zcodeWorking) {
-      s.dropStale = true;
-      s.needsIdleWait = true;
-      s.api.stop(s.id).catch((err) => logger.debug("session/stop failed:", err));
+      s.expectLeftovers({ idleWait: true });
       if (run.cancelNotice) s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${run.cancelNotice}_\n\n` } });
     }
     for (const toolCallId of run.openTools) {
@@ -118,6 +116,6 @@ export async function runCommandPrompt(s: Session, command: SlashCommand, args: 
     return { stopReason: "cancelled" };
   } finally {
     signal.removeEventListener("abort", cancel);
-    if (s.command === holder) s.command = undefined;
+    s.commandEnded(holder);
   }
 }

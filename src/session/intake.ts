@@ -14,7 +14,7 @@ interface Sequenced {
 /** What the intake needs of its session. */
 export interface IntakeOwner {
   readonly id: string;
-  readonly closed: boolean;
+  readonly isClosed: boolean;
   /** Bumped on every create/resume: a subscription belongs to one materialization. */
   readonly activation: number;
   /** Runs a ZCode call on the session, resuming it first if needed. */
@@ -64,7 +64,7 @@ export class EventIntake {
 
   /** A live envelope. */
   accept(raw: RawEvent): void {
-    if (this.owner.closed) return;
+    if (this.owner.isClosed) return;
     if (this.seqFromFirstEvent) {
       this.seqFromFirstEvent = false;
       this.order.reset(raw.seq - 1);
@@ -101,7 +101,7 @@ export class EventIntake {
 
   /** A hole in seq or a silent stall: fetch what we missed with afterSeq. */
   async recover(): Promise<void> {
-    if (this.recovering || this.owner.closed || !this.seqKnown) return;
+    if (this.recovering || this.owner.isClosed || !this.seqKnown) return;
     this.recovering = true;
     try {
       const r = await this.owner.withActive(() => this.api.subscribe({ sessionId: this.owner.id, afterSeq: this.order.last }));

@@ -1,8 +1,8 @@
 import { log } from "../log.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import { emitUsage, usageUpdate } from "../translate/events.ts";
-import { historyToUpdates, planEntries } from "../translate/history.ts";
-import type { Session } from "./session.ts";
+import { historyToUpdates } from "../translate/history.ts";
+import type { SessionHost } from "./host.ts";
 
 // The session/read and session/messages calls a session makes around its
 // prompts: after a turn, while waiting for ZCode to be idle, and on load.
@@ -13,7 +13,7 @@ const logger = log.withTag("session");
  * After a turn: one session/read tells whether ZCode changed the mode or the
  * title behind our back, and how much context is in use now.
  */
-export async function refreshAfterTurn(s: Session): Promise<void> {
+export async function refreshAfterTurn(s: SessionHost): Promise<void> {
   const read = s.withActive(() => s.api.read(s.id));
   const r = await Promise.race([read, Bun.sleep(s.timings.endReadMs).then(() => undefined)]).catch((err) => {
     logger.debug("session/read after turn failed:", err);
@@ -22,8 +22,7 @@ export async function refreshAfterTurn(s: Session): Promise<void> {
   if (!r) return;
   if (r.settings) s.applySettings(r.settings);
   const title = r.session?.title;
-  if (title && title !== s.title) {
-    s.title = title;
+  if (title && s.memory.learnTitle(title)) {
     s.emit({ sessionUpdate: "session_info_update", title });
   }
   emitUsage(s.eventContext(), r.projection?.contextUsed, r.projection?.contextWindow);
@@ -34,7 +33,7 @@ export async function refreshAfterTurn(s: Session): Promise<void> {
  * spent, or the waiter gave up (`abandoned`: its prompt ended meanwhile, and
  * polling on would start a new child for nobody).
  */
-export async function waitIdle(s: Session, budgetMs: number, abandoned: () => boolean = () => false): Promise<boolean> {
+export async function waitIdle(s: SessionHost, budgetMs: number, abandoned: () => boolean = () => false): Promise<boolean> {
   const end = Date.now() + budgetMs;
   // Quick at first (a cancelled turn ends in a moment), then gentler (a compaction takes minutes).
   let pollMs = s.timings.idlePollMs;
@@ -53,17 +52,17 @@ export async function waitIdle(s: Session, budgetMs: number, abandoned: () => bo
 }
 
 /** session/load: the conversation as ZCode has it, replayed to the editor before the answer. */
-export async function replayHistory(s: Session, snapshot: Snapshot): Promise<void> {
+export async function replayHistory(s: SessionHost, snapshot: Snapshot): Promise<void> {
   const history = await s.withActive(() => s.api.messages(s.id));
   const todos = snapshot.todos;
   const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
-  if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
+  if (todos?.length) s.memory.planShown(todos);
   const usage = usageUpdate(snapshot.projection?.contextUsed ?? 0, snapshot.projection?.contextWindow ?? s.options.model?.contextWindow);
   if (usage) {
     updates.push(usage);
-    s.lastUsage = { used: usage.used, size: usage.size };
+    s.memory.usageShown(usage.used, usage.size);
   }
-  if (s.title) updates.push({ sessionUpdate: "session_info_update", title: s.title });
+  if (s.memory.title) updates.push({ sessionUpdate: "session_info_update", title: s.memory.title });
   for (const u of updates) s.emit(u);
   await s.flush();
 }

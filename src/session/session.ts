@@ -17,7 +17,9 @@ import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
 import { configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
+import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
+import type { RunningCommand, RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { Turn } from "./turn.ts";
 import type { Timings } from "./timings.ts";
 import type { UpdateSink } from "./update-sink.ts";
@@ -50,15 +52,9 @@ export interface SessionDeps {
  * Why a turn or a command ends early:
  * - editor: session/cancel, or `$/cancel_request` on the prompt;
  * - close: ACP session/close (the conversation stays in ZCode);
- * - editor-gone: stdin closed; nothing new may start after it;
- * - replaced: the session is forgotten under a running turn.
+ * - editor-gone: stdin closed; nothing new may start after it.
  */
-export type CancelReason = "editor" | "close" | "editor-gone" | "replaced";
-
-/** A slash command holding the session's queue. */
-export interface RunningCommand {
-  cancel(): void;
-}
+export type CancelReason = "editor" | "close" | "editor-gone";
 
 /**
  * One ACP session = one ZCode session (same id, so list/load/resume work
@@ -67,32 +63,24 @@ export interface RunningCommand {
  * options, and what the editor is told about it. Its events enter through
  * its intake; whether ZCode has it in memory is its activation's business.
  */
-export class Session implements IntakeOwner, ActivationOwner {
+export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   readonly intake: EventIntake;
   readonly activationState: Activation;
-  options: SessionOptions = {};
-  title: string | undefined;
-  tracker: ToolCallTracker;
-  /** Message ids of the current agent message and thought (one per contiguous run). */
-  messageIds: { text?: string; reasoning?: string } = {};
-  /** JSON of the last plan sent, so an unchanged todo list is not re-sent. */
-  lastPlanKey: string | undefined;
-  /** The context figures of the last usage_update sent. */
-  lastUsage: { used: number; size: number } | undefined;
-  steers = new Map<string, string>();
+  /** What the editor was told, kept to translate the next event against it. */
+  readonly memory: TranslationMemory;
   /** The editor's MCP servers: ZCode takes them again on every resume. */
-  mcpServers: ZCodeMcpServer[] | undefined;
+  private mcpServers: ZCodeMcpServer[] | undefined;
   /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */
-  modelChoice: ModelChoice | undefined;
+  private chosenModel: ModelChoice | undefined;
   /** The running prompt turn, if any. */
-  turn: Turn | undefined;
+  private turn: RunningTurn | undefined;
   /** The slash command holding the queue, if any. */
-  command: RunningCommand | undefined;
+  private command: RunningCommand | undefined;
   /** After a turn whose end we did not see: wait for ZCode to be idle before the next send. */
-  needsIdleWait = false;
+  private needsIdleWait = false;
   /** Drop events that are not the next turn's (leftovers of a cancelled or failed turn). */
-  dropStale = false;
-  closed = false;
+  private dropStale = false;
+  private closed = false;
   /** Current models found unavailable: logged once, and told once in a turn (per model, so a later one is told too). */
   private readonly unavailableLogged = new Set<string>();
   private readonly unavailableTold = new Set<string>();
@@ -105,7 +93,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     public cwd: string,
     private readonly deps: SessionDeps,
   ) {
-    this.tracker = this.newTracker();
+    this.memory = new TranslationMemory(() => this.newTracker());
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
   }
@@ -125,6 +113,43 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   get activation(): number {
     return this.activationState.count;
+  }
+
+  get options(): SessionOptions {
+    return this.memory.options;
+  }
+
+  private set options(o: SessionOptions) {
+    this.memory.options = o;
+  }
+
+  get title(): string | undefined {
+    return this.memory.title;
+  }
+
+  get tracker(): ToolCallTracker {
+    return this.memory.tracker;
+  }
+
+  get lastUsage(): { used: number; size: number } | undefined {
+    return this.memory.lastUsage;
+  }
+
+  /** The model the user chose here, if any. */
+  get modelChoice(): ModelChoice | undefined {
+    return this.chosenModel;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  get leftoversExpected(): boolean {
+    return this.dropStale;
+  }
+
+  get idleWaitDue(): boolean {
+    return this.needsIdleWait;
   }
 
   private newTracker(): ToolCallTracker {
@@ -197,17 +222,76 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** An event in seq order: the running turn's, or one that arrives between turns. */
   dispatch(e: ZCodeEvent): void {
     if (this.turn) this.turn.apply(e);
-    else this.applyIdle(e);
+    else this.applyOutsideTurn(e);
   }
 
   /** An event that is not (or no longer) part of one of our prompt turns. */
-  applyIdle(e: ZCodeEvent): void {
+  applyOutsideTurn(e: ZCodeEvent): void {
     if (this.dropStale) return;
     applyEvent(this.eventContext(), e);
   }
 
   eventContext(): EventContext {
-    return { session: this, emit: (u) => this.emit(u) };
+    return { session: this.memory, emit: (u) => this.emit(u) };
+  }
+
+  // ---- the turn or command running, and what ZCode may still send of an earlier one ----
+
+  turnBegan(turn: RunningTurn): void {
+    this.turn = turn;
+  }
+
+  turnEnded(turn: RunningTurn): void {
+    if (this.turn === turn) this.turn = undefined;
+  }
+
+  turnRunning(): boolean {
+    return this.turn?.running === true;
+  }
+
+  commandBegan(command: RunningCommand): void {
+    this.command = command;
+  }
+
+  commandEnded(command: RunningCommand): void {
+    if (this.command === command) this.command = undefined;
+  }
+
+  expectLeftovers(opts: { idleWait: boolean; stop?: TurnStop }): void {
+    this.dropStale = true;
+    if (opts.idleWait) this.needsIdleWait = true;
+    this.stopZCode(opts.stop);
+  }
+
+  stopZCode(how?: TurnStop): void {
+    if (how?.v4) {
+      const p = { sessionId: this.id, ...(how.foregroundExecutionId ? { foregroundExecutionId: how.foregroundExecutionId } : {}) };
+      this.api.stopV4Turn(p).catch((err) => logger.debug("v4 stop failed:", err));
+      return;
+    }
+    this.api.stop(this.id).catch((err) => logger.debug("session/stop failed:", err));
+  }
+
+  leftoversOver(): void {
+    this.dropStale = false;
+  }
+
+  idleWaitBeforeNextSend(): void {
+    this.needsIdleWait = true;
+  }
+
+  idleWaited(): void {
+    this.needsIdleWait = false;
+  }
+
+  /** The editor's MCP servers, given again to ZCode on every resume. */
+  useMcpServers(servers: ZCodeMcpServer[]): void {
+    this.mcpServers = servers;
+  }
+
+  /** The bridge forgot the session: nothing more of it reaches the editor. */
+  forgotten(): void {
+    this.closed = true;
   }
 
   // ---- settings and reads ------------------------------------------------------
@@ -215,7 +299,7 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** A snapshot from create/resume/fork: options, title and context use, without telling the editor (it asked). */
   adoptSnapshot(r: Snapshot): void {
     this.options = optionsFromSettings(r.settings, this.options);
-    if (r.session.title) this.title = r.session.title;
+    if (r.session.title) this.memory.learnTitle(r.session.title);
     this.checkModel();
   }
 
@@ -251,7 +335,7 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   /** The user's model choice again, when the resumed session came back with another. */
   private async reapplyModel(settings: Settings | undefined): Promise<void> {
-    const want = this.modelChoice;
+    const want = this.chosenModel;
     const cur = settings?.model?.current;
     if (!want || (cur && cur.providerId === want.providerId && cur.modelId === want.modelId)) return;
     try {
@@ -267,7 +351,7 @@ export class Session implements IntakeOwner, ActivationOwner {
   reopen(cwd: string): void {
     if (cwd === this.cwd || this.turn || this.command) return;
     this.cwd = cwd;
-    this.tracker = this.newTracker();
+    this.memory.resetTracker();
   }
 
   // ---- prompts ----------------------------------------------------------------------
@@ -285,7 +369,7 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
   async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
     const input = promptToInput(blocks, { cwd: this.cwd, stage: (name, bytes) => stageFile(stagingDirFor(this.env), name, bytes) });
-    const match = matchCommand(input.typed, this.api.capabilities());
+    const match = matchCommand(input.typed);
     if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
     let started = false;
     const queued = this.exclusive(async (): Promise<PromptResponse> => {
@@ -328,7 +412,7 @@ export class Session implements IntakeOwner, ActivationOwner {
   /**
    * The one place a turn or a slash command is ended early (see CancelReason).
    * Every reason ends what runs, withdraws what ZCode asks the editor, and
-   * leaves the session usable; close and replacement also wait (bounded by
+   * leaves the session usable; close also waits (bounded by
    * the cancel grace) for the turn to see ZCode's own end, because the
    * session's events stop being routed after that.
    */
@@ -337,8 +421,13 @@ export class Session implements IntakeOwner, ActivationOwner {
     turn?.cancel();
     this.command?.cancel();
     this.withdrawInteractions();
-    if ((reason === "close" || reason === "replaced") && turn) return turn.settled;
+    if (reason === "close" && turn) return turn.settled;
     return Promise.resolve();
+  }
+
+  /** The child died: the running turn fails with `err`. */
+  childDied(err: unknown): void {
+    this.turn?.abort(err);
   }
 
   /** ACP session/close: our side forgets the session; ZCode keeps the conversation (its own close would delete it). */
@@ -369,14 +458,14 @@ export class Session implements IntakeOwner, ActivationOwner {
     const r = await this.withActive(() => this.api.setModel({ sessionId: this.id, model: choice })).catch((err: unknown) => {
       throw modelSwitchError(err, info, this.options);
     });
-    this.modelChoice = choice;
+    this.chosenModel = choice;
     if (opts.beforeOpen) {
       // The editor does not know the session yet: the answer that opens it carries the options.
       if (r.settings) this.adoptSettings(r.settings);
       return;
     }
     if (r.settings) this.applySettings(r.settings);
-    const used = this.lastUsage?.used ?? 0;
+    const used = this.memory.lastUsage?.used ?? 0;
     emitUsage(this.eventContext(), used, info.contextWindow);
   }
 

@@ -7,7 +7,7 @@ import { ZCODE_ERR } from "../zcode/errors.ts";
 import type { TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent } from "../zcode/event-schemas.ts";
 import { isBusy, toRequestError } from "../translate/errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "../translate/events.ts";
-import type { Session } from "./session.ts";
+import type { RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
 import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
 
@@ -54,7 +54,7 @@ const IN_ZCODE: ReadonlySet<Phase> = new Set(["sending", "running", "cancelling"
  * child's death each move it along the table above; whatever happens, it
  * answers once, and nothing of it reaches the editor after that answer.
  */
-export class Turn {
+export class Turn implements RunningTurn {
   private phase: Phase = "preparing";
   /** Our turn.started has been seen. */
   private started = false;
@@ -71,6 +71,8 @@ export class Turn {
   private idleStalls = 0;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
+  private readonly done: Promise<PromptResponse>;
+  private readonly ctx: EventContext;
   /**
    * The v4 command that started ZCode's current turn (undefined: session/send
    * did). Such a turn is stopped with v4 stop: legacy session/stop does not reach it.
@@ -80,11 +82,9 @@ export class Turn {
   private foreground: string | undefined;
   /** Set when a retryable failure is retried: ZCode's id of the failed turn ("" when unknown). */
   private retryOf: string | undefined;
-  private readonly done: Promise<PromptResponse>;
-  private readonly ctx: EventContext;
 
   constructor(
-    private readonly s: Session,
+    private readonly s: SessionHost,
     private readonly input: { text: string; attachments: ZCodeAttachment[] },
     private readonly opts: { start?: TurnStart } = {},
   ) {
@@ -97,7 +97,7 @@ export class Turn {
         this.lastModelStop = reason;
       },
     };
-    this.ctx = { session: s, emit: (u) => s.emit(u), turn: hooks };
+    this.ctx = { ...s.eventContext(), turn: hooks };
   }
 
   /** Resolves when the turn has answered, however it ended. */
@@ -135,7 +135,7 @@ export class Turn {
    * for a hung request: cancel or the child's death settle it regardless.
    */
   run(): Promise<PromptResponse> {
-    this.s.turn = this;
+    this.s.turnBegan(this);
     void (async () => {
       try {
         await this.prepare();
@@ -148,11 +148,11 @@ export class Turn {
   }
 
   apply(e: ZCodeEvent): void {
-    if (this.phase === "ended") return this.s.applyIdle(e);
+    if (this.phase === "ended") return this.s.applyOutsideTurn(e);
     this.touch();
     this.idleStalls = 0;
     const ours = IN_ZCODE.has(this.phase) && (this.started || e.type === "turn.started" || !this.staleExpected);
-    if (!ours) return this.s.applyIdle(e);
+    if (!ours) return this.s.applyOutsideTurn(e);
     applyEvent(this.ctx, e);
   }
 
@@ -165,12 +165,11 @@ export class Turn {
       return;
     }
     this.move("cancelling");
-    this.s.dropStale = true;
-    this.stopZCode();
+    this.s.expectLeftovers({ idleWait: false, stop: this.stopHow() });
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
     this.graceTimer = setTimeout(() => {
-      this.s.needsIdleWait = true;
+      this.s.idleWaitBeforeNextSend();
       void this.finish("cancelled");
     }, this.s.timings.cancelGraceMs);
   }
@@ -180,25 +179,15 @@ export class Turn {
     void this.fail(err, { zcodeGone: true });
   }
 
-  /**
-   * A request, not a notification (the CLI ignores those); the turn then ends
-   * `cancelled`. A turn a v4 command started gets v4 stop, naming its
-   * execution once turn.started told it (until then ours is the only one
-   * ZCode can be starting: v4 commands run in order).
-   */
-  private stopZCode(): void {
-    if (this.v4Command === undefined) {
-      this.s.api.stop(this.s.id).catch((err) => logger.debug("session/stop failed:", err));
-      return;
-    }
-    this.s.api
-      .stopV4Turn({ sessionId: this.s.id, ...(this.foreground ? { foregroundExecutionId: this.foreground } : {}) })
-      .catch((err) => logger.debug("v4 stop failed:", err));
+  /** How ZCode's current turn is stopped: v4 stop for a turn a v4 command started (see TurnStop). */
+  private stopHow(): TurnStop | undefined {
+    if (this.v4Command === undefined) return undefined;
+    return { v4: true, ...(this.foreground ? { foregroundExecutionId: this.foreground } : {}) };
   }
 
   private onStarted(p: TurnStarted): void {
     this.started = true;
-    this.s.dropStale = false;
+    this.s.leftoversOver();
     if (this.v4Command === undefined || p.queryId === undefined || p.queryId === this.v4Command) this.foreground = p.foregroundExecutionId;
   }
 
@@ -232,10 +221,10 @@ export class Turn {
   }
 
   private async prepare(): Promise<void> {
-    if (this.s.needsIdleWait) {
+    if (this.s.idleWaitDue) {
       await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "preparing");
       if (this.phase !== "preparing") return;
-      this.s.needsIdleWait = false;
+      this.s.idleWaited();
     }
     // Subscribed before sending, or a short turn's completion can be missed.
     await this.s.intake.ensureSubscribed();
@@ -246,7 +235,7 @@ export class Turn {
     for (;;) {
       // The child may have died (or the editor cancelled) while we waited.
       if (this.phase !== "preparing" && this.phase !== "retrying") return;
-      this.staleExpected = this.s.dropStale;
+      this.staleExpected = this.s.leftoversExpected;
       this.started = false;
       try {
         let startedInZCode = true;
@@ -266,7 +255,7 @@ export class Turn {
         }
         if (this.at("sending")) this.move("running");
         // Cancelled while the send was queued in ZCode: that stop may have come first.
-        else if (this.at("cancelling")) this.stopZCode();
+        else if (this.at("cancelling")) this.s.stopZCode(this.stopHow());
         this.touch();
         return;
       } catch (err) {
@@ -390,7 +379,7 @@ export class Turn {
     if (!this.move("ended")) return false;
     this.clearStall();
     if (this.graceTimer) clearTimeout(this.graceTimer);
-    if (this.s.turn === this) this.s.turn = undefined;
+    this.s.turnEnded(this);
     return true;
   }
 
@@ -413,11 +402,7 @@ export class Turn {
     if (this.phase === "cancelling") return this.finish("cancelled");
     const mayRun = IN_ZCODE.has(this.phase) && !opts.zcodeGone;
     if (!this.end()) return;
-    if (mayRun) {
-      this.s.dropStale = true;
-      this.s.needsIdleWait = true;
-      this.stopZCode();
-    }
+    if (mayRun) this.s.expectLeftovers({ idleWait: true, stop: this.stopHow() });
     // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
     this.s.withdrawInteractions();
     this.s.failOpenTools(t().tools.turnFailed);

@@ -92,4 +92,3 @@ export const isBusy = (err: unknown): boolean => {
 /** ZCode evicted the session from memory (it still has it): resume and retry. */
 export const isNotActive = (err: unknown): boolean =>
   err instanceof ZCodeError && err.code === ZCODE_ERR.notActive && !isSessionMissing(err.code, err.message);
-export const isExited = (err: unknown): err is ZCodeExitedError => err instanceof ZCodeExitedError;

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readBoundedText } from "../read-bounded.ts";
 import { homeDir, type Env } from "./host.ts";
 
 // The ZCode app's own configuration, read-only: ~/.zcode/v2/config.json holds
@@ -22,10 +22,12 @@ export function zcodeAppDir(env: Env): string | undefined {
   return home ? path.join(home, ".zcode", "v2") : undefined;
 }
 
-/** Parses a JSON file the app wrote (a BOM tolerated); undefined when absent or unreadable. */
+/** Parses a JSON file the app wrote (a BOM tolerated); undefined when absent, unreadable, not a regular file or over 1 MiB. */
 export function readAppJson(file: string): unknown {
+  const text = readBoundedText(file);
+  if (text === undefined) return undefined;
   try {
-    return JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readBoundedText } from "../read-bounded.ts";
 
 // The version of the ZCode desktop app a bundled CLI entry belongs to. The
 // CLI's own `--version` cannot tell desktop builds apart (0.16.5 ships in both
@@ -8,11 +8,7 @@ import path from "node:path";
 // package.json with a productName; undefined when neither is found.
 
 function read(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
+  return readBoundedText(file);
 }
 
 export function desktopAppVersion(entry: string): string | undefined {

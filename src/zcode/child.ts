@@ -1,6 +1,7 @@
 import { log as rootLog } from "../log.ts";
 import type { ExitInfo } from "./errors.ts";
 import { readLines } from "../lines.ts";
+import { SilenceWatch } from "./frozen-child.ts";
 import type { SpawnedChild } from "./process.ts";
 import { StderrCollector } from "./stderr.ts";
 
@@ -24,16 +25,20 @@ export interface Child<Info = unknown> {
   exited: boolean;
   /** How it ended, once it has. */
   exit?: ExitInfo;
-  /** Timeouts since the child last wrote a line (the connection's frozen-child check). */
-  silentTimeouts: number;
+  /** How long it has owed answers without writing anything (the connection's frozen-child check). */
+  silence: SilenceWatch;
   /** We hold its stdout back (a slow editor): its silence says nothing then. */
   gated: boolean;
+  /** Killed as frozen: nothing more is sent to it, the next request waits for its end and starts a new one. */
+  condemned: boolean;
   /** Resolves once the exit has been fully handled (pending failed, listeners told). */
   gone: Promise<void>;
 }
 
 export interface ChildWatch {
   onLine(line: string): void;
+  /** A sign of life other than a stdout line: a stderr line, a stdout line too long to keep, or its stdout read again after being held back. */
+  onAlive(): void;
   /** A promise while stdout must not be read (the editor is behind). */
   readGate(): Promise<void> | undefined;
   maxLineBytes: number;
@@ -50,8 +55,9 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
     spawned,
     stderr,
     exited: false,
-    silentTimeouts: 0,
+    silence: new SilenceWatch(),
     gated: false,
+    condemned: false,
     gone: new Promise<void>((r) => (markGone = r)),
   };
 
@@ -62,16 +68,28 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
       child.gated = true;
       return gate.finally(() => {
         child.gated = false;
-        child.silentTimeouts = 0;
+        // Held back, it may have written plenty: its silence counts from now.
+        watch.onAlive();
       });
     },
     maxLineBytes: watch.maxLineBytes,
-    onOverlong: (bytes) => log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`),
+    onOverlong: (bytes) => {
+      log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`);
+      // Dropped, but written: a child that writes is not frozen.
+      watch.onAlive();
+    },
   }).catch((e) => log.debug(`ZCode stdout ended with an error: ${(e as Error).message}`));
-  const stderrDone = readLines(spawned.proc.stderr, (line) => stderr.line(line), {
-    maxLineBytes: 64 * 1024,
-    onOverlong: (bytes) => stderr.line(`<${bytes}-byte line skipped>`),
-  }).catch(() => {});
+  const stderrDone = readLines(
+    spawned.proc.stderr,
+    (line) => {
+      stderr.line(line);
+      watch.onAlive();
+    },
+    {
+      maxLineBytes: 64 * 1024,
+      onOverlong: (bytes) => stderr.line(`<${bytes}-byte line skipped>`),
+    },
+  ).catch(() => {});
 
   void spawned.proc.exited.then(async (code) => {
     // Let the last frames and stderr lines in before judging the exit.

@@ -1,8 +1,10 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { extractVersion } from "./capabilities.ts";
+import { readBoundedText } from "../read-bounded.ts";
 import { redactLine } from "../redact.ts";
 import { LOCAL_ERR, ZCodeError, ZCodeNotFoundError } from "./errors.ts";
+import { guardProcessGroup } from "./group-guard.ts";
 import { isFile, type Env } from "./host.ts";
 import type { ZCodeLaunch } from "./resolve.ts";
 
@@ -13,8 +15,9 @@ import type { ZCodeLaunch } from "./resolve.ts";
 // not changed since it was last asked keeps its answer. Otherwise the probe
 // runs, beside the app-server child's own boot rather than before it
 // (connection.ts). The probe is bounded whatever its process tree does: a
-// deadline, its own process group killed whole, output capped, and pipes a
-// leftover grandchild holds open not waited on.
+// deadline, its own process group killed whole (also when the bridge itself
+// is killed: group-guard.ts), output capped, and pipes a leftover grandchild
+// holds open not waited on.
 
 interface CachedVersion {
   /** The entry's identity when it was asked: a replaced or updated CLI has another. */
@@ -83,7 +86,7 @@ export function packageVersion(entry: string): string | undefined {
 function versionIfClaimed(file: string, dir: string, entry: string): string | undefined {
   let pkg: { version?: unknown; bin?: unknown; main?: unknown };
   try {
-    pkg = JSON.parse(readFileSync(file, "utf8"));
+    pkg = JSON.parse(readBoundedText(file) ?? "");
   } catch {
     return undefined;
   }
@@ -168,6 +171,8 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
     const why = (e as Error).message;
     throw new ZCodeNotFoundError((m) => m.cannotStart(launch.entry, why), [launch.entry]);
   }
+  // Killed with us if we die before it is done.
+  const guard = isWin ? undefined : guardProcessGroup(proc.pid, 0, "the --version probe");
   const killTree = () => {
     try {
       if (isWin) proc.kill("SIGKILL");
@@ -199,6 +204,7 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
     clearTimeout(timer);
     out.stop();
     err.stop();
+    guard?.release();
   };
   const first = await Promise.race([proc.exited, deadline, printedVersion]);
   if (typeof first === "object") {

@@ -52,13 +52,6 @@ type Child = WatchedChild<ChildInfo>;
 /** A child whose version was accepted: the one requests go to. */
 type ServingChild = Child & { info: ChildInfo };
 
-/**
- * Requests in a row that time out while the child writes nothing at all:
- * then it is frozen, not slow (a busy child still answers other requests
- * and streams events), and it is replaced.
- */
-const FROZEN_AFTER_TIMEOUTS = 3;
-
 export class ZCodeConnection {
   /** 0 until the first child starts; +1 for every child. */
   generation = 0;
@@ -90,7 +83,7 @@ export class ZCodeConnection {
   private readonly warnBadFrame = (message: string): void => {
     if (this.badFrameLog.allow()) log.warn(message);
   };
-  private readonly pending = new PendingRequests(this.warnBadFrame, (generation) => this.onTimeout(generation));
+  private readonly pending = new PendingRequests(this.warnBadFrame, (generation, timeoutMs) => this.onTimeout(generation, timeoutMs));
   private readonly events = new EventRouter(this.warnBadFrame);
   private readonly childRequests = new ChildRequests();
 
@@ -115,7 +108,10 @@ export class ZCodeConnection {
   /** Starts the child if none runs (idempotent; concurrent callers share one start). */
   start(): Promise<ChildInfo> {
     if (this.closed) return Promise.reject(closedError());
-    if (this.child && !this.child.exited) return Promise.resolve(this.child.info);
+    const current = this.child;
+    // Killed as frozen, not yet reaped: what comes next goes to its successor.
+    if (current && current.condemned && !current.exited) return current.gone.then(() => this.start());
+    if (current && !current.exited) return Promise.resolve(current.info);
     if (!this.starting) {
       this.starting = this.spawnChild().finally(() => {
         this.starting = undefined;
@@ -178,6 +174,7 @@ export class ZCodeConnection {
   private watch(spawned: SpawnedChild): Child {
     const child: Child = watchChild<ChildInfo>(spawned, {
       onLine: (line) => this.onLine(child, line),
+      onAlive: () => child.silence.heard(this.pending.waiting),
       readGate: () => this.readGate?.(),
       maxLineBytes: this.config.maxLineBytes,
       stderrLinesPerSecond: this.stderrPerSecond,
@@ -228,6 +225,7 @@ export class ZCodeConnection {
     }
     // Waiting before writing: the answer may arrive before write() returns.
     const answer = this.pending.wait(id, method, child.info.generation, opts.timeoutMs ?? this.defaultTimeoutMs, opts.schema);
+    child.silence.sent();
     this.write(child, line);
     return answer;
   }
@@ -279,20 +277,22 @@ export class ZCodeConnection {
   }
 
   /**
-   * A request to the current child timed out. A child that has said nothing
-   * through several timeouts in a row is frozen (a stopped process, a
-   * deadlock): it is killed, its sessions are resumed in a fresh one on their
-   * next use, instead of every request waiting out its timeout forever after.
+   * A request to the current child timed out. A child that has owed answers
+   * and written nothing for several timeouts' worth is frozen (a stopped
+   * process, a deadlock; see frozen-child.ts): it is killed, its sessions are
+   * resumed in a fresh one on their next use, instead of every request
+   * waiting out its timeout forever after. A slow child is left alone.
    */
-  private onTimeout(generation: number): void {
+  private onTimeout(generation: number, timeoutMs: number): void {
     const child = this.child;
     if (!child || child.exited || child.info.generation !== generation || child.gated || this.closed) return;
-    if (++child.silentTimeouts < FROZEN_AFTER_TIMEOUTS) return;
+    if (!child.silence.frozen(timeoutMs)) return;
     log.warn(
-      `the ZCode CLI (pid ${child.info.pid}) stopped answering: ${child.silentTimeouts} requests in a row timed out ` +
-        "and it wrote nothing meanwhile; restarting it (its sessions are resumed on their next use)",
+      `the ZCode CLI (pid ${child.info.pid}) stopped answering: it has owed answers and written nothing for ` +
+        `${(child.silence.silentMs() / 1000).toFixed(1)} s; restarting it (its sessions are resumed on their next use)`,
     );
-    child.silentTimeouts = 0;
+    child.silence.heard(false);
+    child.condemned = true;
     child.spawned.signalGroup("SIGKILL");
   }
 
@@ -316,18 +316,20 @@ export class ZCodeConnection {
   }
 
   private onLine(child: Child, line: string): void {
-    child.silentTimeouts = 0;
-    this.onWire?.("from-zcode", line);
-    const decoded = decodeFrame(line, this.pending.isPending);
-    if (!decoded.ok) {
-      this.warnBadFrame(`skipped a line from ZCode (${decoded.reason}): ${excerpt(line)}`);
-      return;
-    }
     try {
+      this.onWire?.("from-zcode", line);
+      const decoded = decodeFrame(line, this.pending.isPending);
+      if (!decoded.ok) {
+        this.warnBadFrame(`skipped a line from ZCode (${decoded.reason}): ${excerpt(line)}`);
+        return;
+      }
       this.dispatch(child, decoded.frame, line);
     } catch (e) {
       // Nothing the child sends may take the bridge down.
       log.error(`failed to handle a frame from ZCode: ${(e as Error).stack ?? e}`);
+    } finally {
+      // After the frame is handled: an answer it carried is no longer owed.
+      child.silence.heard(this.pending.waiting);
     }
   }
 

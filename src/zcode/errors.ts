@@ -1,5 +1,6 @@
 import { errors as english } from "../i18n/en/errors.ts";
 import { t } from "../i18n/index.ts";
+import { BUILTIN_PROVIDER_VAR } from "./provider-vars.ts";
 import { redactLine } from "../redact.ts";
 
 // Errors from the ZCode side, as typed values: the bridge maps them to ACP
@@ -82,7 +83,15 @@ export class ZCodeExitedError extends ZCodeError {
 
   constructor(info: ExitInfo, method = "") {
     const stderrTail = info.stderrTail.map(redactLine);
-    super((e) => e.exited({ code: info.code, signal: info.signal, method, stderrTail }), { code: LOCAL_ERR.exited, method });
+    // The desktop app's bundled CLI dies at boot with only this line when it
+    // is not told where its built-in provider table is: what to do is said too.
+    const noBuiltinConfig = stderrTail.some((l) => /Built-in Provider Config/i.test(l));
+    super(
+      (e) =>
+        e.exited({ code: info.code, signal: info.signal, method, stderrTail }) +
+        (noBuiltinConfig ? `\n${e.builtinProviderConfigMissing(BUILTIN_PROVIDER_VAR)}` : ""),
+      { code: LOCAL_ERR.exited, method },
+    );
     this.exitCode = info.code;
     this.signal = info.signal;
     this.stderrTail = stderrTail;

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { homeDir, type Env } from "./host.ts";
+import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR } from "./provider-vars.ts";
 import type { ZCodeLaunch } from "./resolve.ts";
 
 // The environment the ZCode CLI is started with (both `--version` and
@@ -11,8 +12,7 @@ import type { ZCodeLaunch } from "./resolve.ts";
 // origin (config, sign-in, billing): a value meant for something else must
 // not reach it.
 
-export const BUILTIN_PROVIDER_VAR = "ZCODE_BUILTIN_PROVIDER_CONFIG_FILE";
-export const PERSONAL_PROVIDER_VAR = "ZCODE_PERSONAL_PROVIDER_CONFIG_FILE";
+export { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR } from "./provider-vars.ts";
 const DROPPED = ["ZCODE_BASE_URL"];
 
 function isFile(p: string): boolean {

@@ -28,12 +28,17 @@ export class PendingRequests {
 
   /**
    * @param warnBadFrame logs an answer nobody waits for (through the connection's bad-frame budget).
-   * @param onTimeout a request to child `generation` got no answer in time.
+   * @param onTimeout a request to child `generation` got no answer within `timeoutMs`.
    */
   constructor(
     private readonly warnBadFrame: (message: string) => void,
-    private readonly onTimeout: (generation: number) => void = () => {},
+    private readonly onTimeout: (generation: number, timeoutMs: number) => void = () => {},
   ) {}
+
+  /** Whether any request still waits for its answer. */
+  get waiting(): boolean {
+    return this.byId.size > 0;
+  }
 
   /** A fresh request id (ids are never reused, across children too). */
   newId(): number {
@@ -52,7 +57,7 @@ export class PendingRequests {
       const timer = setTimeout(() => {
         if (!this.byId.delete(id)) return;
         reject(new ZCodeTimeoutError(method, timeoutMs));
-        this.onTimeout(generation);
+        this.onTimeout(generation, timeoutMs);
       }, timeoutMs);
       this.byId.set(id, { method, generation, schema, timer, resolve: resolve as (value: unknown) => void, reject });
     });

@@ -1,5 +1,6 @@
-import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { readBounded, readBoundedText } from "../read-bounded.ts";
 import { ZCodeNotFoundError, type CliSource, type Searched } from "./errors.ts";
 import { findNode, type NodeSearch } from "./find-node.ts";
 import { homeDir, inHome, isExecutable, isFile, nonEmpty, which, type Env } from "./host.ts";
@@ -130,18 +131,12 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
 }
 
 function hasNodeShebang(file: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, "r");
-    const head = Buffer.alloc(128);
-    const n = readSync(fd, head, 0, 128, 0);
-    return /^#![^\n]*\bnode\b/.test(head.subarray(0, n).toString("utf8"));
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const head = readBounded(file, { maxBytes: 128, prefix: true });
+  return head.ok && /^#![^\n]*\bnode\b/.test(head.text);
 }
+
+/** An npm cmd-shim is a few hundred bytes. */
+const SHIM_MAX_BYTES = 64 * 1024;
 
 /**
  * npm's cmd-shim writes lines like
@@ -149,12 +144,8 @@ function hasNodeShebang(file: string): boolean {
  * The real entry is the path after %dp0% (the shim's own directory).
  */
 export function resolveCmdShim(shim: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(shim, "utf8");
-  } catch {
-    return undefined;
-  }
+  const text = readBoundedText(shim, SHIM_MAX_BYTES);
+  if (text === undefined) return undefined;
   const dir = path.dirname(shim);
   const re = /%~?dp0%?\\?([^"%\r\n]+?\.(?:c|m)?js|[^"%\r\n]+?\.exe)"/gi;
   for (const m of text.matchAll(re)) {

@@ -56,6 +56,15 @@ describe("initialize", () => {
     });
   });
 
+  test("authenticate with a method id initialize did not offer is an error naming the methods", async () => {
+    await withBridge({}, async (h) => {
+      const err = await rejection(h.agent.request(m.authenticate, { methodId: "bogus" }));
+      expect(err.code).toBe(-32602);
+      expect(err.message).toContain('unknown authentication method "bogus"; this agent offers: zcode-app');
+      expect(await h.agent.request(m.authenticate, { methodId: "zcode-app" })).toEqual({});
+    });
+  });
+
   test("answers protocol 1 even when asked for another version", async () => {
     await withBridge({ skipInitialize: true }, async (h) => {
       const r = await h.initialize({ protocolVersion: 7 });
@@ -179,6 +188,15 @@ describe("sessions", () => {
       const e = await expectError(h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers: [] }), -32603);
       expect(e.message).toContain("0.14.7");
       expect(e.message).toContain("0.14.8");
+    });
+  });
+
+  test("the desktop bundle's CLI without its built-in provider table: ZCode's raw line, then the sentence with its fix", async () => {
+    await withBridge({ env: { ZCODE_SIM_REQUIRE_PROVIDER_CONFIG: "1" } }, async (h) => {
+      const e = await expectError(h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers: [] }), -32603);
+      expect(e.message).toContain("无法定位 CLI ZCode Built-in Provider Config");
+      expect(e.message).toContain("could not find its built-in provider table (zcode-builtin.json)");
+      expect(e.message).toContain("Set ZCODE_BUILTIN_PROVIDER_CONFIG_FILE in the agent's env to that file");
     });
   });
 

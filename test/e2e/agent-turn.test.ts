@@ -1,7 +1,6 @@
 // Prompt turns end to end: event translation, stop reasons, usage/title/plan,
 // 1308, seq gaps and stalls, transient and fatal failures, eviction, crashes.
 import { describe, expect, test } from "bun:test";
-import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

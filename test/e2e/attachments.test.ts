@@ -4,7 +4,6 @@
 // files, and the limits. Broken base64 and image types outside PNG/JPEG/
 // WebP/GIF are in agent-sessions.test.ts.
 import { describe, expect, test } from "bun:test";
-import * as acp from "@agentclientprotocol/sdk/unstable";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";

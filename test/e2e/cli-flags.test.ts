@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { cli as cliEn } from "../../src/i18n/en/cli.ts";
 import { BRIDGE_BIN, initializeRoundTrip, run, SIM_BIN } from "./cli-support.ts";
 
 let tmp: string;
@@ -35,6 +36,46 @@ test("--help lists every flag and command, without colour escapes in a pipe", as
   expect(d.stdout).toContain("doctor");
 });
 
+test("--help fits 80 columns in a pipe, in English and in Chinese, and keeps every description", async () => {
+  for (const args of [["--help"], ["--help", "--lang", "zh"], ["doctor", "--help"], ["upgrade", "--help", "--lang", "zh"]]) {
+    const r = await run([BRIDGE_BIN, ...args], { env: baseEnv() });
+    expect(r.code).toBe(0);
+    const wide = r.stdout.split("\n").filter((l) => Bun.stringWidth(l) > 80 || l !== l.trimEnd());
+    expect(wide).toEqual([]);
+  }
+  const r = await run([BRIDGE_BIN, "--help"], { env: baseEnv() });
+  for (const d of Object.values(cliEn.flags)) expect(squash(r.stdout)).toContain(squash(d));
+});
+
+test("options work before a command as --help shows: [OPTIONS] doctor|upgrade", async () => {
+  const before = await run([BRIDGE_BIN, "--zcode-bin", SIM_BIN, "--lang", "zh", "--log-level", "info", "doctor"], {
+    env: { PATH: process.env.PATH, HOME: tmp },
+  });
+  const after = await run([BRIDGE_BIN, "doctor", "--zcode-bin", SIM_BIN, "--lang", "zh", "--log-level", "info"], {
+    env: { PATH: process.env.PATH, HOME: tmp },
+  });
+  expect(before.stderr).not.toContain("unexpected argument");
+  expect(before.stdout).toContain(SIM_BIN);
+  expect(before.stdout).toContain("环境检查");
+  expect(before.code).toBe(after.code);
+  expect(before.stdout).toBe(after.stdout);
+  // `--flag=value` and a value that looks like a command name stay values.
+  const eq = await run([BRIDGE_BIN, `--zcode-bin=${SIM_BIN}`, "doctor"], { env: { PATH: process.env.PATH, HOME: tmp } });
+  expect(eq.stdout).toContain(SIM_BIN);
+  const upgradeHelp = await run([BRIDGE_BIN, "--lang", "en", "upgrade", "--help"], { env: baseEnv() });
+  expect(squash(upgradeHelp.stdout)).toContain(squash(cliEn.arguments.version));
+  // A serve-only flag before doctor is still refused, by doctor's table.
+  const wrong = await run([BRIDGE_BIN, "--mode", "yolo", "doctor"], { env: baseEnv() });
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain("unknown option --mode");
+  expect(wrong.stderr).toContain("zcode-acp-server doctor --help");
+});
+
+/** Text with its line breaks and blanks removed: --help wraps descriptions. */
+function squash(text: string): string {
+  return text.replace(/\s+/g, "");
+}
+
 const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["unknown flag", ["--bogus"], {}, "unknown option --bogus"],
   ["unknown short flag", ["-x"], {}, "unknown option -x"],
@@ -43,14 +84,21 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["bad ZCODE_ACP_LOG_LEVEL", [], { ZCODE_ACP_LOG_LEVEL: "loud" }, "ZCODE_ACP_LOG_LEVEL: unknown log level"],
   ["flag without its value", ["--zcode-bin"], {}, "option --zcode-bin needs a value"],
   ["value swallowed by the next flag", ["--log-file", "--mode", "yolo"], {}, "option --log-file needs a value"],
-  ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode name"],
+  ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode ZCode knows"],
+  ["--mode ZCode does not know, named with the modes", ["--mode", "bogus"], {}, "--mode: 'bogus' is not a mode ZCode knows (one of plan, build, edit, yolo, guarded, auto)"],
+  ["ZCODE_ACP_MODE ZCode does not know", [], { ZCODE_ACP_MODE: "Yolo" }, "ZCODE_ACP_MODE: 'Yolo' is not a mode ZCode knows"],
+  ["--auto-compact 80 (the % forgotten): says why and suggests 80%", ["--auto-compact", "80"], {}, "--auto-compact: '80' tokens is below 10k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. For a percentage of the context window write 80%; or at least 10k tokens."],
+  ["--auto-compact 5000 tokens: below the minimum", ["--auto-compact", "5000"], {}, "'5000' tokens is below 10k"],
+  ["--auto-compact 9.9k: below the minimum", ["--auto-compact", "9.9k"], {}, "'9.9k' tokens is below 10k"],
+  ["--auto-compact with a fractional token count", ["--auto-compact", "15000.5"], {}, "is not a token count"],
   ["blank --model", ["--model", "  "], {}, "is not a model name or id"],
   ["ZCODE_ACP_MODEL with a control character", [], { ZCODE_ACP_MODEL: "glm\u0007" }, "ZCODE_ACP_MODEL: 'glm"],
   ["bad --max-line-bytes", ["--max-line-bytes", "12x"], {}, "is not a byte count"],
-  ["bad --auto-compact", ["--auto-compact", "lots"], {}, "--auto-compact: 'lots' is not a token count (like 150000) or a percentage"],
+  ["bad --auto-compact", ["--auto-compact", "lots"], {}, "--auto-compact: 'lots' is not a token count (like 150000 or 150k) or a percentage"],
   ["--auto-compact over 100%", ["--auto-compact", "120%"], {}, "is not a token count"],
-  ["bad ZCODE_ACP_AUTO_COMPACT", [], { ZCODE_ACP_AUTO_COMPACT: "0" }, "ZCODE_ACP_AUTO_COMPACT: '0' is not a token count"],
+  ["bad ZCODE_ACP_AUTO_COMPACT", [], { ZCODE_ACP_AUTO_COMPACT: "0" }, "ZCODE_ACP_AUTO_COMPACT: '0' tokens is below 10k"],
   ["unknown command", ["serve-please"], {}, "unknown command 'serve-please'"],
+  ["unknown command after a flag", ["--log-level", "info", "serve-please"], {}, "unknown command 'serve-please'"],
   ["unknown doctor flag", ["doctor", "--mode", "yolo"], {}, "unknown option --mode"],
   ["value on a boolean flag", ["--version=yes"], {}, "takes no value"],
 ];
@@ -63,6 +111,20 @@ for (const [name, args, env, message] of usageErrors) {
     expect(r.code).toBe(2);
   });
 }
+
+test("--auto-compact accepts N%, N and Nk tokens at or above the minimum: the bridge serves", async () => {
+  for (const value of ["80%", "10000", "150k", "12.5k"]) {
+    const p = Bun.spawn([BRIDGE_BIN, "--auto-compact", value, "--mode", "plan"], {
+      env: baseEnv(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    p.stdin.end();
+    expect(await p.exited).toBe(0);
+    expect(await new Response(p.stderr).text()).not.toContain("auto-compact");
+  }
+});
 
 test("a flag wins over its env variable (a bad env value is then irrelevant)", async () => {
   // Without the flag the bad env value is a usage error...

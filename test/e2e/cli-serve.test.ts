@@ -128,3 +128,39 @@ test("SIGTERM while idle after initialize (agent not loaded yet): exit 0", async
   p.kill("SIGTERM");
   expect(await p.exited).toBe(0);
 });
+
+test("started by hand in a terminal: one line on stderr says what it is and to run doctor, then it waits; Ctrl-D ends it", async () => {
+  // `script` gives the bridge a terminal for stdin, stdout and stderr (merged in what script prints).
+  const p = Bun.spawn(["script", "-qec", `'${BRIDGE_BIN}' 2>&1`, "/dev/null"], {
+    env: env(),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const killer = setTimeout(() => p.kill("SIGKILL"), 20_000);
+  const reader = p.stdout.getReader();
+  let seen = "";
+  while (!seen.includes("Ctrl-D quits.")) {
+    const r = await reader.read();
+    if (r.done) break;
+    seen += new TextDecoder().decode(r.value);
+  }
+  expect(seen).toContain("zcode-acp-server is an ACP agent");
+  expect(seen).toContain("`zcode-acp-server doctor`");
+  // Still waiting: Ctrl-D through the terminal is the end of its stdin.
+  p.stdin.write("\u0004");
+  await p.stdin.flush();
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) break;
+    seen += new TextDecoder().decode(r.value);
+  }
+  expect(await p.exited).toBe(0);
+  clearTimeout(killer);
+  expect(seen.match(/is an ACP agent/g)).toHaveLength(1);
+});
+
+test("from an editor's pipe: no hint on stderr", async () => {
+  const r = await exchange([INITIALIZE_LINE]);
+  expect(r.stderr).not.toContain("ACP agent");
+});

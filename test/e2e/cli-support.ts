@@ -93,8 +93,8 @@ export function fakeBinary(version: string): string {
   return `#!/bin/sh\nif [ "$1" = --version ]; then echo "${version}"; exit 0; fi\necho "fake zcode-acp-server" >&2\nexit 3\n`;
 }
 
-/** Serve `files` (URL path -> bytes) on 127.0.0.1; 404 for anything else. */
-export function serveFiles(files: Map<string, Uint8Array>) {
+/** Serve `files` (URL path -> bytes) on 127.0.0.1, `redirects` (path -> path) as GitHub's 302s; 404 for anything else. */
+export function serveFiles(files: Map<string, Uint8Array>, redirects: Map<string, string> = new Map()) {
   const requests: string[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -102,6 +102,8 @@ export function serveFiles(files: Map<string, Uint8Array>) {
     fetch(req) {
       const path = new URL(req.url).pathname;
       requests.push(path);
+      const to = redirects.get(path);
+      if (to) return new Response(null, { status: 302, headers: { location: to } });
       const body = files.get(path);
       return body ? new Response(body) : new Response("not found", { status: 404 });
     },

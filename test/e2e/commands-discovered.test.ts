@@ -3,7 +3,7 @@
 // them after session/new next to its own, and passes what is typed to ZCode
 // unchanged; ZCode's terminal-only commands answer without reaching ZCode.
 import { expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { withBridge } from "../support/acp-harness.ts";
@@ -91,4 +91,17 @@ test("a workspace without skills gets only ours (the harness's empty HOME)", () 
   withBridge({}, async (h) => {
     const { sessionId } = await h.newSession();
     expect(await waitForCommands(h, sessionId)).toEqual(EXPECTED_COMMANDS["0.16.9"]!);
+  }));
+
+test("a link loop in ~/.zcode/commands lists each command once (no /loop:loop:…)", () =>
+  withTrees(async (home, workspace) => {
+    write(home, { ".zcode/commands/git/commit-all.md": "---\ndescription: Commit everything\n---\n" });
+    symlinkSync(".", join(home, ".zcode/commands/loop"));
+    symlinkSync("..", join(home, ".zcode/commands/git/up"));
+    await withBridge({ env: { HOME: home } }, async (h) => {
+      const { sessionId } = await h.newSession(workspace);
+      const names = await waitForCommands(h, sessionId);
+      expect(names.filter((n) => n.includes("loop") || n.includes("up:"))).toEqual([]);
+      expect(names.filter((n) => n === "git:commit-all")).toHaveLength(1);
+    });
   }));

@@ -3,8 +3,10 @@
 // (ZCODE_ACP_QUOTA_URL), with the key from config.json in a temporary HOME.
 // Checked: the card as the editor receives it, the Authorization header the
 // service received, the key absent from every message, log and trace, the
-// 10 s cache, each failure's message, the timeout, and that /quota needs no
-// ZCode child.
+// 10 s cache, each failure's message, the timeout, answers too large to hold
+// (a gzip bomb, a 512 MiB body) with the bridge's memory staying bounded,
+// credentials in the URL kept out of the log, and that /quota needs no ZCode
+// child.
 import { afterAll, describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +27,15 @@ const DAY = 24 * HOUR;
 
 // ---------------------------------------------------------------- the service
 
-type Behaviour = "ok" | "expired" | "unauthorized" | "busy" | "garbage" | "error" | "slow";
+type Behaviour = "ok" | "expired" | "unauthorized" | "busy" | "garbage" | "error" | "slow" | "gzip-bomb" | "huge";
+
+const MiB = 1024 * 1024;
+// 256 MiB of zeros, 250 KB on the wire.
+const GZIP_BOMB = Bun.gzipSync(new Uint8Array(256 * MiB), { level: 9 });
+/** Peak memory (VmHWM, KiB) of a running process. */
+function peakRssKiB(pid: number): number {
+  return Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
 const requests: Array<{ method: string; path: string; authorization: string | null }> = [];
 
 /** The service's normal answer; reset times relative to when it is given. */
@@ -85,6 +95,22 @@ const server = Bun.serve({
       case "slow":
         await Bun.sleep(5000);
         return Response.json(normalAnswer(Date.now()));
+      case "gzip-bomb":
+        return new Response(GZIP_BOMB, { headers: { "content-encoding": "gzip", "content-type": "application/json" } });
+      case "huge": {
+        // 512 MiB of spaces (valid JSON whitespace), as fast as the bridge takes it.
+        const chunk = new Uint8Array(MiB).fill(32);
+        let sent = 0;
+        return new Response(
+          new ReadableStream({
+            pull(c) {
+              if (sent++ < 512) c.enqueue(chunk);
+              else c.close();
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        );
+      }
       default:
         return new Response("not found", { status: 404 });
     }
@@ -113,7 +139,11 @@ writeFileSync(
 
 let runs = 0;
 /** A bridge whose quota URL plays `behaviour` (a fresh path each time, so no cache is shared by accident). */
-function quotaBridge(behaviour: Behaviour, fn: (h: Harness, files: { log: string; trace: string }) => Promise<void>) {
+function quotaBridge(
+  behaviour: Behaviour,
+  fn: (h: Harness, files: { log: string; trace: string }) => Promise<void>,
+  opts: { timeoutMs?: number; userInfo?: string } = {},
+) {
   const log = join(tmp, `bridge-${++runs}.log`);
   const trace = join(tmp, `trace-${runs}.jsonl`);
   return withBridge(
@@ -122,8 +152,8 @@ function quotaBridge(behaviour: Behaviour, fn: (h: Harness, files: { log: string
       args: ["--log-file", log, "--trace", trace],
       env: {
         HOME,
-        ZCODE_ACP_QUOTA_URL: `http://127.0.0.1:${server.port}/${behaviour}/${runs}`,
-        ZCODE_ACP_QUOTA_TIMEOUT_MS: "400",
+        ZCODE_ACP_QUOTA_URL: `http://${opts.userInfo ? `${opts.userInfo}@` : ""}127.0.0.1:${server.port}/${behaviour}/${runs}`,
+        ZCODE_ACP_QUOTA_TIMEOUT_MS: String(opts.timeoutMs ?? 400),
         ZCODE_ACP_LOG_LEVEL: "debug",
         // The user's local time, fixed so the card's reset times can be checked.
         TZ: "Asia/Shanghai",
@@ -158,7 +188,7 @@ function requestsOf(behaviour: Behaviour): typeof requests {
 // ---------------------------------------------------------------- tests
 
 describe("/quota against the quota service", () => {
-  test("the card: bars, percentages, local reset times; the current model's key as a bearer token; the key shown nowhere", () =>
+  test("the card: bars, percentages, local reset times; the current model's key, bare as Z.ai's client sends it; the key shown nowhere", () =>
     quotaBridge("ok", async (h, files) => {
       const { sessionId } = await h.newSession();
       const out = await promptAndCollect(h, sessionId, "/quota");
@@ -182,7 +212,7 @@ describe("/quota against the quota service", () => {
           "```",
         ].join("\n"),
       );
-      expect(requestsOf("ok")).toEqual([{ method: "GET", path: `/ok/${runs}`, authorization: `Bearer ${ZAI_KEY}` }]);
+      expect(requestsOf("ok")).toEqual([{ method: "GET", path: `/ok/${runs}`, authorization: ZAI_KEY }]);
       // The log says what was asked, for whom; never with what.
       expect(readFileSync(files.log, "utf8")).toContain(`GET http://127.0.0.1:${server.port}/ok/${runs} with the key of builtin:zai-coding-plan`);
       expectNoKey(h, files);
@@ -206,7 +236,7 @@ describe("/quota against the quota service", () => {
         value: "account:bigmodel-individual-coding-plan/GLM-5.3",
       });
       await promptAndCollect(h, sessionId, "/quota");
-      expect(requestsOf("ok").map((r) => r.authorization)).toEqual([`Bearer ${ZAI_KEY}`, `Bearer ${BIGMODEL_KEY}`]);
+      expect(requestsOf("ok").map((r) => r.authorization)).toEqual([ZAI_KEY, BIGMODEL_KEY]);
       expectNoKey(h, files);
     }));
 
@@ -247,9 +277,35 @@ describe("/quota when the service says no", () => {
         const out = await promptAndCollect(h, sessionId, "/quota");
         expect(out.response.stopReason).toBe("end_turn");
         expect(out.text).toBe(message);
-        expect(requestsOf(behaviour)).toHaveLength(1);
+        // A refused key is asked once more in the Bearer form.
+        expect(requestsOf(behaviour).map((r) => r.authorization)).toEqual(
+          behaviour === "expired" || behaviour === "unauthorized" ? [ZAI_KEY, `Bearer ${ZAI_KEY}`] : [ZAI_KEY],
+        );
         expectNoKey(h, files);
       }));
+  }
+
+  // The cap, not the timeout, ends these: the timeout is long enough to read them whole.
+  const tooLarge: Array<[Behaviour, string]> = [
+    ["gzip-bomb", "a 250 KB gzip answer that unpacks to 256 MiB"],
+    ["huge", "a 512 MiB answer"],
+  ];
+  for (const [behaviour, what] of tooLarge) {
+    test(`${behaviour}: ${what} is cut off at the cap and said so; the bridge's memory stays bounded`, () =>
+      quotaBridge(
+        behaviour,
+        async (h) => {
+          const { sessionId } = await h.newSession();
+          const before = peakRssKiB(h.proc.pid);
+          const out = await promptAndCollect(h, sessionId, "/quota");
+          expect(out.text).toBe(
+            "Quota information is unavailable right now: the quota service's answer was larger than 256 KB, far more than a quota answer, so it was not read. Try `/quota` again later.",
+          );
+          // Reading either whole takes the bridge past 500 MiB.
+          expect(peakRssKiB(h.proc.pid) - before).toBeLessThan(64 * 1024);
+        },
+        { timeoutMs: 30_000 },
+      ));
   }
 
   test("slow: past the timeout, 'unavailable' soon after it, and the next /quota asks again", () =>
@@ -264,6 +320,25 @@ describe("/quota when the service says no", () => {
       expect(requestsOf("slow")).toHaveLength(2);
       expectNoKey(h, files);
     }));
+});
+
+describe("/quota with credentials in ZCODE_ACP_QUOTA_URL", () => {
+  test("user:password@ in the URL never reaches the log or the trace", () =>
+    quotaBridge(
+      "ok",
+      async (h, files) => {
+        const { sessionId } = await h.newSession();
+        const out = await promptAndCollect(h, sessionId, "/quota");
+        expect(out.text).toStartWith("```text\nGLM Coding Plan · Pro\n");
+        const log = readFileSync(files.log, "utf8");
+        expect(log).toContain(`GET http://[REDACTED]@127.0.0.1:${server.port}/ok/${runs}`);
+        for (const [where, text] of Object.entries({ log, stderr: h.stderr, trace: readFileSync(files.trace, "utf8"), wire: JSON.stringify(h.received.messages) })) {
+          expect({ where, leaked: text.includes("Pa55w0rd-quota") || text.includes("quotauser") }).toEqual({ where, leaked: false });
+        }
+        expectNoKey(h, files);
+      },
+      { userInfo: "quotauser:Pa55w0rd-quota" },
+    ));
 });
 
 describe("/quota without a sign-in", () => {

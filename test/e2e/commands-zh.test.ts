@@ -67,8 +67,8 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
       const { sessionId: sid } = await h.newSession();
       await waitForCommands(h, sid);
 
-      expect((await command(h, sid, "/FORK")).text).toStartWith("暂时无法分叉：此会话还没有检查点。");
-      expect((await command(h, sid, "/rewind")).text).toStartWith("没有可回退的内容：此会话还没有检查点。");
+      expect((await command(h, sid, "/FORK")).text).toStartWith("暂时无法派生：此会话还没有 checkpoint。");
+      expect((await command(h, sid, "/rewind")).text).toStartWith("没有可回退的内容：此会话还没有 checkpoint。");
 
       const steer = await command(h, sid, "/steer prefer tabs", ["prefer tabs"]);
       expect(steer.text).toContain("> prefer tabs");
@@ -79,9 +79,9 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
       expect(goal.text).toBe("`/goal replace` 需要给出新的目标。\n\n用法：`/goal [目标 | replace <目标> | clear | pause | resume]`");
 
       expect((await command(h, sid, "/mode TURBO")).text).toStartWith("未知的模式 `TURBO`。\n\n用法：`/mode <");
-      expect((await command(h, sid, "/thought extreme")).text).toStartWith("未知的思考强度 `extreme`。");
+      expect((await command(h, sid, "/thought extreme")).text).toStartWith("未知的推理强度 `extreme`。");
       expect((await command(h, sid, "/mode")).text).toStartWith("当前模式：`build`。可选：`plan`、");
-      expect((await command(h, sid, "/thought")).text).toStartWith("当前思考强度：`max`。");
+      expect((await command(h, sid, "/thought")).text).toStartWith("当前推理强度：`max`。");
 
       const models = await command(h, sid, "/model", ZCODE_MODEL_WORDS);
       expect(models.text).toContain("（当前）");
@@ -114,7 +114,7 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
 
       // The fork carries the session's title, which is the user's first prompt.
       const fork = await command(h, sid, "/fork", ["Plan the login page"]);
-      expect(fork.text).toMatch(/^已将当前对话分叉为新会话 `[^`]+`：“Plan the login page”。/);
+      expect(fork.text).toMatch(/^已从当前对话派生新会话 `[^`]+`：“Plan the login page”。/);
 
       for (const text of ["/compact", "/compact 保留接口决定"]) {
         const compact = await command(h, sid, text);
@@ -132,12 +132,12 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
       expect((await promptAndCollect(h, sid, "/goal clear")).response.stopReason).toBe("end_turn");
 
       expect((await command(h, sid, "/mode plan")).text).toBe("模式已设为 `plan`。");
-      expect((await command(h, sid, "/thought low")).text).toBe("思考强度已设为 `low`。");
+      expect((await command(h, sid, "/thought low")).text).toBe("推理强度已设为 `low`。");
       expect((await command(h, sid, "/model glm-4.7")).text).toStartWith("已切换到模型 GLM-4.7 (");
       expect((await command(h, sid, "/model glm-4.7")).text).toStartWith("已经在使用 GLM-4.7 (");
 
       const rewind = await command(h, sid, "/rewind");
-      expect(rewind.text).toMatch(/^已回退到最新的检查点 `[^`]+`：删除了 \d+ 条消息。/);
+      expect(rewind.text).toMatch(/^已回退到最新的 checkpoint `[^`]+`：删除了 \d+ 条消息。/);
     }));
 
   test("/steer beside a running turn", () =>
@@ -153,8 +153,8 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
       const steer = await h.prompt(sid, "/steer use tabs, not spaces");
       expect(steer.stopReason).toBe("end_turn");
       const said = chunkText(h.received.updates.slice(steerAt).map((u) => u.update));
-      expect(said).toContain("已向正在进行的回合追加以下指令：\n\n> use tabs, not spaces");
-      expectChinese("已向正在进行的回合追加以下指令：\n\n> use tabs, not spaces", ["use tabs, not spaces"]);
+      expect(said).toContain("已用以下指令引导正在进行的回合：\n\n> use tabs, not spaces");
+      expectChinese("已用以下指令引导正在进行的回合：\n\n> use tabs, not spaces", ["use tabs, not spaces"]);
       expect((await turn).stopReason).toBe("end_turn");
     }));
 });

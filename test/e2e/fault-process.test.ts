@@ -1,9 +1,10 @@
 // Process faults around a running turn: the ZCode child SIGKILLed, the editor
-// closing stdin, SIGTERM, the bridge SIGKILLed, our stdout closed (EPIPE).
+// closing stdin, SIGTERM, the bridge SIGKILLed (also while ZCode's
+// `--version` probe hangs in a grandchild), our stdout closed (EPIPE).
 // Each time: the bridge keeps working or exits 0, and no child outlives it.
 import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, Harness, SIM_BIN, isAlive, withBridge } from "../support/acp-harness.ts";
@@ -160,4 +161,58 @@ describe("the editor goes away", () => {
       rmSync(stateDir, { recursive: true, force: true });
     }
   });
+});
+
+describe("the bridge is SIGKILLed while ZCode's `--version` probe hangs", () => {
+  /** Pids of every process whose command line contains `marker`. */
+  function withMarker(marker: string): number[] {
+    const pids: number[] = [];
+    for (const name of readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker) && !isZombie(Number(name))) pids.push(Number(name));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return pids;
+  }
+
+  test("no process of the probe remains: the wrapper and its grandchild go with the bridge", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zcode-probe-hang-"));
+    const marker = `probe-grandchild-${process.pid}-${Date.now()}`;
+    const bin = join(dir, "zcode");
+    // A wrapper that does not exec: `--version` hangs in a grandchild (that
+    // ignores SIGTERM and SIGHUP), app-server is the simulator.
+    writeFileSync(
+      bin,
+      `#!/bin/sh
+if [ "$1" = "--version" ]; then
+  sh -c 'trap "" TERM HUP; while :; do sleep 1; done' ${marker}
+  exit 0
+fi
+exec '${SIM_BIN}' "$@"
+`,
+    );
+    chmodSync(bin, 0o755);
+    const h = await Harness.start({ env: { ZCODE_BIN: bin } });
+    try {
+      // The probe runs as ZCode is started ahead of the first session.
+      await h.waitFor(() => withMarker(marker).length > 0, "the hanging probe's grandchild");
+      h.kill("SIGKILL");
+      await h.proc.exited;
+      await h.waitFor(() => withMarker(marker).length === 0 && withMarker(bin).length === 0, "the probe's processes to end");
+    } finally {
+      // Whatever the outcome, nothing of this test stays behind.
+      for (const pid of [...withMarker(marker), ...withMarker(bin)]) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      await h.close({ expectExit: "any", allowProblems: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

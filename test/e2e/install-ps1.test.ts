@@ -60,3 +60,12 @@ test("PowerShell parses it (when pwsh is installed)", async () => {
   ]);
   expect(r.stdout.trim()).toBe("0");
 });
+
+test("the archive download draws a progress bar (curl.exe --progress-bar) only for a console a person watches", () => {
+  expect(text).toContain("Download (UrlFor $asset) $zipFile -Progress");
+  expect(text).toContain("Download (UrlFor \"SHA256SUMS\") $sumsFile\n");
+  expect(text).toContain("[Environment]::UserInteractive -and -not [Console]::IsErrorRedirected");
+  expect(text).toContain("--progress-bar");
+  // Invoke-WebRequest's own bar stays off: it slows the download many times over.
+  expect(text).toContain('$ProgressPreference = "SilentlyContinue"');
+});

@@ -239,7 +239,7 @@ describe("npm packages", () => {
     }
   });
 
-  test("the main package: one optional dependency per os/cpu/libc, a .exe bin the postinstall replaces, no shebang", () => {
+  test("the main package: one optional dependency per os/cpu/libc, a .exe bin the postinstall replaces, a #!/bin/sh placeholder", () => {
     const dir = npmDir(NPM_PACKAGE);
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(manifest.name).toBe(NPM_PACKAGE);
@@ -254,7 +254,7 @@ describe("npm packages", () => {
     const keys = NPM_OPTIONAL_TARGETS.map((t) => JSON.stringify(npmPlatformFields(t)));
     expect(new Set(keys).size).toBe(keys.length);
     expect(readFileSync(join(dir, "install.js"), "utf8")).toBe(readFileSync(join(ROOT, "scripts/npm/postinstall.cjs"), "utf8"));
-    expect(readFileSync(join(dir, "bin/zcode-acp-server.exe"), "utf8")).not.toStartWith("#!");
+    expect(readFileSync(join(dir, "bin/zcode-acp-server.exe"), "utf8")).toStartWith("#!/bin/sh\n");
     expect(existsSync(join(dir, "LICENSE"))).toBe(true);
   });
 

@@ -464,3 +464,40 @@ describe("where and what it installs", () => {
     expect(g.stderr).not.toContain("apk add");
   });
 });
+
+describe("first-run output", () => {
+  test("the PATH hint names the file the login shell reads: zsh ~/.zshrc, bash ~/.bashrc (macOS ~/.bash_profile), fish config.fish, else ~/.profile", async () => {
+    const hint = async (shell: string, machine?: string) => {
+      const dir = mkdtempSync(join(tmp, "hint-"));
+      const path = machine ? `${machine}:${process.env.PATH}` : process.env.PATH;
+      const r = await installWith({ ZCODE_ACP_INSTALL_DIR: dir, SHELL: shell, PATH: path });
+      expect(r.code).toBe(0);
+      const lines = r.stdout.split("\n");
+      const at = lines.findIndex((l) => l.includes("is not on your PATH"));
+      return { head: lines[at] ?? "", line: (lines[at + 1] ?? "").replaceAll(dir, "DIR") };
+    };
+    const zsh = await hint("/bin/zsh");
+    expect(zsh.head).toContain("Add it for zsh");
+    expect(zsh.line).toBe(`  echo 'export PATH="DIR:$PATH"' >> ~/.zshrc`);
+    expect((await hint("/usr/bin/bash")).line).toBe(`  echo 'export PATH="DIR:$PATH"' >> ~/.bashrc`);
+    const mac = fakeMachine("hint-mac", "Darwin", "arm64", { sysctl: "#!/bin/sh\nexit 1\n" });
+    expect((await hint("/bin/bash", mac)).line).toBe(`  echo 'export PATH="DIR:$PATH"' >> ~/.bash_profile`);
+    expect((await hint("/usr/local/bin/fish")).line).toBe("  echo 'fish_add_path DIR' >> ~/.config/fish/config.fish");
+    expect((await hint("/bin/dash")).line).toBe(`  echo 'export PATH="DIR:$PATH"' >> ~/.profile`);
+  });
+
+  test("in a terminal the archive download shows a progress bar; in a pipe it is silent", async () => {
+    const dir = mkdtempSync(join(tmp, "tty-"));
+    const env = `ZCODE_ACP_DOWNLOAD_BASE='${srv.base}' ZCODE_ACP_INSTALL_DIR='${dir}' ZCODE_ACP_CPUINFO='${cpuWithAvx2}'`;
+    const r = await run(["script", "-qec", `env ${env} ${SH} '${INSTALL_SH}' 9.9.9`, "/dev/null"], {
+      env: { PATH: process.env.PATH, HOME: tmp },
+    });
+    expect(r.code).toBe(0);
+    // curl's bar ends at 100.0%; wget's at 100%.
+    expect(r.stdout).toMatch(/100(\.0)?%/);
+    expect(r.stdout).toContain("Installed zcode-acp-server 9.9.9");
+    const piped = await installWith({ ZCODE_ACP_INSTALL_DIR: mkdtempSync(join(tmp, "pipe-")) }, ["9.9.9"]);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout + piped.stderr).not.toContain("%");
+  });
+});

@@ -373,3 +373,14 @@ export function isAlive(pid: number): boolean {
     return process.platform !== "linux";
   }
 }
+
+/**
+ * Whether `pid` ends once it was sent SIGKILL: the signal is delivered
+ * asynchronously, so its end is waited for (up to `timeoutMs`), not assumed.
+ */
+export async function endsSoon(pid: number, timeoutMs = 5_000): Promise<boolean> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; await Bun.sleep(10)) {
+    if (!isAlive(pid)) return true;
+  }
+  return !isAlive(pid);
+}

@@ -9,7 +9,7 @@ const KEPT = new Set(
     "ZCode", "GLM", "Coding", "Plan", "Z.ai", "BigModel", "MCP", "ACP", "API", "URL", "PDF", "PNG", "JPEG", "WebP", "GIF",
     "JSON", "HTTP", "HTTPS", "Node", "Node.js", "Zed", "JetBrains", "Neovim", "Emacs", "Bash", "CLI", "SDK", "ID", "Pro",
     "Max", "Lite", "MiB", "KiB", "GiB", "MB", "KB", "GB", "ms", "Windows", "macOS", "Linux", "Homebrew", "npm", "PATH",
-    "HOME", "Bun", "SKILL.md", "stdin", "stdout", "stderr", "zcode", "zcode-acp-server", "doctor", "upgrade", "app-server",
+    "HOME", "Bun", "Token", "checkpoint", "SKILL.md", "stdin", "stdout", "stderr", "zcode", "zcode-acp-server", "doctor", "upgrade", "app-server",
   ].map((w) => w.toLowerCase()),
 );
 

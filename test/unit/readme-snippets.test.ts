@@ -12,6 +12,8 @@ import registryAgent from "../../registry/agent.json" with { type: "json" };
 import { initializeResult } from "../../src/acp/initialize.ts";
 import { CONFIG_IDS } from "../../src/translate/options/options.ts";
 import { REGISTRY_AGENT_ID } from "../../src/cli/distribution.ts";
+import { doctorFlags, serveFlags, upgradeFlags } from "../../src/cli/flags.ts";
+import { cli as cliEn } from "../../src/i18n/en/cli.ts";
 import { ROOT, run } from "../e2e/cli-support.ts";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -86,8 +88,32 @@ describe("JSON snippets", () => {
     const acpx = all.filter((j) => j.agents);
     expect(acpx.length).toBe(1);
     expect(acpx[0]!.agents.zcode).toEqual({ argv: [COMMAND] });
-    // The shell examples use that configured name.
-    expect(of("sh").some((c) => c.includes("acpx zcode "))).toBe(true);
+    // The shell examples use that configured name, and a prompt comes after the
+    // session it needs (acpx exits 4 with "No acpx session found" otherwise).
+    const acpxLines = of("sh").flatMap((c) => c.split("\n")).filter((l) => l.startsWith("acpx zcode "));
+    const firstPrompt = acpxLines.findIndex((l) => /^acpx zcode '/.test(l));
+    expect(firstPrompt).toBeGreaterThan(-1);
+    expect(acpxLines.slice(0, firstPrompt).some((l) => l.startsWith("acpx zcode sessions new"))).toBe(true);
+  });
+});
+
+describe("Configuration table", () => {
+  const rows = README.slice(README.indexOf("## Configuration"), README.indexOf("## Troubleshooting"))
+    .split("\n")
+    .filter((l) => l.startsWith("| "));
+
+  test("every flag --help lists is in the table, with the variable --help names for it", () => {
+    const flags = { ...serveFlags, ...doctorFlags, ...upgradeFlags } as Record<string, { type: string }>;
+    const names = Object.entries(flags).filter(([, d]) => d.type !== "positional").map(([n]) => n);
+    expect(names).toContain("lang");
+    for (const name of names) {
+      const row = rows.find((r) => r.startsWith(`| \`--${name}`));
+      expect({ name, row: row !== undefined }).toEqual({ name, row: true });
+      const described = (cliEn.flags as Record<string, string>)[name] ?? "";
+      for (const variable of described.match(/\bZCODE_[A-Z_]+\b/g) ?? []) {
+        expect({ name, variable, inRow: row!.includes(variable) }).toEqual({ name, variable, inRow: true });
+      }
+    }
   });
 });
 

@@ -158,6 +158,30 @@ describe("redactLine: shapes seen on a Node child's stderr", () => {
   });
 });
 
+describe("redact: credentials in URLs", () => {
+  test("the user-info of a URL is hidden, the rest of the URL kept", () => {
+    expect(redactLine("GET http://quota:S3cr3t-pw@127.0.0.1:8080/limit with the key of x")).toBe(
+      `GET http://${REDACTED}@127.0.0.1:8080/limit with the key of x`,
+    );
+    expect(redactLine("clone https://ghtoken123@github.com/a/b.git and ftp://u@h")).toBe(
+      `clone https://${REDACTED}@github.com/a/b.git and ftp://${REDACTED}@h`,
+    );
+    // An `@` in the path or query is not user-info.
+    expect(redactLine("https://example.com/@user?to=a@b.c")).toBe("https://example.com/@user?to=a@b.c");
+    expect(redactLine("mail a@b.c about git@github.com:x/y")).toBe("mail a@b.c about git@github.com:x/y");
+    // In structured values too (an env dump, a config echo).
+    expect(redact({ url: "https://u:p@host/x" })).toEqual({ url: `https://${REDACTED}@host/x` });
+    expect(redactLine('{"url":"http://u:p@h/q"}')).toBe(`{"url":"http://${REDACTED}@h/q"}`);
+  });
+
+  test("linear on many `://` without user-info", () => {
+    const line = "x://a ".repeat(20_000) + "y".repeat(64 * 1024);
+    const t0 = performance.now();
+    expect(redactLine(line)).toBe(line);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
+
 describe("redactLine: linear time on what a child may print", () => {
   test("long runs of word characters, key words and separators take milliseconds (64 KB of letters took 12 s)", () => {
     const inputs = ["a".repeat(1 << 20), "token".repeat(200_000), "a=".repeat(500_000), `token=${"a=".repeat(500_000)}`, "sk-".repeat(300_000)];

@@ -34,7 +34,7 @@ export interface CommandRoot {
 export function scanCommands(probe: Probe, roots: readonly CommandRoot[], disabled: ReadonlySet<string>): FoundCommand[] {
   const out: FoundCommand[] = [];
   for (const root of roots) {
-    for (const file of markdownFiles(probe, root.dir, root.plugin !== true, 0)) {
+    for (const file of markdownFiles(probe, root.dir, root.plugin !== true, 0, new Set())) {
       if (disabled.has(file) || disabled.has(probe.realpath(file))) continue;
       const command = readCommand(probe, root.dir, file, root.plugin !== true);
       if (command) out.push(command);
@@ -43,15 +43,23 @@ export function scanCommands(probe: Probe, roots: readonly CommandRoot[], disabl
   return out;
 }
 
-function markdownFiles(probe: Probe, dir: string, follow: boolean, depth: number): string[] {
+/**
+ * The .md files under `dir`. Each real directory is entered once per root
+ * (`visited` holds real paths): a link back to an ancestor (`loop -> .`)
+ * would otherwise list every command again under `loop:`, `loop:loop:`, …
+ */
+function markdownFiles(probe: Probe, dir: string, follow: boolean, depth: number, visited: Set<string>): string[] {
   if (depth > MAX_DEPTH || !probe.isDir(dir, follow)) return [];
+  const real = probe.realpath(dir);
+  if (visited.has(real)) return [];
+  visited.add(real);
   const files: string[] = [];
   for (const entry of probe.readDir(dir)) {
     const p = path.join(dir, entry.name);
     const link = entry.isSymbolicLink();
     if (link && !follow) continue;
     const st = link ? probe.stat(p) : undefined;
-    if (entry.isDirectory() || st?.isDirectory()) files.push(...markdownFiles(probe, p, follow, depth + 1));
+    if (entry.isDirectory() || st?.isDirectory()) files.push(...markdownFiles(probe, p, follow, depth + 1, visited));
     else if ((entry.isFile() || st?.isFile()) && entry.name.toLowerCase().endsWith(".md")) files.push(p);
   }
   return files;

@@ -1,4 +1,5 @@
-import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
+import { CONFIG_MAX_BYTES, readBounded } from "../../read-bounded.ts";
 
 // Every file-system read the discovery makes goes through one Probe, which
 // remembers what it looked at and how that looked (mtime and size, or
@@ -27,8 +28,10 @@ function statOrUndefined(path: string, follow: boolean): Stats | undefined {
 export const PROBE_LIMITS = {
   /** Entries read from one directory. */
   entriesPerDir: 2000,
-  /** Bytes read from one file: front matter and a first line are all we need. */
+  /** Bytes read from one skill or command file: front matter and a first line are all we need. */
   bytesPerFile: 64 * 1024,
+  /** Bytes of one JSON file (config, plugin manifests and lists), read whole or not at all. */
+  bytesPerJson: CONFIG_MAX_BYTES,
   /** Paths looked at in one scan. */
   paths: 20_000,
 };
@@ -74,20 +77,22 @@ export class Probe {
     }
   }
 
-  /** The start of a text file (at most PROBE_LIMITS.bytesPerFile); undefined when unreadable. */
+  /**
+   * The start of a text file (at most PROBE_LIMITS.bytesPerFile); undefined
+   * when unreadable or not a regular file (read-bounded.ts: a FIFO or a
+   * device put in its place between the stat and the read is refused too).
+   */
   readText(path: string, follow = true): string | undefined {
     if (!this.isFile(path, follow)) return undefined;
-    let fd: number | undefined;
-    try {
-      fd = openSync(path, "r");
-      const buf = Buffer.alloc(PROBE_LIMITS.bytesPerFile);
-      const n = readSync(fd, buf, 0, buf.length, 0);
-      return buf.subarray(0, n).toString("utf8");
-    } catch {
-      return undefined;
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
+    const r = readBounded(path, { maxBytes: PROBE_LIMITS.bytesPerFile, prefix: true, noFollow: !follow });
+    return r.ok ? r.text : undefined;
+  }
+
+  /** A whole JSON file's text (at most PROBE_LIMITS.bytesPerJson); undefined when unreadable, not a regular file or larger. */
+  readJsonText(path: string, follow = true): string | undefined {
+    if (!this.isFile(path, follow)) return undefined;
+    const r = readBounded(path, { maxBytes: PROBE_LIMITS.bytesPerJson, noFollow: !follow });
+    return r.ok ? r.text : undefined;
   }
 
   /** The canonical path, or the path itself when it cannot be resolved. */

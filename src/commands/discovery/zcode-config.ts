@@ -23,7 +23,7 @@ export function str(v: unknown): string | undefined {
 
 /** A JSON object file (a BOM tolerated); {} when absent, unreadable or not an object. */
 export function readJson(probe: Probe, file: string): Json {
-  const text = probe.readText(file);
+  const text = probe.readJsonText(file);
   if (text === undefined) return {};
   try {
     return obj(JSON.parse(text.replace(/^\uFEFF/, "")));

@@ -62,13 +62,22 @@ export const cli = {
     notALanguage: (from: string, raw: string) => `${from}: '${raw}' is not a language the bridge speaks (zh or en)`,
     unknownLogLevel: (from: string, raw: string, levels: readonly string[]) =>
       `${from}: unknown log level '${raw}' (expected one of ${levels.join(", ")})`,
-    notAModeName: (from: string, raw: string) => `${from}: '${raw}' is not a mode name (e.g. yolo, build, plan)`,
+    notAModeName: (from: string, raw: string, modes: readonly string[]) =>
+      `${from}: '${raw}' is not a mode ZCode knows (one of ${modes.join(", ")})`,
     notAModel: (from: string, raw: string) => `${from}: '${raw}' is not a model name or id`,
     notAByteCount: (from: string, raw: string) => `${from}: '${raw}' is not a byte count (a whole number >= 1024)`,
     notAutoCompact: (from: string, raw: string) =>
-      `${from}: '${raw}' is not a token count (like 150000) or a percentage of the context window (like 80%)`,
+      `${from}: '${raw}' is not a token count (like 150000 or 150k) or a percentage of the context window (like 80%)`,
+    autoCompactTooLow: (from: string, raw: string, min: number, percent: string | undefined) =>
+      `${from}: '${raw}' tokens is below ${min / 1000}k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. ${percent ? `For a percentage of the context window write ${percent}; ` : "Write a percentage of the context window like 80%, "}or at least ${min / 1000}k tokens.`,
     notOnOff: (from: string, raw: string) => `${from}: '${raw}' is not 0 or 1 (also false/true, off/on, no/yes)`,
     cannotOpenLogFile: (path: string, reason: string) => `cannot open log file ${path}: ${reason}`,
+  },
+
+  serve: {
+    /** On stderr when started by hand with a terminal on stdin; it then waits as always. */
+    terminalHint:
+      "zcode-acp-server is an ACP agent: an editor (Zed, JetBrains, Neovim, Emacs…) starts it and talks JSON-RPC on stdin/stdout. To check your setup, run `zcode-acp-server doctor`. Waiting for JSON-RPC; Ctrl-D quits.",
   },
 
   doctor: {
@@ -132,7 +141,7 @@ export const cli = {
     },
     found: (path: string, how: string) => `${path} (${how})`,
     cliFix:
-      "Install the ZCode CLI (or the ZCode desktop app), or point the bridge at it:\n" +
+      "Install the ZCode desktop app or CLI (https://zcode.z.ai), or point the bridge at it:\n" +
       "  set ZCODE_BIN=/path/to/zcode in the editor's agent env, or pass --zcode-bin /path/to/zcode",
     nodeFix: "Install Node.js 22 or newer, or set ZCODE_NODE=/path/to/node (or --zcode-node).",
     nodeVersion: (node: string, version: string) => `${node} (${version})`,
@@ -154,9 +163,12 @@ export const cli = {
     // Sign-in.
     noHome: "cannot tell: HOME is not set (or not an absolute path)",
     noHomeFix: "Set HOME to your home directory in the editor's agent env.",
-    signedIn: (path: string) => `${path} exists`,
+    signedInPlan: (plans: string, path: string) => `signed in to ${plans} (GLM Coding Plan, in ${path})`,
+    signedInKey: (providers: string, path: string) =>
+      `an API key for ${providers} (in ${path}); no GLM Coding Plan, so /quota has nothing to show`,
+    noKeyIn: (path: string) => `${path} has no enabled provider with an API key`,
     notSignedIn: (path: string) => `${path} not found`,
-    signInFix: "Open the ZCode app (or run `zcode` in a terminal) once and sign in.",
+    signInFix: "Open the ZCode app (or run `zcode` in a terminal), sign in to your GLM Coding Plan or add a provider's API key (Settings → Models).",
   },
 
   upgrade: {
@@ -188,6 +200,15 @@ export const cli = {
     cannotReplace: (target: string, reason: string) => `cannot replace ${target}: ${reason}`,
     replacedBadVersion: (target: string, printed: string) => `${target} was replaced but its --version printed ${printed}`,
     upgraded: (target: string, from: string, to: string) => `Upgraded ${target}: ${from} -> ${to}`,
+    downgraded: (target: string, from: string, to: string) => `Downgraded ${target}: ${from} -> ${to}`,
+    /** The progress line, rewritten in place while the archive downloads; sizes in MB. */
+    progress: (received: string, total: string | undefined, percent: number | undefined) =>
+      `  ${received}${total ? ` of ${total}` : ""} MB${percent !== undefined ? ` (${percent}%)` : ""}`,
+    probeTimedOut: (asset: string, seconds: string) =>
+      `the downloaded ${asset} did not answer --version within ${seconds} s (it was stopped); nothing was installed`,
+    downloadTooBig: (url: string, mib: number) => `${url} is larger than ${mib} MiB, far more than a release; nothing was installed`,
+    extractTooBig: (mib: number) =>
+      `the archive expands to more than ${mib} MiB, far more than a release; extraction was stopped and nothing was installed`,
     downloadFailed: (url: string, reason: string) => `download of ${url} failed: ${reason}`,
     notFound: (url: string) => `${url} not found (404): is that version released for this platform?`,
     httpFailed: (url: string, status: number) => `download of ${url} failed: HTTP ${status}`,

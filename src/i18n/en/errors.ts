@@ -4,8 +4,11 @@
 // they are, already redacted. In English these read exactly as the SDK's and
 // the bridge's messages always did: editors and scripts may match them.
 
+/** Where ZCode comes from (its official site). */
+const ZCODE_SITE = "https://zcode.z.ai";
+
 const HOW_TO_POINT_AT_ZCODE =
-  "Install the ZCode app or CLI, or set ZCODE_BIN (or --zcode-bin) to the `zcode` binary or its zcode.cjs entry. " +
+  `Install the ZCode app or CLI (${ZCODE_SITE}), or set ZCODE_BIN (or --zcode-bin) to the \`zcode\` binary or its zcode.cjs entry. ` +
   "Run `zcode-acp-server doctor` to see what was found.";
 
 const NODE_FIX = "Install Node.js 22 or newer, or set ZCODE_NODE (--zcode-node) to its path.";
@@ -48,6 +51,9 @@ export const errors = {
   attachmentDirNotPrivate: (dir: string) => `The attachment directory ${dir} is not private to this user; remove it and try again`,
 
   // ---- sessions and their options ----
+  /** `authenticate` with a method id initialize did not offer. */
+  unknownAuthMethod: (id: string, methods: readonly string[]) =>
+    `unknown authentication method "${id}"; this agent offers: ${methods.join(", ")}`,
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,
@@ -82,6 +88,11 @@ export const errors = {
     `The ZCode CLI ${e.signal !== null ? `was killed by ${e.signal}` : `exited with code ${e.code ?? "unknown"}`}` +
     `${e.method ? ` while ${e.method} was pending` : ""}` +
     (e.stderrTail.length ? `; its last stderr lines:\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}` : " (it wrote nothing to stderr)"),
+  /** After `exited`, when the desktop app's CLI said it cannot find its built-in provider table; `variable` is the env variable that names it. */
+  builtinProviderConfigMissing: (variable: string) =>
+    "The ZCode desktop app's bundled CLI could not find its built-in provider table (zcode-builtin.json), which the app normally passes it. " +
+    `Set ${variable} in the agent's env to that file (it ships in the app, next to the CLI: provider/zcode-builtin.json or ../config/provider/zcode-builtin.json), ` +
+    "update the ZCode app, or point ZCODE_BIN at a standalone `zcode` CLI. `zcode-acp-server doctor` shows what was found.",
   timeout: (method: string, seconds: string) => `The ZCode CLI did not answer ${method} within ${seconds} s`,
   notRunning: (method: string) => `The ZCode CLI is not running (${method})`,
   connectionClosed: "The ZCode connection is closed",

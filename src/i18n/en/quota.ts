@@ -40,5 +40,7 @@ export const quota = {
     refused: (code: number | undefined) =>
       code === undefined ? "the quota service declined the request" : `the quota service declined the request (code ${code})`,
     unreadable: "the quota service's answer could not be read",
+    /** `kib`: the limit in KiB. */
+    tooLarge: (kib: string) => `the quota service's answer was larger than ${kib} KB, far more than a quota answer, so it was not read`,
   },
 };

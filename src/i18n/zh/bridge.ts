@@ -18,9 +18,9 @@ export const bridge: typeof en = {
 
   autoCompact: {
     notice: (used, size, percent, threshold) =>
-      `上下文用量：${used} / ${size} 词元${percent !== undefined ? `（${percent}%）` : ""}，已达到自动压缩阈值（${threshold}），正在压缩对话…`,
+      `上下文用量：${used} / ${size} Token${percent !== undefined ? `（${percent}%）` : ""}，已达到自动压缩阈值（${threshold}），正在压缩对话…`,
     percentThreshold: (percent) => `上下文窗口的 ${percent}%`,
-    tokenThreshold: (tokens) => `${tokens} 词元`,
+    tokenThreshold: (tokens) => `${tokens} Token`,
   },
 
   model: {
@@ -37,14 +37,15 @@ export const bridge: typeof en = {
     modeDescription: "ZCode 无需询问就可以做哪些事",
     model: "模型",
     modelDescription: "ZCode 在此会话中使用的模型",
-    thought: "思考级别",
+    thought: "推理强度",
     thoughtDescription: "模型推理的深入程度",
     modes: {
-      plan: "计划",
-      build: "构建",
-      edit: "编辑",
-      yolo: "全部放行",
-      guarded: "谨慎",
+      plan: "计划模式",
+      build: "变更前确认",
+      edit: "自动编辑",
+      yolo: "完全访问",
+      guarded: "自主模式",
+      // ZCode has no zh label for auto (its desktop shows "Auto").
       auto: "自动",
     },
     notOffered: "已不再提供",

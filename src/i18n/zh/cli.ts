@@ -28,7 +28,7 @@ export const cli: typeof en = {
       "新会话使用的模型：写法与 /model 相同，可以是模型 ID、providerId/modelId、模型名称，或能唯一确定模型的开头部分（环境变量 ZCODE_ACP_MODEL；默认沿用 ZCode 的设置）",
     trace: "把两端通信脱敏后逐行以 JSON 格式记录到此文件，文件权限 0600（环境变量 ZCODE_ACP_TRACE）",
     "auto-compact":
-      "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是词元数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
+      "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是 Token 数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
     "no-app-history":
       "不把在这里创建的会话加入 ZCode 应用的历史记录 ~/.zcode/v2/tasks-index.sqlite（环境变量 ZCODE_ACP_APP_HISTORY=0）",
     "max-line-bytes": "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 33554432）",
@@ -58,13 +58,20 @@ export const cli: typeof en = {
     tooManyArguments: (arg) => `参数过多：'${arg}'`,
     notALanguage: (from, raw) => `${from}：'${raw}' 不是桥接程序支持的语言（\`zh\` 或 \`en\`）`,
     unknownLogLevel: (from, raw, levels) => `${from}：未知的日志级别 '${raw}'（可选值：${levels.join("、")}）`,
-    notAModeName: (from, raw) => `${from}：'${raw}' 不是有效的模式名（例如 \`yolo\`、\`build\`、\`plan\`）`,
+    notAModeName: (from, raw, modes) => `${from}：'${raw}' 不是 ZCode 支持的模式（可选值：${modes.map((m) => `\`${m}\``).join("、")}）`,
     notAModel: (from, raw) => `${from}：'${raw}' 不是有效的模型名称或 ID`,
     notAByteCount: (from, raw) => `${from}：'${raw}' 不是有效的字节数（应为不小于 1024 的整数）`,
     notAutoCompact: (from, raw) =>
-      `${from}：'${raw}' 既不是词元数（如 150000），也不是上下文窗口的百分比（如 80%）`,
+      `${from}：'${raw}' 既不是 Token 数（如 150000 或 150k），也不是上下文窗口的百分比（如 80%）`,
+    autoCompactTooLow: (from, raw, min, percent) =>
+      `${from}：'${raw}' 个 Token 低于 ${min / 1000}k：ZCode 的指令和工具定义本身就要占用数千 Token，这样几乎每轮对话后都会压缩。${percent ? `如果指的是上下文窗口的百分比，请写 ${percent}；` : "请写上下文窗口的百分比（如 80%），"}或者至少 ${min / 1000}k 个 Token。`,
     notOnOff: (from, raw) => `${from}：'${raw}' 不是 0 或 1（也可以用 \`false\`/\`true\`、\`off\`/\`on\`、\`no\`/\`yes\`）`,
     cannotOpenLogFile: (path, reason) => `无法打开日志文件 ${path}：${reason}`,
+  },
+
+  serve: {
+    terminalHint:
+      "zcode-acp-server 是一个 ACP 智能体：由编辑器（Zed、JetBrains、Neovim、Emacs 等）启动，并通过标准输入输出以 JSON-RPC 通信。要检查环境配置，请运行 `zcode-acp-server doctor`。正在等待 JSON-RPC 消息；按 `Ctrl-D` 退出。",
   },
 
   doctor: {
@@ -123,7 +130,7 @@ export const cli: typeof en = {
     },
     found: (path, how) => `${path}（${how}）`,
     cliFix:
-      "安装 ZCode CLI（或 ZCode 桌面应用），或者告诉桥接程序它在哪里：\n" +
+      "安装 ZCode 桌面应用或 CLI（https://zcode.z.ai），或者告诉桥接程序它在哪里：\n" +
       "  在编辑器为本智能体配置的环境变量（`env`）中设置 ZCODE_BIN=/path/to/zcode，或加上参数 --zcode-bin /path/to/zcode",
     nodeFix: "安装 Node.js 22 或更高版本，或设置 ZCODE_NODE=/path/to/node（也可用 --zcode-node）。",
     nodeVersion: (node, version) => `${node}（${version}）`,
@@ -143,9 +150,11 @@ export const cli: typeof en = {
 
     noHome: "无法判断：HOME 未设置（或不是绝对路径）",
     noHomeFix: "在编辑器为本智能体配置的环境变量（`env`）中，把 HOME 设为你的主目录。",
-    signedIn: (path) => `${path} 已存在`,
+    signedInPlan: (plans, path) => `已登录 ${plans}（GLM Coding Plan，见 ${path}）`,
+    signedInKey: (providers, path) => `已配置 ${providers} 的 API 密钥（见 ${path}）；没有 GLM Coding Plan，因此 /quota 无内容可显示`,
+    noKeyIn: (path) => `${path} 中没有已启用且配置了 API 密钥的供应商`,
     notSignedIn: (path) => `未找到 ${path}`,
-    signInFix: "打开 ZCode 应用（或在终端运行 `zcode`）并登录一次。",
+    signInFix: "打开 ZCode 应用（或在终端运行 `zcode`），登录 GLM Coding Plan，或添加某个供应商的 API 密钥（设置 → 模型）。",
   },
 
   upgrade: {
@@ -173,6 +182,12 @@ export const cli: typeof en = {
     cannotReplace: (target, reason) => `无法替换 ${target}：${reason}`,
     replacedBadVersion: (target, printed) => `${target} 已被替换，但它的 --version 输出为 ${printed}`,
     upgraded: (target, from, to) => `已升级 ${target}：${from} -> ${to}`,
+    downgraded: (target, from, to) => `已降级 ${target}：${from} -> ${to}`,
+    progress: (received, total, percent) =>
+      `  ${received}${total ? ` / ${total}` : ""} MB${percent !== undefined ? `（${percent}%）` : ""}`,
+    probeTimedOut: (asset, seconds) => `下载的 ${asset} 没有在 ${seconds} 秒内响应 --version（已被终止）；未安装任何内容`,
+    downloadTooBig: (url, mib) => `${url} 超过 ${mib} MiB，远大于一个发行版；未安装任何内容`,
+    extractTooBig: (mib) => `压缩包解压后超过 ${mib} MiB，远大于一个发行版；已停止解压，未安装任何内容`,
     downloadFailed: (url, reason) => `下载 ${url} 失败：${reason}`,
     notFound: (url) => `${url} 不存在（404）：这个版本是否发布了本平台的构建？`,
     httpFailed: (url, status) => `下载 ${url} 失败：HTTP ${status}`,

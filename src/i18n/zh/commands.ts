@@ -1,9 +1,17 @@
 import type { commands as en } from "../en/commands.ts";
 
-// Terms, kept the same across the table: session 会话, turn 回合, checkpoint
-// 检查点, fork 分叉, rewind 回退, goal 目标, compact 压缩上下文, mode 模式,
-// model 模型, thought level 思考强度, steer 追加指令. Command names, their
-// keywords (replace, clear, …), ids and values stay as typed, in code spans.
+// Terms, kept the same across the table, in the ZCode app's own words (its
+// CLI's apps/zcode-cli/packages/i18n/src/locales/zh-CN.ts and the desktop's
+// packages/ui/src/i18n/locales/zh-CN.ts):
+//   session 会话 (desktop), turn 回合 (CLI), checkpoint stays "checkpoint"
+//   (CLI), fork 派生 (CLI: 派生新 session), goal 目标 (CLI), compact 压缩上下文
+//   (CLI), mode 模式, model 模型, provider 供应商, tokens Token, thought level
+//   推理强度 (desktop), steer 引导 (desktop), modes: plan 计划模式, build
+//   变更前确认, edit 自动编辑, yolo 完全访问, guarded 自主模式 (desktop).
+//   ZCode has no zh word for: rewind (回退 here; its CLI says 恢复 workspace
+//   文件), auto mode (自动 here), permission options (bridge.permission).
+// Command names, their keywords (replace, clear, …), ids and values stay as
+// typed, in code spans.
 
 export const commands: typeof en = {
   usage: (usage) => `用法：\`${usage}\``,
@@ -12,10 +20,10 @@ export const commands: typeof en = {
   rejected: (name, message) => `ZCode 拒绝了 \`/${name}\`：${message}`,
 
   fork: {
-    description: "将当前对话分叉为新会话（从最新的检查点开始）",
-    noCheckpoint: "暂时无法分叉：此会话还没有检查点。每个回合完成时都会创建一个检查点。",
+    description: "从当前对话派生一个新会话（从最新的 checkpoint 开始）",
+    noCheckpoint: "暂时无法派生：此会话还没有 checkpoint。每个回合完成时都会创建一个 checkpoint。",
     forked: (idCode, title) =>
-      `已将当前对话分叉为新会话 ${idCode}：${title ? `“${title}”` : "（无标题）"}。\n\n` +
+      `已从当前对话派生新会话 ${idCode}：${title ? `“${title}”` : "（无标题）"}。\n\n` +
       "新会话已在会话列表中，打开它即可从这里继续。当前会话保持不变。",
   },
 
@@ -28,10 +36,10 @@ export const commands: typeof en = {
     unsafeLine: (pathCode, why) => `- ${pathCode}：${why}`,
     unsafeReason: {
       external_modified: "该回合之后被修改过（由你或其他程序）",
-      checkpoint_missing: "检查点缺失",
-      checkpoint_unreadable: "检查点无法读取",
+      checkpoint_missing: "checkpoint 缺失",
+      checkpoint_unreadable: "checkpoint 无法读取",
       file_read_failed: "文件无法读取",
-      unsupported_checkpoint: "检查点类型 ZCode 无法恢复",
+      unsupported_checkpoint: "checkpoint 的类型 ZCode 无法恢复",
       bash_ignored: "由终端命令修改，ZCode 不跟踪此类更改",
     },
     unsafeOther: (reason) => `无法恢复（${reason}）`,
@@ -39,18 +47,18 @@ export const commands: typeof en = {
     noFiles: "没有可回退的内容：上一个回合没有更改文件，或其更改已被撤销。`/rewind <新提示>` 可替换上一条提示。",
     noPrompt: "没有可回退的内容：这里没有可替换的提示（还没有回合，或有回合正在运行）。",
     blocked: "未做任何更改：上一个回合的文件无法安全恢复，因此 ZCode 没有替换提示：",
-    promptNeedsV4: (version) => `\`/rewind <新提示>\` 需要 ZCode CLI 0.16.5 或更新版本（当前为 ${version}）。在此版本中，单独的 \`/rewind\` 会将对话回退到最新的检查点。`,
+    promptNeedsV4: (version) => `\`/rewind <新提示>\` 需要 ZCode CLI 0.16.5 或更新版本（当前为 ${version}）。在此版本中，单独的 \`/rewind\` 会将对话回退到最新的 checkpoint。`,
     rerunning: "已回退上一个回合（文件和对话）。正在运行新提示：",
     rewound: (checkpointCode, removed, revision) =>
-      `已回退到最新的检查点${checkpointCode ? ` ${checkpointCode}` : ""}：` +
-      (removed === undefined ? "删除了该检查点之后的消息" : `删除了 ${removed} 条消息`) +
+      `已回退到最新的 checkpoint${checkpointCode ? ` ${checkpointCode}` : ""}：` +
+      (removed === undefined ? "删除了该 checkpoint 之后的消息" : `删除了 ${removed} 条消息`) +
       "。" +
       (revision === undefined ? "" : `会话版本号现为 ${revision}。`),
     conflict: (expectedRevision) =>
       "未回退任何内容：准备回退期间会话发生了变化" +
       (expectedRevision === undefined ? "" : `（当时的版本号为 ${expectedRevision}）`) +
       "。请再次运行 `/rewind` 以回退当前状态。",
-    noCheckpoint: "没有可回退的内容：此会话还没有检查点。每个回合完成时都会创建一个检查点。",
+    noCheckpoint: "没有可回退的内容：此会话还没有 checkpoint。每个回合完成时都会创建一个 checkpoint。",
   },
 
   goal: {
@@ -81,11 +89,11 @@ export const commands: typeof en = {
   },
 
   steer: {
-    description: "向正在进行的回合追加指令，不会中断它",
+    description: "引导正在进行的回合：补充指令，不会中断它",
     hint: "<指令>",
-    needsText: "`/steer` 需要给出要追加到当前回合的指令。",
-    noTurn: "当前没有正在进行的回合，无法追加指令。请把这段内容作为普通消息发送：",
-    steering: "已向正在进行的回合追加以下指令：",
+    needsText: "`/steer` 需要给出用来引导当前回合的指令。",
+    noTurn: "当前没有正在进行的回合，无法引导。请把这段内容作为普通消息发送：",
+    steering: "已用以下指令引导正在进行的回合：",
     startedNew: "该回合刚刚结束，因此 ZCode 将其作为新回合运行：",
     fellBackStopped: "此引导未送达该回合：回合已先被停止。ZCode 将其保留在队列中，不会自行运行；如仍需要，请将其作为提示重新发送。",
     fellBackNoBoundary: "此引导无法并入正在运行的回合（没有剩余步骤可以接收）；ZCode 会在本回合之后将其作为单独的回合运行。",
@@ -107,9 +115,9 @@ export const commands: typeof en = {
   },
 
   thought: {
-    description: "设置模型的思考强度（可选级别取决于当前模型）；不带参数时列出可选级别",
+    description: "设置模型的推理强度（可选级别取决于当前模型）；不带参数时列出可选级别",
     hint: "<级别>",
-    noun: "思考强度",
+    noun: "推理强度",
   },
 
   model: {
@@ -121,10 +129,10 @@ export const commands: typeof en = {
     unavailable: (reason) => `不可用：${reason}`,
     notes: (notes) => `（${notes.join("，")}）`,
     listHead: (label, valueCode, thoughtCode) =>
-      `当前模型：${label}（${valueCode}）${thoughtCode ? `，思考强度 ${thoughtCode}` : ""}。`,
+      `当前模型：${label}（${valueCode}）${thoughtCode ? `，推理强度 ${thoughtCode}` : ""}。`,
     listFoot: "使用 `/model <名称或 ID>` 切换（不区分大小写；只要某个名称开头只对应一个模型，输入开头即可）。",
     already: (model) => `已经在使用 ${model}。`,
-    set: (model, thoughtCode) => `已切换到模型 ${model}${thoughtCode ? `；思考强度 ${thoughtCode}` : ""}。`,
+    set: (model, thoughtCode) => `已切换到模型 ${model}${thoughtCode ? `；推理强度 ${thoughtCode}` : ""}。`,
   },
 
   help: {

@@ -1,7 +1,7 @@
 import type { errors as en } from "../en/errors.ts";
 
 const HOW_TO_POINT_AT_ZCODE =
-  "请安装 ZCode 应用或 CLI，或将 ZCODE_BIN（或 --zcode-bin）设为 `zcode` 可执行文件或它的 `zcode.cjs` 入口。" +
+  "请安装 ZCode 应用或 CLI（https://zcode.z.ai），或将 ZCODE_BIN（或 --zcode-bin）设为 `zcode` 可执行文件或它的 `zcode.cjs` 入口。" +
   "运行 `zcode-acp-server doctor` 可查看找到了什么。";
 
 const NODE_FIX = "请安装 Node.js 22 或更新版本，或将 ZCODE_NODE（--zcode-node）设为它的路径。";
@@ -41,20 +41,21 @@ export const errors: typeof en = {
   unsupportedContent: (type) => `不支持的提示内容类型：${type}`,
   attachmentDirNotPrivate: (dir) => `附件目录 ${dir} 不是当前用户私有的；请删除它后重试`,
 
+  unknownAuthMethod: (id, methods) => `未知的认证方式 \`${id}\`；此智能体提供：${ids(methods)}`,
   cwdNotAbsolute: (cwd) => `\`cwd\` 必须是绝对路径，收到的是 \`${cwd}\``,
   invalidCursor: "分页游标无效",
-  noOption: (key) => `此会话没有${key === "mode" ? "模式" : "思考级别"}选项`,
-  notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "思考级别"}；可选：${ids(choices)}`,
+  noOption: (key) => `此会话没有${key === "mode" ? "模式" : "推理强度"}选项`,
+  notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "推理强度"}；可选：${ids(choices)}`,
   notAModel: (value, choices) => `\`${value}\` 不是 ZCode 在此提供的模型；可选：${ids(choices) || "无"}`,
   optionTakesListed: (configId) => `选项 \`${configId}\` 只接受其列出的值之一`,
   unknownOption: (configId) => `未知的配置选项 \`${configId}\``,
   modelRefused: (wanted, reason, keeps) => `ZCode 没有切换到 ${wanted}：${reason}。${keeps ? `会话仍使用 ${keeps}。` : ""}`,
   configuredModel: (why) => `--model / ZCODE_ACP_MODEL 设定的模型：${why} 请在编辑器中此智能体的设置里修改。`,
 
-  providerUnreadable: "zcode-acp-server 无法识别 ZCode 询问的服务商。",
+  providerUnreadable: "zcode-acp-server 无法识别 ZCode 询问的供应商。",
   cannotSign: (why) =>
     `zcode-acp-server 无法为这次模型请求提供凭据：${why}。` +
-    "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的服务商的模型，然后重试。",
+    "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的供应商的模型，然后重试。",
   noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
   providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
   keyRefused: (providerId) => `供应商拒绝了 ZCode 应用为 ${providerId} 保存的 API 密钥；请在 ZCode 应用中重新登录该套餐`,
@@ -65,6 +66,10 @@ export const errors: typeof en = {
     `ZCode CLI ${ended(e.signal, e.code)}` +
     `${e.method ? `（当时 ${e.method} 请求尚未完成）` : ""}` +
     (e.stderrTail.length ? `；它最后输出到 stderr 的内容：\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}` : "（它没有向 stderr 输出任何内容）"),
+  builtinProviderConfigMissing: (variable) =>
+    "ZCode 桌面应用自带的 CLI 找不到它的内置供应商配置（`zcode-builtin.json`），这个文件通常由应用传给它。" +
+    `请在编辑器为本智能体配置的环境变量中把 ${variable} 设为该文件（它随应用一起安装，位于 CLI 旁边的 \`provider/zcode-builtin.json\` 或 \`../config/provider/zcode-builtin.json\`），` +
+    "或者更新 ZCode 应用，或将 ZCODE_BIN 指向独立安装的 `zcode` CLI。运行 `zcode-acp-server doctor` 可查看找到了什么。",
   timeout: (method, seconds) => `ZCode CLI 没有在 ${seconds} 秒内响应 ${method}`,
   notRunning: (method) => `ZCode CLI 未在运行（${method}）`,
   connectionClosed: "与 ZCode 的连接已关闭",

@@ -1,6 +1,6 @@
 import type { quota as en } from "../en/quota.ts";
 
-// 额度 for quota, 用量 for usage, 重置 for a window's reset, 服务商 for a
+// 额度 for quota, 用量 for usage, 重置 for a window's reset, 供应商 for a
 // provider (the ZCode app's Settings → Models page lists them).
 
 const UNITS = { minute: "分钟", hour: "小时", day: "天", week: "周" } as const;
@@ -22,7 +22,7 @@ export const quota: typeof en = {
     underAMinute: "不到 1 分钟",
   },
   notSignedIn:
-    "未登录：ZCode 应用中没有 GLM Coding Plan 的登录信息（`~/.zcode/v2/config.json` 中没有已启用且带 API 密钥的 Z.ai 或 BigModel 服务商）。请先在 ZCode 应用中登录你的套餐（设置 → 模型），再运行 `/quota`。",
+    "未登录：ZCode 应用中没有 GLM Coding Plan 的登录信息（`~/.zcode/v2/config.json` 中没有已启用且带 API 密钥的 Z.ai 或 BigModel 供应商）。请先在 ZCode 应用中登录你的套餐（设置 → 模型），再运行 `/quota`。",
   badOverride:
     "已设置 `ZCODE_ACP_QUOTA_URL`，但它不是 `http://` 或 `https://` 地址，因此 `/quota` 没有发出任何请求。请在编辑器的智能体配置中修正或删除它。",
   authError: (provider) =>
@@ -35,5 +35,6 @@ export const quota: typeof en = {
     http: (status) => `额度服务返回了 HTTP ${status}`,
     refused: (code) => (code === undefined ? "额度服务拒绝了该请求" : `额度服务拒绝了该请求（错误码 ${code}）`),
     unreadable: "无法解析额度服务的响应",
+    tooLarge: (kib) => `额度服务的响应超过 ${kib} KB，远大于正常的额度信息，因此未读取`,
   },
 };

@@ -153,6 +153,32 @@ describe("titles", () => {
     expect(r.updated_at).toBe(T0 + 2_000);
   });
 
+  test("after a title over 200,000 characters, the next title still becomes the search text", async () => {
+    const { history, app, setNow } = setup();
+    await history.sessionCreated({ sessionId: "sess_huge", cwd: CWD });
+    setNow(T0 + 1_000);
+    await history.titleKnown("sess_huge", "y".repeat(200_001));
+    let r = row(app, "sess_huge")!;
+    expect(r.title.length).toBeLessThanOrEqual(500);
+    expect(r.searchable_text).toBe(r.title);
+    setNow(T0 + 2_000);
+    await history.titleKnown("sess_huge", "Short title");
+    r = row(app, "sess_huge")!;
+    expect(r.title).toBe("Short title");
+    expect(r.searchable_text).toBe("Short title");
+    expect(appSearch(app, CWD, "short title")).toEqual(["sess_huge"]);
+  });
+
+  test("a row an older bridge wrote with a huge title (search text cut) takes the next title's search text", async () => {
+    const { history, app, setNow } = setup();
+    await history.sessionCreated({ sessionId: "sess_old", cwd: CWD });
+    const huge = "z".repeat(200_001);
+    app.query("UPDATE tasks SET title = ?, searchable_text = ? WHERE task_id = 'sess_old'").run(huge, huge.slice(0, 200_000));
+    setNow(T0 + 1_000);
+    await history.titleKnown("sess_old", "Short title");
+    expect(row(app, "sess_old")!.searchable_text).toBe("Short title");
+  });
+
   test("a title the user renamed in the app is never overwritten", async () => {
     const { history, app, setNow } = setup();
     await history.sessionCreated({ sessionId: "sess_r", cwd: CWD });
@@ -344,6 +370,18 @@ describe("a layout we do not know", () => {
 });
 
 describe("nothing ever throws out of the API", () => {
+  test("a FIFO in the database's place is not opened (SQLite would block on it): said once, nothing written", async () => {
+    const { db } = setup();
+    const fifo = join(db.dir, "fifo.sqlite");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const mem = memoryLogger();
+    const onFifo = AppHistory.open({}, { enabled: true, file: fifo, logger: mem.logger, retryDelaysMs: [] });
+    histories.push(onFifo);
+    await expect(onFifo.sessionCreated({ sessionId: "s", cwd: CWD })).resolves.toBeUndefined();
+    await expect(onFifo.titleKnown("s", "t")).resolves.toBeUndefined();
+    expect(mem.warns()).toEqual([expect.stringContaining("is not a regular file")]);
+  });
+
   test("bad arguments, a file that is not a database, a directory in its place", async () => {
     const { db, history, app } = setup();
     const calls: unknown[] = [

@@ -1,7 +1,7 @@
 // The values a session becomes in the app's table, without a database.
 
 import { describe, expect, test } from "bun:test";
-import { appMode, modelPickerValue, SEARCH_TEXT_MAX_CHARS, taskRow } from "../../../src/app-history/task-row.ts";
+import { appMode, appTitle, modelPickerValue, TITLE_MAX_CHARS, taskRow } from "../../../src/app-history/task-row.ts";
 import { tasksIndexPath } from "../../../src/app-history/tasks-index.ts";
 import { appMetaProblems } from "./app-db.ts";
 
@@ -30,9 +30,25 @@ describe("task rows", () => {
     expect(appMetaProblems(r.meta_json)).toEqual([]);
   });
 
-  test("the search text is capped where the app caps it", () => {
-    const r = taskRow({ sessionId: "s", cwd: "/p", title: "x".repeat(SEARCH_TEXT_MAX_CHARS + 10) }, 1)!;
-    expect(r.searchable_text.length).toBe(SEARCH_TEXT_MAX_CHARS);
+  test("a huge title is bounded before it reaches the row; the search text is the title", () => {
+    const r = taskRow({ sessionId: "s", cwd: "/p", title: "x".repeat(200_010) }, 1)!;
+    expect(r.title).toBe(`${"x".repeat(TITLE_MAX_CHARS - 1)}…`);
+    expect(r.searchable_text).toBe(r.title);
+    expect(JSON.parse(r.meta_json).title).toBe(r.title);
+  });
+
+  test("appTitle: trimmed, cut on a character boundary (never half a surrogate pair), short titles unchanged", () => {
+    expect(TITLE_MAX_CHARS).toBe(500);
+    expect(appTitle("  Fix it  ")).toBe("Fix it");
+    expect(appTitle(undefined)).toBe("");
+    const exact = "😀".repeat(TITLE_MAX_CHARS);
+    // 1000 UTF-16 units but 500 characters: kept whole.
+    expect(appTitle(exact)).toBe(exact);
+    const cut = appTitle(`a${"😀".repeat(TITLE_MAX_CHARS)}`);
+    expect(Array.from(cut)).toHaveLength(TITLE_MAX_CHARS);
+    expect(cut).toBe(`a${"😀".repeat(TITLE_MAX_CHARS - 2)}…`);
+    expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(cut)).toBe(false);
+    expect(appTitle(`${"a".repeat(TITLE_MAX_CHARS - 2)}  ${"b".repeat(10)}`)).toBe(`${"a".repeat(TITLE_MAX_CHARS - 2)}…`);
   });
 
   test("the app's index lives in ~/.zcode/v2", () => {

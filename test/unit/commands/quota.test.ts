@@ -43,7 +43,7 @@ const zai = (apiKey: string) => ({
 });
 
 describe("/quota", () => {
-  test("shows the card, sends the key as a bearer token, calls no ZCode method", async () => {
+  test("shows the card, sends the bare key in Authorization, calls no ZCode method", async () => {
     requests.length = 0;
     const r = await runCommand("/quota", {}, { env: env(zai("key-one")) });
     expect(r.calls).toEqual([]);
@@ -51,7 +51,7 @@ describe("/quota", () => {
     expect(r.said[0]).toStartWith("```text\nGLM Coding Plan · Max\n");
     expect(r.said[0]).toContain("5-hour  █████░░░░░░░░░░░░░░░   25% used");
     expect(r.said[0]).not.toContain("key-one");
-    expect(requests.map((q) => q.authorization)).toEqual(["Bearer key-one"]);
+    expect(requests.map((q) => q.authorization)).toEqual(["key-one"]);
   });
 
   test("the session's current model picks the provider", async () => {
@@ -65,7 +65,7 @@ describe("/quota", () => {
     expect(options.model?.current).toStartWith("builtin:zai-coding-plan/");
     await runCommand("/quota", {}, { env: e, options });
     await runCommand("/quota", {}, { env: { ...e, ZCODE_ACP_QUOTA_URL: `${e.ZCODE_ACP_QUOTA_URL}-2` }, options: {} });
-    expect(requests.map((q) => q.authorization)).toEqual(["Bearer zai-key", "Bearer bm-key"]);
+    expect(requests.map((q) => q.authorization)).toEqual(["zai-key", "bm-key"]);
   });
 
   test("a second /quota within 10 s is answered from the cache", async () => {

@@ -28,7 +28,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   "bridge.turn.retrying": [[WORDS, "2.0", 2, 3]],
   "bridge.autoCompact.notice": [
     ["150,000", "200,000", 75, "上下文窗口的 70%"],
-    ["150,000", "200,000", undefined, "120,000 词元"],
+    ["150,000", "200,000", undefined, "120,000 Token"],
   ],
   "bridge.autoCompact.percentThreshold": [[70]],
   "bridge.autoCompact.tokenThreshold": [["1", 1], ["120,000", 120_000]],
@@ -56,6 +56,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   "errors.emptyResource": [["file:///tmp/data.bin"]],
   "errors.attachmentDirNotPrivate": [["/tmp/zcode-acp-server-1000/attachments"]],
   "errors.cwdNotAbsolute": [["./work"]],
+  "errors.unknownAuthMethod": [["x1", ["zcode-app"]]],
   "errors.noOption": [["mode"], ["thought"]],
   "errors.notAChoice": [["ultra", "mode", ["plan", "build"]], ["ultra", "thought", ["low", "high"]]],
   "errors.notAModel": [["some-model", ["builtin:zai-coding-plan/GLM-5.3"]], ["some-model", []]],
@@ -100,8 +101,8 @@ function texts(area: string, table: unknown): Array<[string, string]> {
   return out;
 }
 
-/** Texts that are only data (a path and a version): no words to be Chinese. */
-const DATA_ONLY = new Set(["errors.nodeTried#0"]);
+/** Texts that are only data (a path and a version; a count of Token, ZCode's own word): no words to be Chinese. */
+const DATA_ONLY = new Set(["errors.nodeTried#0", "bridge.autoCompact.tokenThreshold#0", "bridge.autoCompact.tokenThreshold#1"]);
 
 const AREAS = { bridge: zh.bridge, tools: zh.tools, errors: zh.errors };
 const ALL = Object.entries(AREAS).flatMap(([name, table]) => texts(name, table));
@@ -139,7 +140,7 @@ describe("call sites read the table when they speak", () => {
     const opts = optionsFromSettings({ mode: { current: "plan" } } as never);
     const [mode] = configOptions(opts);
     expect(mode).toMatchObject({ name: "模式", description: zh.bridge.options.modeDescription });
-    expect((mode as { options: Array<{ name: string }> }).options[0]!.name).toBe("计划");
+    expect((mode as { options: Array<{ name: string }> }).options[0]!.name).toBe("计划模式");
     expect(planForm().title).toBe("计划审批");
     expect(questionsForm([]).other).toMatchObject({ title: "其他" });
   });

@@ -19,6 +19,11 @@ const NOT_CHINESE = new Set(["doctor.labels.path", "doctor.labels.zcodeCli", "do
 /** Arguments for the functions that need more than neutral strings; each list is one call. */
 const SAMPLES: Record<string, unknown[][]> = {
   "usage.unknownLogLevel": [["--log-level", "x1", ["x2", "x3"]]],
+  "usage.notAModeName": [["--mode", "x1", ["plan", "yolo"]]],
+  "usage.autoCompactTooLow": [
+    ["--auto-compact", "80", 10_000, "80%"],
+    ["--auto-compact", "5000", 10_000, undefined],
+  ],
   "doctor.failed": [[2]],
   "doctor.pathAhead": [
     ["/opt/x1/zcode-acp-server", true, "x2"],

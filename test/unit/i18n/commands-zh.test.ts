@@ -38,10 +38,10 @@ const SAMPLES: Record<string, unknown[][]> = {
     [false, undefined],
     [true, undefined],
   ],
-  "commands.setting.none": [["模式"], ["思考强度"]],
+  "commands.setting.none": [["模式"], ["推理强度"]],
   "commands.setting.list": [["模式", "`build`", ["`plan`", "`build`", "`yolo`"], "/mode <plan|build|yolo>"]],
   "commands.setting.unknown": [["模式", "`TURBO`"]],
-  "commands.setting.set": [["思考强度", "`low`"]],
+  "commands.setting.set": [["推理强度", "`low`"]],
   "commands.model.unavailable": [["当前套餐不包含"]],
   "commands.model.notes": [[["当前"]], [["当前", "已不再提供"]]],
   "commands.model.listHead": [["GLM-5.3", "`builtin:zai-coding-plan/GLM-5.3`", "`max`"], ["GLM-4.5-Air", "`builtin:zai-coding-plan/GLM-4.5-Air`", undefined]],
@@ -61,6 +61,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   "quota.reasons.timeout": [["0.3"]],
   "quota.reasons.http": [[500]],
   "quota.reasons.refused": [[1234], [undefined]],
+  "quota.reasons.tooLarge": [["256"]],
 };
 
 type Leaf = { path: string; value: unknown };
@@ -153,14 +154,14 @@ describe("the language is read when the menu is built and a command speaks, not 
     const r = await runCommand("/help", {}, { caps: CAPS_016(), version: "0.16.9" });
     const text = r.said.join("");
     expect(englishLeft(text)).toEqual([]);
-    expect(text).toContain("- `/steer <指令>` — 向正在进行的回合追加指令，不会中断它（ZCode CLI 0.16.9 不支持）");
+    expect(text).toContain("- `/steer <指令>` — 引导正在进行的回合：补充指令，不会中断它（ZCode CLI 0.16.9 不支持）");
     expect(text).toContain("- `/goal [目标 | replace <目标> | clear | pause | resume]` — ");
   });
 
   test("a usage line and a terminal-only reply in zh", async () => {
     setLanguage("zh");
     const steer = await runCommand("/steer", {});
-    expect(steer.said.join("")).toBe("`/steer` 需要给出要追加到当前回合的指令。\n\n用法：`/steer <指令>`");
+    expect(steer.said.join("")).toBe("`/steer` 需要给出用来引导当前回合的指令。\n\n用法：`/steer <指令>`");
     const login = await runCommand("/login", {});
     expect(login.said.join("")).toBe("`/login` 需要在 ZCode 终端应用中使用：请在终端中运行 `zcode`，然后在那里输入。");
     const effort = await runCommand("/effort high", {});

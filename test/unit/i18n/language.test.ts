@@ -1,7 +1,7 @@
 // Which language the bridge speaks: --lang / ZCODE_ACP_LANG (checked by the
 // CLI), else the ZCode app's setting, else the locale variables, else English.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { appLanguage, languageOf, localeLanguage, resolveLanguage } from "../../../src/i18n/language.ts";
@@ -44,6 +44,18 @@ describe("the ZCode app's setting", () => {
     expect(appLanguage(home("null"))).toBeUndefined();
     expect(appLanguage(home())).toBeUndefined();
     expect(appLanguage(undefined)).toBeUndefined();
+  });
+
+  test("a FIFO, /dev/zero or a file over 1 MiB in the setting's place is no answer, at once", () => {
+    const fifo = home();
+    mkdirSync(join(fifo, ".zcode/v2"), { recursive: true });
+    expect(Bun.spawnSync(["mkfifo", join(fifo, ".zcode/v2/setting.json")]).exitCode).toBe(0);
+    expect(appLanguage(fifo)).toBeUndefined();
+    const zero = home();
+    mkdirSync(join(zero, ".zcode/v2"), { recursive: true });
+    symlinkSync("/dev/zero", join(zero, ".zcode/v2/setting.json"));
+    expect(appLanguage(zero)).toBeUndefined();
+    expect(appLanguage(home(`{"locale":"zh-CN"}${" ".repeat(1024 * 1024)}`))).toBeUndefined();
   });
 });
 

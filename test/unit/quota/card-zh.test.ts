@@ -77,11 +77,12 @@ describe("the card in zh", () => {
       quotaReply({ kind: "auth_error" }, opts),
       quotaReply({ kind: "rate_limited" }, opts),
       ...(
-        [{ why: "timeout", ms: 8000 }, { why: "network" }, { why: "http", status: 502 }, { why: "refused", code: 1234 }, { why: "refused" }, { why: "unreadable" }] as const
+        [{ why: "timeout", ms: 8000 }, { why: "network" }, { why: "http", status: 502 }, { why: "refused", code: 1234 }, { why: "refused" }, { why: "unreadable" }, { why: "too_large", bytes: 262144 }] as const
       ).map((reason) => quotaReply({ kind: "unavailable", reason }, opts)),
     ];
     for (const r of replies) expect({ r, english: englishLeft(r) }).toEqual({ r, english: [] });
     expect(replies[2]).toBe("暂时无法获取额度信息：额度服务在 8 秒内没有响应。请稍后再运行 `/quota`。");
+    expect(replies.at(-1)).toBe("暂时无法获取额度信息：额度服务的响应超过 256 KB，远大于正常的额度信息，因此未读取。请稍后再运行 `/quota`。");
   });
 
   test("displayWidth: two cells for CJK and fullwidth punctuation, one for the rest", () => {

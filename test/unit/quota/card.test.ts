@@ -151,5 +151,8 @@ describe("quotaReply", () => {
     expect(un({ kind: "unavailable", reason: { why: "refused", code: 9 } })).toContain("declined the request (code 9)");
     expect(un({ kind: "unavailable", reason: { why: "refused" } })).toContain("declined the request.");
     expect(un({ kind: "unavailable", reason: { why: "unreadable" } })).toContain("answer could not be read");
+    expect(un({ kind: "unavailable", reason: { why: "too_large", bytes: 262144 } })).toBe(
+      "Quota information is unavailable right now: the quota service's answer was larger than 256 KB, far more than a quota answer, so it was not read. Try `/quota` again later.",
+    );
   });
 });

@@ -1,8 +1,9 @@
-// The quota request against a local HTTP server: what is sent, the timeout
-// (on the headers and on the body), redirects not followed, and failures as
+// The quota request against a local HTTP server: what is sent (the bare key,
+// then Bearer once if refused), the timeout (on the headers and on the body),
+// the size cap (decompressed), redirects not followed, and failures as
 // outcomes.
 import { afterAll, describe, expect, test } from "bun:test";
-import { QUOTA_TIMEOUT_MS, quotaTimeoutMs, requestQuota } from "../../../src/quota/client.ts";
+import { QUOTA_BODY_MAX_BYTES, QUOTA_TIMEOUT_MS, quotaTimeoutMs, requestQuota } from "../../../src/quota/client.ts";
 import type { QuotaTarget } from "../../../src/quota/target.ts";
 import { VERSION } from "../../../src/version.ts";
 
@@ -20,6 +21,9 @@ const OK_BODY = JSON.stringify({
   success: true,
   data: { level: "lite", limits: [{ type: "TOKENS_LIMIT", unit: 3, number: 5, usage: 100, currentValue: 40, remaining: 60 }] },
 });
+
+// 64 MiB of zeros, 64 KB on the wire.
+const GZIP_BOMB = Bun.gzipSync(new Uint8Array(64 * 1024 * 1024), { level: 9 });
 
 const server: ReturnType<typeof Bun.serve> = Bun.serve({
   hostname: "127.0.0.1",
@@ -46,6 +50,18 @@ const server: ReturnType<typeof Bun.serve> = Bun.serve({
         return Response.redirect(`http://127.0.0.1:${server.port}/steal`, 302);
       case "/steal":
         return new Response(OK_BODY);
+      case "/bearer-only":
+        // A service that only takes the Bearer form.
+        return req.headers.get("authorization") === `Bearer ${KEY}` ? new Response(OK_BODY) : new Response("Unauthorized", { status: 401 });
+      case "/refuse":
+        return new Response("Unauthorized", { status: 401 });
+      case "/refuse-200":
+        // Z.ai's own way of refusing a key: HTTP 200 and its own code.
+        return Response.json({ code: 401, msg: "token expired or incorrect", success: false });
+      case "/gzip-bomb":
+        return new Response(GZIP_BOMB, { headers: { "content-encoding": "gzip", "content-type": "application/json" } });
+      case "/endless":
+        return new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(64 * 1024).fill(32)) }));
       case "/429":
         return new Response("slow down", { status: 429 });
       default:
@@ -63,16 +79,53 @@ const target = (path: string): QuotaTarget => ({
 });
 
 describe("requestQuota", () => {
-  test("GET with the key as a bearer token, asking for JSON, naming the bridge", async () => {
+  test("GET with the bare key in Authorization (as Z.ai's own client sends it), asking for JSON, naming the bridge", async () => {
     seen.length = 0;
     const o = await requestQuota(target("/ok"));
     expect(o).toMatchObject({ kind: "ok", snapshot: { level: "lite", windows: [{ kind: "five_hour", usedPercent: 40 }] } });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.method).toBe("GET");
     expect(seen[0]!.path).toBe("/ok");
-    expect(seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(seen[0]!.headers.authorization).toBe(KEY);
     expect(seen[0]!.headers.accept).toBe("application/json");
     expect(seen[0]!.headers["user-agent"]).toBe(`zcode-acp-server/${VERSION}`);
+  });
+
+  test("a service that refuses the bare key with a 401 is asked once more with Bearer", async () => {
+    seen.length = 0;
+    const o = await requestQuota(target("/bearer-only"));
+    expect(o).toMatchObject({ kind: "ok", snapshot: { level: "lite" } });
+    expect(seen.map((s) => s.headers.authorization)).toEqual([KEY, `Bearer ${KEY}`]);
+  });
+
+  test("a key refused both ways is a sign-in problem, after exactly two requests", async () => {
+    for (const path of ["/refuse", "/refuse-200"]) {
+      seen.length = 0;
+      expect(await requestQuota(target(path))).toEqual({ kind: "auth_error" });
+      expect(seen.map((s) => s.headers.authorization)).toEqual([KEY, `Bearer ${KEY}`]);
+    }
+  });
+
+  test("no second request for anything but a refused key", async () => {
+    seen.length = 0;
+    await requestQuota(target("/429"));
+    await requestQuota(target("/missing"));
+    expect(seen.map((s) => s.headers.authorization)).toEqual([KEY, KEY]);
+  });
+
+  test("an answer larger than the cap once decompressed (a gzip bomb) is cut off and said so", async () => {
+    const o = await requestQuota(target("/gzip-bomb"), { timeoutMs: 20_000 });
+    expect(o).toEqual({ kind: "unavailable", reason: { why: "too_large", bytes: QUOTA_BODY_MAX_BYTES } });
+  });
+
+  test("an endless body is cut off at the cap, not at the timeout", async () => {
+    const o = await requestQuota(target("/endless"), { timeoutMs: 20_000, maxBodyBytes: 100_000 });
+    expect(o).toEqual({ kind: "unavailable", reason: { why: "too_large", bytes: 100_000 } });
+  });
+
+  test("an answer within the cap is read whole", async () => {
+    const o = await requestQuota(target("/ok"), { maxBodyBytes: OK_BODY.length });
+    expect(o.kind).toBe("ok");
   });
 
   test("a slow answer past the timeout is 'unavailable: timeout', soon after the timeout", async () => {

@@ -22,6 +22,17 @@ async function shown(f: Awaited<ReturnType<typeof subscribed>>): Promise<string>
   return f.editor.text();
 }
 
+
+/** CREATE_SETTINGS with a second model (two levels) the user can switch to. */
+const OPENROUTER = {
+  ref: { providerId: "openrouter", modelId: "z-ai/glm-5.3" },
+  label: "GLM-5.3 (OpenRouter)",
+  contextWindow: 128000,
+  reasoning: { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }], defaultLevel: "high" },
+  properties: {},
+};
+const TWO_MODELS = { ...CREATE_SETTINGS, model: { ...CREATE_SETTINGS.model, available: [GLM, OPENROUTER] } };
+
 describe("event intake", () => {
   test("events are applied in seq order, once, whatever order they arrive in", async () => {
     const f = await subscribed();
@@ -133,21 +144,24 @@ describe("activation", () => {
   });
 
   test("a resumed session that came back with another model gets the user's choice again", async () => {
-    const f = await fakeSession({ settings: settings(CREATE_SETTINGS) });
+    const f = await fakeSession({ settings: settings(TWO_MODELS) });
     const s = f.s;
-    s.modelChoice = { providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } };
+    await s.setModel("openrouter/z-ai/glm-5.3");
+    expect(s.modelChoice).toEqual({ providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } });
     f.zcode.exit();
-    f.zcode.answers["session/resume"] = { session: { sessionId: "s1" }, settings: CREATE_SETTINGS };
+    f.zcode.answers["session/resume"] = { session: { sessionId: "s1" }, settings: TWO_MODELS };
     await s.activationState.ensure();
     expect(f.zcode.calls.at(-1)).toEqual({ method: "session/setModel", params: { sessionId: "s1", model: s.modelChoice } });
   });
 
   test("no second setModel when the resumed model is the chosen one", async () => {
-    const f = await fakeSession({ settings: settings(CREATE_SETTINGS) });
+    const f = await fakeSession({ settings: settings(TWO_MODELS) });
     const s = f.s;
-    s.modelChoice = { providerId: GLM.ref.providerId, modelId: GLM.ref.modelId, options: { reasoningLevel: "max" } };
+    await s.setModel("openrouter/z-ai/glm-5.3");
     f.zcode.exit();
-    f.zcode.answers["session/resume"] = { session: { sessionId: "s1" }, settings: CREATE_SETTINGS };
+    f.zcode.calls.length = 0;
+    const current = { providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } };
+    f.zcode.answers["session/resume"] = { session: { sessionId: "s1" }, settings: { ...TWO_MODELS, model: { ...TWO_MODELS.model, current } } };
     await s.activationState.ensure();
     expect(f.zcode.methods()).toEqual(["session/resume"]);
   });
@@ -202,7 +216,19 @@ describe("activation", () => {
     const { session: moved } = await f.bridge.resume("s1", "/elsewhere", undefined);
     expect(moved).toBe(f.s);
     expect(f.s.cwd).toBe("/elsewhere");
-    expect(f.s.closed).toBe(false);
+    expect(f.s.isClosed).toBe(false);
+  });
+
+  test("the late exit of a replaced child leaves a turn running in the new one alone", async () => {
+    const f = await subscribed();
+    f.zcode.generation = 2; // child 1 was replaced; its exit is not handled yet
+    const answer = f.s.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
+    for (let i = 0; i < 100 && !f.zcode.methods().includes("session/send"); i++) await tick(1);
+    f.zcode.emit("turn.started");
+    f.zcode.reportExit(1);
+    expect(f.s.turnRunning()).toBe(true);
+    f.zcode.emit("turn.completed", { resultType: "success" });
+    expect((await answer).stopReason).toBe("end_turn");
   });
 
   test("opened from another directory while a turn runs: the turn goes on, untouched (only the client's cancel or close ends it)", async () => {
@@ -211,7 +237,7 @@ describe("activation", () => {
     for (let i = 0; i < 100 && !f.zcode.methods().includes("session/send"); i++) await tick(1);
     f.zcode.emit("turn.started");
     await f.bridge.load("s1", "/elsewhere", undefined);
-    expect(f.s.turn?.running).toBe(true);
+    expect(f.s.turnRunning()).toBe(true);
     expect(f.zcode.methods()).not.toContain("session/stop");
     f.zcode.emit("model.streaming", delta("still here"));
     f.zcode.emit("turn.completed", { resultType: "success" });

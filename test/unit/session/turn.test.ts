@@ -248,7 +248,7 @@ describe("a turn on the real wire", () => {
     t.zcode.emit("turn.started");
     t.turn.cancel();
     expect(await t.answer).toEqual({ stopReason: "cancelled" });
-    expect(t.s.needsIdleWait).toBe(true);
+    expect(t.s.idleWaitDue).toBe(true);
   });
 
   test("nothing of a turn reaches the editor after its answer", async () => {

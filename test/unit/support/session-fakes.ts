@@ -117,6 +117,11 @@ export class FakeZCode {
   exit(): void {
     const generation = this.generation;
     this.generation++;
+    this.reportExit(generation);
+  }
+
+  /** The exit of child `generation` is handled (late, when that child was replaced already). */
+  reportExit(generation: number): void {
     for (const cb of this.exitListeners) cb({ generation, code: null, signal: "SIGKILL", stderrTail: [] });
   }
 }

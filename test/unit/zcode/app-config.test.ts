@@ -1,7 +1,7 @@
 // The ZCode app's ~/.zcode/v2/config.json, read-only and best effort, in a
 // temporary HOME.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { appProviderFor, appProviders, readAppJson, zcodeAppDir, type AppProvider } from "../../../src/zcode/app-config.ts";
@@ -56,6 +56,15 @@ describe("appProviders", () => {
     expect(zcodeAppDir(env)).toBe(path.join(env.HOME, ".zcode", "v2"));
     expect(readAppJson(path.join(env.HOME, ".zcode", "v2", "config.json"))).toEqual({ a: 1 });
     expect(readAppJson(path.join(env.HOME, "missing.json"))).toBeUndefined();
+  });
+
+  test("a FIFO or /dev/zero in config.json's place is nothing configured, at once", () => {
+    const fifo = home();
+    expect(Bun.spawnSync(["mkfifo", path.join(fifo.HOME, ".zcode", "v2", "config.json")]).exitCode).toBe(0);
+    expect(appProviders(fifo)).toEqual([]);
+    const zero = home();
+    symlinkSync("/dev/zero", path.join(zero.HOME, ".zcode", "v2", "config.json"));
+    expect(appProviders(zero)).toEqual([]);
   });
 });
 

@@ -61,6 +61,21 @@ describe("scanCommands", () => {
     expect(scan(root, { plugin: true }).map((c) => c.name)).toEqual(["own"]);
   });
 
+  test("a link loop is followed once: no /loop:loop:… entries", () => {
+    const root = writeTree(tempDir(), { "own.md": "# Own\n", "git/commit.md": "# Commit\n" });
+    symlinkSync(".", join(root, "loop"));
+    symlinkSync("..", join(root, "git", "up"));
+    expect(scan(root).map((c) => c.name)).toEqual(["git:commit", "own"]);
+  });
+
+  test("two links to one directory: its commands are listed once, under the first name", () => {
+    const outside = writeTree(tempDir(), { "shared/x.md": "# X\n" });
+    const root = writeTree(tempDir(), {});
+    symlinkSync(join(outside, "shared"), join(root, "a"));
+    symlinkSync(join(outside, "shared"), join(root, "b"));
+    expect(scan(root).map((c) => c.name)).toEqual(["a:x"]);
+  });
+
   test("a missing root is nothing", () => {
     expect(scan(join(tempDir(), "missing"))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { discoveredCommands } from "../../../../src/commands/discovery/discover.ts";
 import { checkSessionUpdate } from "../../../support/schema.ts";
@@ -70,6 +70,30 @@ describe("discoveredCommands", () => {
     expect(list.find((c) => c.name === "shared")?.input).toEqual({ hint: "<topic>" });
     expect(list.find((c) => c.name === "pdf-tools")).toEqual({ name: "pdf-tools", description: "Fill and read PDF forms", input: { hint: "[task]" } });
     expect(checkSessionUpdate({ sessionUpdate: "available_commands_update", availableCommands: list })).toEqual([]);
+  });
+
+  test("FIFOs and devices in place of ZCode's files are skipped at once; the rest is listed", () => {
+    const f = fixture({ plugins: { enabledPlugins: { "git-tools@acme": true } } });
+    const mkfifo = (p: string) => expect(Bun.spawnSync(["mkfifo", p]).exitCode).toBe(0);
+    mkfifo(join(f.home, ".zcode/commands/fifo.md"));
+    mkfifo(join(f.ws, "zcode.json"));
+    mkdirSync(join(f.home, ".zcode/skills/piped"), { recursive: true });
+    mkfifo(join(f.home, ".zcode/skills/piped/SKILL.md"));
+    symlinkSync("/dev/zero", join(f.home, ".zcode/commands/zero.md"));
+    symlinkSync("/dev/zero", join(f.cwd, "zcode.json"));
+    expect(names(f)).toEqual(["review", "lint", "commit", "pdf-tools", "shared", "local", "deploy", "zcode-guide:zcode-configuration-guide", "git-tools:changelog"]);
+  });
+
+  test("a JSON file over 64 KiB (a long plugin list) is read whole, up to 1 MiB", () => {
+    const f = fixture({ plugins: { enabledPlugins: { "git-tools@acme": true } } });
+    const file = join(f.home, STORE, "installed_plugins.json");
+    const json = JSON.parse(readFileSync(file, "utf8"));
+    json.padding = "x".repeat(100 * 1024);
+    writeFileSync(file, JSON.stringify(json));
+    expect(names(f)).toContain("git-tools:changelog");
+    json.padding = "x".repeat(1024 * 1024);
+    writeFileSync(file, JSON.stringify(json));
+    expect(names(f)).not.toContain("git-tools:changelog");
   });
 
   test("plugins: off by default unless official content ones, switched by enabledPlugins, hidden when suppressed or all off", () => {
