@@ -49,7 +49,7 @@ export async function compactInBackground(s: Session, threshold: AutoCompact): P
   if (!compact) return;
   const pct = usage!.size > 0 ? Math.round((usage!.used * 100) / usage!.size) : undefined;
   const notice = t().bridge.autoCompact.notice(count(usage!.used), count(usage!.size), pct, describe(threshold));
-  s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${notice}_\n\n` } });
+  s.notice("info", notice);
   logger.info(`session ${s.id}: context ${usage!.used}/${usage!.size}, compacting`);
   await runCommandPrompt(s, compact.command, "", new AbortController().signal);
 }

@@ -11,6 +11,7 @@ import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
 import { invalidParams, sessionNotFound } from "../translate/errors.ts";
+import { clientFeatures } from "../translate/client-features.ts";
 import { InteractionRouter } from "./interaction-router.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
@@ -86,6 +87,7 @@ export class Bridge {
         ...opts.timings,
       },
       terminalOutput: () => editor.clientCapabilities._meta?.["terminal_output"] === true,
+      features: () => clientFeatures(editor.clientCapabilities),
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       ...(config.autoCompact ? { autoCompact: config.autoCompact } : {}),

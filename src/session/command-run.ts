@@ -40,6 +40,10 @@ function contextFor(s: Session, args: string, run?: Run): CommandContext {
     api: s.api,
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
+    features: s.features,
+    notice: async (level, text) => {
+      if (!run?.signal.aborted) s.notice(level, text);
+    },
     turnRunning: () => s.turn?.running === true,
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;

@@ -56,7 +56,7 @@ export async function waitIdle(s: Session, budgetMs: number, abandoned: () => bo
 export async function replayHistory(s: Session, snapshot: Snapshot): Promise<void> {
   const history = await s.withActive(() => s.api.messages(s.id));
   const todos = snapshot.todos;
-  const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
+  const updates = historyToUpdates(history.messages, { cwd: s.cwd, compaction: s.features.compaction, plans: s.features.plans, ...(todos ? { todos } : {}) });
   if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
   const usage = usageUpdate(snapshot.projection?.contextUsed ?? 0, snapshot.projection?.contextWindow ?? s.options.model?.contextWindow);
   if (usage) {

@@ -13,6 +13,7 @@ import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
 import { sessionNotFound } from "../translate/errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
+import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translate/client-features.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
 import { configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
@@ -32,6 +33,8 @@ export interface SessionDeps {
   env: Env;
   /** The client asked for Zed's terminal extension. */
   terminalOutput(): boolean;
+  /** What the client opted in to (notices, compaction, plans, …), read on every use. */
+  features(): ClientFeatures;
   /** Withdraws the session's open permission and question prompts. */
   withdrawInteractions(sessionId: string): void;
   /** The slash menu in `cwd` (depends on the running CLI and the user's skills there). */
@@ -136,6 +139,22 @@ export class Session implements IntakeOwner, ActivationOwner {
     if (this.closed) return;
     this.deps.sink.push(this.id, u);
     if (u.sessionUpdate === "session_info_update" && u.title) this.deps.titleKnown(this.id, u.title);
+  }
+
+  /** What the client opted in to. */
+  get features(): ClientFeatures {
+    return this.deps.features();
+  }
+
+  /**
+   * Something the bridge itself tells the user (a retry, a model gone, an
+   * auto-compaction): a `notice` for a client that takes them, else an agent
+   * message of its own, after which the model's text starts a new message.
+   */
+  notice(level: NoticeLevel, text: string): void {
+    const u = noticeUpdate(this.features, level, text);
+    if (u.sessionUpdate !== "notice") this.messageIds = {};
+    this.emit(u);
   }
 
   /** Resolves once everything emitted so far is on the wire. */
@@ -245,7 +264,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     const info = unavailableCurrent(this.options);
     if (!info || this.unavailableTold.has(info.value)) return;
     this.unavailableTold.add(info.value);
-    this.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: unavailableNotice(info) } });
+    this.notice("warning", unavailableNotice(info));
   }
 
   /** The user's model choice again, when the resumed session came back with another. */

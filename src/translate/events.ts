@@ -1,7 +1,8 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { SessionUpdated, TurnCompleted, TurnFailed, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
 import type { Todo } from "../zcode/schemas.ts";
-import { planEntries } from "./history.ts";
+import type { ClientFeatures } from "./client-features.ts";
+import { planEntries, planUpdate, TODO_PLAN_ID } from "./history.ts";
 import { optionUpdates, withCurrent, type SessionOptions } from "./options/options.ts";
 import type { ToolCallTracker } from "./tools/tracker.ts";
 
@@ -25,6 +26,8 @@ export interface EventState {
   lastPlanKey: string | undefined;
   /** The context figures of the last usage_update sent. */
   lastUsage: { used: number; size: number } | undefined;
+  /** What the client opted in to (plan_update instead of plan, …). */
+  readonly features: Pick<ClientFeatures, "plans">;
 }
 
 export interface EventContext {
@@ -37,6 +40,7 @@ export interface EventContext {
 type Handler<T extends ZCodeEventType> = (ctx: EventContext, e: Extract<ZCodeEvent, { type: T }>) => void;
 
 const TODO_TOOLS = /^todowrite$/i;
+const PLAN_APPROVAL_TOOLS = /^exitplanmode$/i;
 
 /** ZCode event type → what the editor is told. Types not listed consume their seq and nothing else. */
 const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
@@ -69,6 +73,13 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     if (todo && TODO_TOOLS.test(todo.name) && p.result?.success !== false) {
       const todos = todosOf(todo.input);
       if (todos) emitPlan(ctx, todos);
+    }
+    // An approved plan-mode plan: a Markdown plan of its own for a client that takes them.
+    if (todo && PLAN_APPROVAL_TOOLS.test(todo.name) && p.result?.success !== false && ctx.session.features.plans) {
+      const plan = (todo.input as { plan?: unknown } | undefined)?.plan;
+      if (typeof plan === "string" && plan.trim()) {
+        ctx.emit({ sessionUpdate: "plan_update", plan: { type: "markdown", planId: `plan-${p.toolCallId}`, content: plan } });
+      }
     }
   },
   "permission.resolved": (ctx, e) => {
@@ -150,11 +161,21 @@ function todosOf(input: unknown): Todo[] | undefined {
   return todos.filter((t): t is Todo => !!t && typeof t === "object" && typeof (t as Todo).content === "string");
 }
 
-/** Sends `plan` with the full list unless it equals the last one sent. */
+/**
+ * Sends the todo list (the full list, as ACP wants) unless it equals the
+ * last one sent: `plan_update` for a client that takes plans by id (an
+ * emptied list is `plan_removed`), else `plan`.
+ */
 export function emitPlan(ctx: { session: EventState; emit(u: SessionUpdate): void }, todos: readonly Todo[]): void {
   const entries = planEntries(todos);
   const key = JSON.stringify(entries);
   if (key === ctx.session.lastPlanKey) return;
+  const hadPlan = ctx.session.lastPlanKey !== undefined && ctx.session.lastPlanKey !== "[]";
   ctx.session.lastPlanKey = key;
-  ctx.emit({ sessionUpdate: "plan", entries });
+  if (!ctx.session.features.plans) return ctx.emit({ sessionUpdate: "plan", entries });
+  if (entries.length === 0) {
+    if (hadPlan) ctx.emit({ sessionUpdate: "plan_removed", planId: TODO_PLAN_ID });
+    return;
+  }
+  ctx.emit(planUpdate(entries));
 }

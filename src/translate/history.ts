@@ -3,7 +3,7 @@ import { t } from "../i18n/index.ts";
 import type { Message, MessageInfo, MessagePart, Todo } from "../zcode/schemas.ts";
 import { withoutReminders } from "./tools/format.ts";
 import { outcomeOfPart } from "./tools/outcome.ts";
-import { presentTool, resultContent, resultLocations, streamsOutput } from "./tools/presentation.ts";
+import { presentTool, rawResult, resultContent, resultLocations, streamsOutput } from "./tools/presentation.ts";
 
 // session/load replays the conversation from ZCode's session/messages. Tool
 // calls are replayed whole (one tool_call with the final status and content),
@@ -43,6 +43,14 @@ export function planEntries(todos: readonly Todo[]): PlanEntry[] {
     }));
 }
 
+/** The id of the session's todo list as a plan (there is one list per session). */
+export const TODO_PLAN_ID = "todos";
+
+/** The todo list as a `plan_update` (for a client that opted in to plans by id). */
+export function planUpdate(entries: PlanEntry[]): SessionUpdate {
+  return { sessionUpdate: "plan_update", plan: { type: "items", planId: TODO_PLAN_ID, entries } };
+}
+
 /** Semantics kinds that are the user's own words or the agent's answer; every other kind is ZCode's bookkeeping. */
 const SHOWN_KINDS = new Set(["user_prompt", "slash_command", "assistant_response"]);
 
@@ -59,24 +67,29 @@ function visible(info: MessageInfo): boolean {
 }
 
 function toolUpdate(part: Extract<MessagePart, { type: "tool" }>, cwd: string): SessionUpdate {
-  const input = part.state.input ?? {};
+  const known = part.state.input;
+  const input = known ?? {};
   const status = TOOL_STATUS[part.state.status] ?? "completed";
   const view = presentTool(part.tool, input, cwd);
   const finished = status === "completed" || status === "failed";
   const outcome = outcomeOfPart(streamsOutput(part.tool), part.state);
   const content = finished ? resultContent(part.tool, input, outcome, cwd) : view.content;
   const locations = finished ? resultLocations(part.tool, input, outcome, cwd) : view.locations;
-  return {
+  const u: SessionUpdate = {
     sessionUpdate: "tool_call",
     toolCallId: part.callId,
     title: view.title,
     kind: view.kind,
     status: finished && outcome.failed ? "failed" : status,
-    rawInput: input,
-    rawOutput: part.state.status === "error" ? { error: part.state.error ?? null } : (part.state.output ?? null),
     locations: locations.length > 0 ? locations : view.locations,
     content: content.length > 0 ? content : view.content,
   };
+  if (part.tool) u.name = part.tool;
+  if (known !== undefined) u.rawInput = known;
+  // The same rawOutput the live tool got (docs/raw-output.md).
+  const raw = finished ? rawResult(part.tool, input, outcome) : undefined;
+  if (raw !== undefined) u.rawOutput = raw;
+  return u;
 }
 
 function partsText(parts: readonly MessagePart[]): string {
@@ -87,17 +100,39 @@ function partsText(parts: readonly MessagePart[]): string {
 }
 
 /**
+ * The summary text of a compaction's message ("" when it has none), or
+ * undefined for any other message.
+ */
+export function compactionSummary(m: Message): string | undefined {
+  if (m.info.semantics?.kind !== "compact_summary") return undefined;
+  return withoutReminders(partsText(m.parts)).trim();
+}
+
+/**
  * The updates that replay a conversation: user and agent messages, thoughts
  * (each with the message id), tool calls with their outcome, a compaction
  * summary as one agent message, and the plan last.
  */
-export function historyToUpdates(messages: readonly Message[], opts: { cwd: string; todos?: readonly Todo[] | null }): SessionUpdate[] {
+export function historyToUpdates(
+  messages: readonly Message[],
+  opts: { cwd: string; todos?: readonly Todo[] | null; compaction?: boolean; plans?: boolean },
+): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   for (const m of messages) {
     const messageId = m.info.messageId;
     const idField = messageId ? { messageId } : {};
-    if (m.info.semantics?.kind === "compact_summary") {
-      const text = withoutReminders(partsText(m.parts)).trim();
+    const text = compactionSummary(m);
+    if (text !== undefined && opts.compaction) {
+      // A client that takes compactions gets the entity, its summary attached.
+      out.push({
+        sessionUpdate: "compaction_update",
+        compactionId: messageId ?? `compaction-${out.length}`,
+        status: "completed",
+        ...(text ? { summary: [{ type: "text", text }] } : {}),
+      });
+      continue;
+    }
+    if (text !== undefined) {
       out.push({
         sessionUpdate: "agent_message_chunk",
         ...idField,
@@ -121,6 +156,6 @@ export function historyToUpdates(messages: readonly Message[], opts: { cwd: stri
     }
   }
   const entries = planEntries(opts.todos ?? []);
-  if (entries.length > 0) out.push({ sessionUpdate: "plan", entries });
+  if (entries.length > 0) out.push(opts.plans ? planUpdate(entries) : { sessionUpdate: "plan", entries });
   return out;
 }

@@ -150,6 +150,11 @@ export class ZCodeApi {
     return this.call("session/read", { sessionId, messageLimit: 1 }, SnapshotSchema);
   }
 
+  /** The last `limit` messages only (a compaction's summary), without the whole transcript. */
+  lastMessages(sessionId: string, limit: number): Promise<MessagesResult> {
+    return this.call("session/read", { sessionId, messageLimit: limit }, MessagesResultSchema);
+  }
+
   messages(sessionId: string): Promise<MessagesResult> {
     return this.call("session/messages", { sessionId }, MessagesResultSchema);
   }

@@ -19,8 +19,9 @@ function ev(type: string, payload: unknown): ZCodeEvent {
   return r.event;
 }
 
-function session(withSettings = true): EventState {
+function session(withSettings = true, plans = false): EventState {
   return {
+    features: { plans },
     options: withSettings ? optionsFromSettings(settings(CREATE_SETTINGS)) : {},
     title: undefined,
     tracker: new ToolCallTracker({ cwd: CWD, terminalOutput: false }),
