@@ -17,7 +17,8 @@ export function initializeResult(): acp.InitializeResponse {
       loadSession: true,
       // Images and files go to ZCode as attachments; ZCode has no audio input.
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
+      // delete is ACP session/delete: the one request that deletes a conversation.
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
       // The transports ZCode's session/create accepts besides stdio.
       mcpCapabilities: { http: true, sse: true },
     },

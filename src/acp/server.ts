@@ -153,6 +153,7 @@ class AcpAgent {
       .onRequest(m.session.resume, this.handle(async (p) => this.resumeSession(p)))
       .onRequest(m.session.list, this.handle(async (p) => this.listSessions(p)))
       .onRequest(m.session.close, this.handle(async (p) => this.closeSession(p)))
+      .onRequest(m.session.delete, this.handle(async (p) => this.deleteSession(p)))
       .onRequest(m.session.fork, this.handle(async (p) => this.forkSession(p)))
       .onRequest(m.session.prompt, this.handle(async (p, ctx) => this.bridge.session(p.sessionId).prompt(p.prompt, ctx.signal)))
       .onRequest(m.session.setMode, this.handle(async (p) => this.setMode(p)))
@@ -214,6 +215,12 @@ class AcpAgent {
 
   private async closeSession(p: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
     await this.bridge.close(p.sessionId);
+    return {};
+  }
+
+  /** The only request that deletes a conversation (ZCode's and the app's history row). */
+  private async deleteSession(p: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
+    await this.bridge.delete(p.sessionId);
     return {};
   }
 

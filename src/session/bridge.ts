@@ -22,6 +22,9 @@ import { UpdateSink } from "./update-sink.ts";
 
 const logger = log.withTag("bridge");
 
+/** How many of ZCode's sessions are searched for the workspace of one to delete that is not open here. */
+const DELETE_LOOKUP_LIMIT = 1000;
+
 /**
  * The api over `conn` (a child the CLI may have started already), or over a
  * new, not yet started one; --request-timeout applies to every method.
@@ -242,6 +245,35 @@ export class Bridge {
 
   list(cwd: string | undefined): Promise<ListResult> {
     return this.api.list(cwd ? { workspace: cwd } : {});
+  }
+
+  /**
+   * ACP session/delete, the one path that deletes a conversation: a running
+   * turn is ended first, then ZCode deletes the session (it must be live
+   * there: one not open here is resumed in the workspace ZCode lists it
+   * under), then the app's history row is marked deleted and we forget it.
+   */
+  async delete(id: string): Promise<void> {
+    const open = this.sessions.get(id);
+    let deleted: boolean;
+    if (open && !open.closed) {
+      await open.cancel("close");
+      deleted = await open.withActive(() => this.api.deleteSession(id));
+    } else {
+      const info = await this.conn.start();
+      const listed = (await this.api.list({ limit: DELETE_LOOKUP_LIMIT })).sessions.find((x) => x.sessionId === id);
+      if (!listed?.workspace) throw sessionNotFound(id);
+      await this.api.resume({ sessionId: id, workspace: listed.workspace });
+      logger.debug(`resumed ${id} (generation ${info.generation}) to delete it`);
+      deleted = await this.api.deleteSession(id);
+    }
+    if (!deleted) throw new Error(`ZCode did not delete session ${id}`);
+    await this.appHistory.sessionDeleted(id);
+    if (open) {
+      await open.close();
+      this.forget(id);
+    }
+    logger.info(`deleted session ${id} at the editor's request`);
   }
 
   /** ACP session/close: our side forgets it; the conversation stays in ZCode. */

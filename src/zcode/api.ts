@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { CliCapabilities } from "./capabilities.ts";
 import type { ZCodeConnection } from "./connection.ts";
 import {
+  CloseResultSchema,
   CompactResultSchema,
   EmptyResultSchema,
   ForkResultSchema,
@@ -180,8 +181,15 @@ export class ZCodeApi {
     await this.call("session/stop", { sessionId }, EmptyResultSchema);
   }
 
-  // There is deliberately no close(): ZCode's own close method deletes the
-  // user's conversation. Nothing an editor does may send it.
+  /**
+   * Deletes the user's conversation: ZCode's own `session/close` removes it
+   * (it publishes session.removed; 0.16.9). The session must be live in the
+   * child. Only ACP session/delete may call this; ACP session/close never does.
+   */
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const r = await this.call("session/close", { sessionId }, CloseResultSchema);
+    return r.closed !== false;
+  }
 
   fork(p: { sessionId: string; target: HistoryTarget }): Promise<ForkResult> {
     return this.call("session/fork", { sessionId: p.sessionId, target: p.target }, ForkResultSchema);

@@ -1,0 +1,217 @@
+// Today's ACP (issue 21): every client gets clean tool calls (rawInput only
+// once known, rawOutput what a person reads, ZCode's tool name); a client
+// that opts in gets notices, compaction entities and plans by id, and any
+// client may delete a session. A client that does not opt in sees what it
+// saw before, minus the noise. Every message is checked against the SDK's
+// schema (the unstable one for unstable-only update kinds) by the harness.
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, withBridge, type Harness } from "../support/acp-harness.ts";
+
+/** Everything issue 21 lets a client opt in to. */
+const OPTED_IN = {
+  session: { notices: {}, compaction: {}, configOptions: { boolean: {} } },
+  plan: {},
+} as acp.ClientCapabilities;
+
+const NEW_KINDS = ["notice", "compaction_update", "compaction_summary_chunk", "plan_update", "plan_removed"];
+
+function kindsSent(h: Harness, sessionId: string): Set<string> {
+  return new Set(h.updates(sessionId).map((u) => u.sessionUpdate));
+}
+
+function toolCalls(h: Harness, sessionId: string) {
+  return h.updatesOfKind(sessionId, "tool_call");
+}
+
+function toolUpdates(h: Harness, sessionId: string, toolCallId: string) {
+  return h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === toolCallId);
+}
+
+test("raw output, every client: no rawInput {}, rawOutput is text a person reads, the tool's name on tool_call", async () => {
+  for (const clientCapabilities of [{}, OPTED_IN]) {
+    await withBridge({ clientCapabilities }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
+      const calls = toolCalls(h, sessionId);
+      expect(calls.length).toBeGreaterThan(1);
+      for (const c of calls) {
+        // Never an empty placeholder: the input is sent once ZCode gives it.
+        expect(c.rawInput).not.toEqual({});
+        expect(typeof c.name).toBe("string");
+        for (const u of toolUpdates(h, sessionId, c.toolCallId)) {
+          if (u.rawInput !== undefined) expect(u.rawInput).not.toEqual({});
+          // rawOutput is a string or absent: never ZCode's result object (perf, budgets, display).
+          if (u.rawOutput !== undefined) expect(typeof u.rawOutput).toBe("string");
+        }
+      }
+      if (clientCapabilities !== OPTED_IN) for (const k of NEW_KINDS) expect(kindsSent(h, sessionId).has(k)).toBe(false);
+    });
+  }
+});
+
+test("a denied tool: rawOutput and content say Denied, never ZCode's words to the model", async () => {
+  const deny: (r: acp.RequestPermissionRequest) => acp.RequestPermissionResponse = (r) => {
+    const reject = r.options.find((o) => o.kind === "reject_once")!;
+    return { outcome: { outcome: "selected", optionId: reject.optionId } };
+  };
+  await withBridge({ onPermission: deny }, async (h) => {
+    const { sessionId } = await h.newSession();
+    await h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "mode", value: "build" });
+    expect((await h.prompt(sessionId, "#scenario:permission")).stopReason).toBe("end_turn");
+    const call = toolCalls(h, sessionId)[0]!;
+    const last = toolUpdates(h, sessionId, call.toolCallId).at(-1)!;
+    expect(last.status).toBe("failed");
+    expect(last.rawOutput).toBe("Denied");
+    const all = JSON.stringify(h.updates(sessionId));
+    expect(all).not.toContain("STOP what you are doing");
+  });
+});
+
+test("plan approval and todos: the plan once; plan_update (items and Markdown) only for a client with the plan capability", async () => {
+  for (const clientCapabilities of [{}, OPTED_IN]) {
+    await withBridge({ clientCapabilities }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:plan")).stopReason).toBe("end_turn");
+      expect((await h.prompt(sessionId, "#scenario:todo")).stopReason).toBe("end_turn");
+      const all = JSON.stringify(h.updates(sessionId));
+      // ZCode's echo of the approved plan to the model never reaches the editor.
+      expect(all).not.toContain("User has approved your plan");
+      const todoCall = toolCalls(h, sessionId).find((c) => c.name === "TodoWrite")!;
+      for (const u of toolUpdates(h, sessionId, todoCall.toolCallId)) {
+        expect(u.rawOutput).toBeUndefined();
+        expect(JSON.stringify(u.content ?? [])).not.toContain("[x]");
+      }
+      const planUpdates = h.updatesOfKind(sessionId, "plan_update");
+      if (clientCapabilities === OPTED_IN) {
+        expect(h.updatesOfKind(sessionId, "plan")).toHaveLength(0);
+        expect(planUpdates.map((u) => u.plan.type).sort()).toEqual(["items", "markdown"]);
+        const md = planUpdates.find((u) => u.plan.type === "markdown")!.plan as { planId: string; content: string };
+        expect(md.planId).toStartWith("plan-");
+        expect(md.content.length).toBeGreaterThan(0);
+      } else {
+        expect(planUpdates).toHaveLength(0);
+        expect(h.updatesOfKind(sessionId, "plan")).toHaveLength(1);
+      }
+    });
+  }
+});
+
+test("/compact: a compaction_update entity with ZCode's summary when opted in; else the tool call, with no snapshot as rawOutput", async () => {
+  for (const clientCapabilities of [{}, OPTED_IN]) {
+    await withBridge({ clientCapabilities }, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "some work first");
+      expect((await h.prompt(sessionId, "/compact")).stopReason).toBe("end_turn");
+      const entities = h.updatesOfKind(sessionId, "compaction_update");
+      const compactCall = toolCalls(h, sessionId).find((c) => c.title === "Compacting conversation");
+      if (clientCapabilities === OPTED_IN) {
+        expect(compactCall).toBeUndefined();
+        expect(entities.map((u) => u.status)).toEqual(["in_progress", "completed"]);
+        expect(entities[1]!.compactionId).toBe(entities[0]!.compactionId);
+        expect(entities[1]!.summary?.[0]).toMatchObject({ type: "text" });
+      } else {
+        expect(entities).toHaveLength(0);
+        expect(compactCall).toBeDefined();
+        expect("rawInput" in compactCall!).toBe(false);
+        for (const u of toolUpdates(h, sessionId, compactCall!.toolCallId)) expect(u.rawOutput).toBeUndefined();
+      }
+      expect(h.text(sessionId)).toContain("Conversation compacted.");
+    });
+  }
+});
+
+test("bridge notices: a notice with a level when opted in; else an agent message of its own, apart from the answer", async () => {
+  for (const clientCapabilities of [{}, OPTED_IN]) {
+    await withBridge({ clientCapabilities, args: ["--auto-compact", "1"] }, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "fill the context");
+      await h.waitFor(() => h.text(sessionId).includes("Conversation compacted."), "the auto-compaction");
+      const notices = h.updatesOfKind(sessionId, "notice");
+      const chunks = h.updatesOfKind(sessionId, "agent_message_chunk");
+      const said = (u: (typeof chunks)[number]) => (u.content.type === "text" ? u.content.text : "");
+      if (clientCapabilities === OPTED_IN) {
+        expect(notices).toHaveLength(1);
+        expect(notices[0]).toMatchObject({ severity: "info" });
+        expect(notices[0]!.title).toContain("auto-compact threshold");
+        expect(chunks.some((u) => said(u).includes("auto-compact threshold"))).toBe(false);
+      } else {
+        expect(notices).toHaveLength(0);
+        const notice = chunks.find((u) => said(u).includes("auto-compact threshold"))!;
+        // Its own message: no chunk of the model's answer shares its id.
+        expect(chunks.filter((u) => u.messageId === notice.messageId)).toHaveLength(1);
+      }
+    });
+  }
+});
+
+/** A state dir whose HOME holds the app's task index (as test/e2e/app-history.test.ts builds it). */
+function withAppDatabase(): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), "zcode-delete-e2e-"));
+  const v2 = join(dir, "home/.zcode/v2");
+  mkdirSync(v2, { recursive: true });
+  const file = join(v2, "tasks-index.sqlite");
+  const db = new Database(file, { create: true, readwrite: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(readFileSync(join(ROOT, "test/fixtures/zcode-app/tasks-index.sql"), "utf8"));
+  db.close();
+  return { dir, file };
+}
+
+function deletedFlag(file: string, id: string): number | undefined {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.query("SELECT deleted FROM tasks WHERE task_id = ?").get(id) as { deleted: number } | null)?.deleted;
+  } finally {
+    db.close();
+  }
+}
+
+async function listed(h: Harness): Promise<string[]> {
+  const r = await h.agent.request(acp.methods.agent.session.list, {});
+  return r.sessions.map((s) => s.sessionId);
+}
+
+test("session/delete: advertised; ends the running turn, deletes in ZCode and in the app's history; session/close never deletes", async () => {
+  const { dir, file } = withAppDatabase();
+  try {
+    await withBridge({ stateDir: dir, record: true }, async (h) => {
+      expect(h.initializeResponse?.agentCapabilities?.sessionCapabilities?.delete).toEqual({});
+      const kept = (await h.newSession()).sessionId;
+      const gone = (await h.newSession()).sessionId;
+      await h.prompt(kept, "hello");
+      await h.waitFor(() => deletedFlag(file, gone) === 0, "the app's row");
+      // close keeps the conversation.
+      await h.agent.request(acp.methods.agent.session.close, { sessionId: kept });
+      expect(await listed(h)).toContain(kept);
+      // delete while a turn runs: the turn is answered, then the session is gone.
+      const running = h.prompt(gone, "#scenario:slow n=400");
+      await h.waitFor(() => h.updates(gone).some((u) => u.sessionUpdate === "agent_message_chunk"), "the turn to start");
+      await h.agent.request(acp.methods.agent.session.delete, { sessionId: gone });
+      expect((await running).stopReason).toBe("cancelled");
+      expect(await listed(h)).not.toContain(gone);
+      expect(await listed(h)).toContain(kept);
+      expect(deletedFlag(file, gone)).toBe(1);
+      expect(deletedFlag(file, kept)).toBe(0);
+      // Only the delete sent ZCode's deleting method, once.
+      expect(h.simMethods().filter((m) => m === "session/close")).toHaveLength(1);
+      // The session is gone here too.
+      await expect(h.prompt(gone, "again")).rejects.toThrow();
+    });
+    // A session this bridge never opened (another editor's, an earlier run's) is found and deleted.
+    await withBridge({ stateDir: dir }, async (h) => {
+      const [id] = await listed(h);
+      await h.agent.request(acp.methods.agent.session.delete, { sessionId: id! });
+      expect(await listed(h)).not.toContain(id);
+      // An unknown session: -32002 on the wire (the SDK's client reads that as "already gone").
+      await h.agent.request(acp.methods.agent.session.delete, { sessionId: "sess_unknown" });
+      expect(h.received.messages.at(-1)).toMatchObject({ error: { code: -32002, data: { sessionId: "sess_unknown" } } });
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
