@@ -28,7 +28,7 @@ export function compactionDue(threshold: AutoCompact, usage: Usage | undefined):
 /** Counts grouped by thousands the same way in both languages (12,345). */
 const count = (n: number) => n.toLocaleString("en-US");
 
-function describe(threshold: AutoCompact): string {
+export function describe(threshold: AutoCompact): string {
   const words = t().bridge.autoCompact;
   if ("percent" in threshold) return words.percentThreshold(threshold.percent);
   return words.tokenThreshold(count(threshold.tokens), threshold.tokens);

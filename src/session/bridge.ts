@@ -13,6 +13,7 @@ import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
 import { invalidParams, sessionNotFound } from "../translate/errors.ts";
 import { clientFeatures } from "../translate/client-features.ts";
 import { InteractionRouter } from "./interaction-router.ts";
+import { describe as describeThreshold } from "./auto-compact.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
 import { Session, type SessionDeps } from "./session.ts";
@@ -93,7 +94,7 @@ export class Bridge {
       features: () => clientFeatures(editor.clientCapabilities),
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
-      ...(config.autoCompact ? { autoCompact: config.autoCompact } : {}),
+      ...(config.autoCompact ? { autoCompact: config.autoCompact, autoCompactWords: describeThreshold(config.autoCompact) } : {}),
       closing: () => this.closing,
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.

@@ -1,6 +1,7 @@
 import type { AvailableCommand, ContentBlock, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { matchCommand } from "../commands/registry.ts";
 import type { AutoCompact } from "../config.ts";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
@@ -11,12 +12,12 @@ import { Activation, type ActivationOwner } from "./activation.ts";
 import { stageFile, stagingDirFor } from "./attachment-staging.ts";
 import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
-import { sessionNotFound } from "../translate/errors.ts";
+import { invalidParams, sessionNotFound } from "../translate/errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
 import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translate/client-features.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
-import { configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
+import { autoCompactValue, configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
 import { Turn } from "./turn.ts";
@@ -41,6 +42,8 @@ export interface SessionDeps {
   commands(cwd: string): AvailableCommand[];
   /** --auto-compact: the context use after which a turn is followed by a compaction. */
   autoCompact?: AutoCompact;
+  /** The threshold in words, for the auto-compact option's description. */
+  autoCompactWords?: string;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
   /** A title the editor is told (the ZCode app's history follows it). */
@@ -108,6 +111,9 @@ export class Session implements IntakeOwner, ActivationOwner {
     private readonly deps: SessionDeps,
   ) {
     this.tracker = this.newTracker();
+    if (deps.autoCompact) {
+      this.options = { autoCompact: { on: true, asBoolean: deps.features().booleanOptions, threshold: deps.autoCompactWords ?? "" } };
+    }
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
   }
@@ -339,6 +345,7 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** --auto-compact: queued right behind the turn that filled the context, ahead of any prompt typed later. */
   private compactIfDue(): void {
     const threshold = this.deps.autoCompact;
+    if (this.options.autoCompact?.on === false) return;
     if (!threshold || !compactionDue(threshold, this.lastUsage) || this.deps.closing()) return;
     void this.exclusive(() => compactInBackground(this, threshold)).catch((err) => logger.warn(`auto-compact of ${this.id} failed:`, err));
   }
@@ -401,9 +408,18 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** session/set_config_option. */
   async setOption(configId: string, value: unknown): Promise<void> {
     const target = configTarget(configId, value);
+    if (target === "autoCompact") return this.setAutoCompact(autoCompactValue(value));
     if (target === "mode") return this.setMode(value as string);
     if (target === "thought") return this.setThoughtLevel(value as string);
     return this.setModel(value as string);
+  }
+
+  /** The auto-compact switch of this session (the bridge's own setting: ZCode is not asked). */
+  private setAutoCompact(on: boolean): void {
+    const before = this.options;
+    if (!before.autoCompact) throw invalidParams(t().errors.unknownOption("auto_compact"));
+    this.options = { ...before, autoCompact: { ...before.autoCompact, on } };
+    for (const u of optionUpdates(before, this.options)) this.emit(u);
   }
 
   /** ZCode took a new value: remember it and tell the editor what changed. */

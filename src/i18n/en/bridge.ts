@@ -55,6 +55,11 @@ export const bridge = {
     modelDescription: "The model ZCode uses in this session",
     thought: "Thought level",
     thoughtDescription: "How much the model reasons",
+    autoCompact: "Auto-compact",
+    /** `threshold` is the --auto-compact setting, described as bridge.autoCompact words it. */
+    autoCompactDescription: (threshold: string) => `Compact the conversation after a turn that leaves the context at or above ${threshold}`,
+    on: "On",
+    off: "Off",
     /** ZCode's modes (its settings name the current one only). */
     modes: {
       plan: "Plan",

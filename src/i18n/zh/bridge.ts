@@ -39,6 +39,10 @@ export const bridge: typeof en = {
     modelDescription: "ZCode 在此会话中使用的模型",
     thought: "思考级别",
     thoughtDescription: "模型推理的深入程度",
+    autoCompact: "自动压缩",
+    autoCompactDescription: (threshold) => `一轮结束后上下文用量达到或超过${threshold}时压缩对话`,
+    on: "开",
+    off: "关",
     modes: {
       plan: "计划",
       build: "构建",
