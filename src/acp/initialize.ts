@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
 import { VERSION } from "../version.ts";
+import { extensionsAdvertised } from "./extensions.ts";
 
 // The answer to ACP `initialize`, as a plain value with no runtime import of
 // the SDK: the CLI sends it before the SDK and the agent are loaded (most of
@@ -22,6 +23,8 @@ export function initializeResult(): acp.InitializeResponse {
       // The transports ZCode's session/create accepts besides stdio.
       mcpCapabilities: { http: true, sse: true },
     },
+    // The goal and steering extensions (src/acp/extensions.ts), where claude-agent-acp's docs put them.
+    _meta: extensionsAdvertised(),
     authMethods: [
       {
         id: "zcode-app",

@@ -27,6 +27,7 @@ export async function refreshAfterTurn(s: Session): Promise<void> {
     s.emit({ sessionUpdate: "session_info_update", title });
   }
   emitUsage(s.eventContext(), r.projection?.contextUsed, r.projection?.contextWindow);
+  s.publishGoal(r.projection?.target ?? null);
 }
 
 /**

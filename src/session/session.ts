@@ -85,6 +85,10 @@ export class Session implements IntakeOwner, ActivationOwner {
   lastPlanKey: string | undefined;
   /** The context figures of the last usage_update sent. */
   lastUsage: { used: number; size: number } | undefined;
+  /** JSON of the goal last published in `_meta.goal` (undefined: never published). */
+  private lastGoalKey: string | undefined;
+  /** The client drove this session's goal through `_session/goal`: it gets the goal's state too. */
+  goalControlled = false;
   /** The editor's MCP servers: ZCode takes them again on every resume. */
   mcpServers: ZCodeMcpServer[] | undefined;
   /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */
@@ -161,6 +165,27 @@ export class Session implements IntakeOwner, ActivationOwner {
     const u = noticeUpdate(this.features, level, text);
     if (u.sessionUpdate !== "notice") this.messageIds = {};
     this.emit(u);
+  }
+
+  /**
+   * ZCode's goal (projection.target) as the goal extension publishes it, in
+   * session_info_update `_meta.goal` (null once cleared), when it changed and
+   * the client takes it.
+   */
+  publishGoal(target: { objective: string; status?: string | undefined } | null | undefined): void {
+    if (target === undefined || !(this.features.goal || this.goalControlled)) return;
+    const goal = target ? { objective: target.objective, status: target.status ?? "active", controlMethod: "_session/goal" } : null;
+    const key = JSON.stringify(goal);
+    if (key === this.lastGoalKey || (this.lastGoalKey === undefined && goal === null)) return;
+    this.lastGoalKey = key;
+    this.emit({ sessionUpdate: "session_info_update", _meta: { goal } });
+  }
+
+  /** Reads ZCode's goal now and publishes it (after a goal command). */
+  async refreshGoal(): Promise<void> {
+    const r = await this.withActive(() => this.api.read(this.id));
+    this.publishGoal(r.projection?.target ?? null);
+    await this.flush();
   }
 
   /** Resolves once everything emitted so far is on the wire. */

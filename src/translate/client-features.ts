@@ -15,6 +15,8 @@ export interface ClientFeatures {
   booleanOptions: boolean;
   /** `_meta.terminal_output` (Zed): command output through the terminal extension. */
   terminalOutput: boolean;
+  /** JetBrains Air (`_meta.jetbrains.air`) or `_meta.goal`: the goal's state in session_info_update `_meta.goal`. */
+  goal: boolean;
 }
 
 const present = (v: unknown) => v !== undefined && v !== null;
@@ -28,6 +30,7 @@ export function clientFeatures(caps: ClientCapabilities | undefined): ClientFeat
     plans: present((c as { plan?: unknown }).plan),
     booleanOptions: present(session?.configOptions?.boolean),
     terminalOutput: c._meta?.["terminal_output"] === true,
+    goal: present((c._meta?.["jetbrains"] as { air?: unknown } | undefined)?.air) || present(c._meta?.["goal"]),
   };
 }
 

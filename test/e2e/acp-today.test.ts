@@ -239,3 +239,51 @@ test("auto-compact switch: a boolean option when opted in, an on/off select othe
     expect(configOptions!.some((o) => o.id === "auto_compact")).toBe(false);
   });
 });
+
+const AIR = { _meta: { jetbrains: { air: { version: 1, capabilities: [] } } } } as acp.ClientCapabilities;
+
+function extRequest(h: Harness, method: string, params: unknown): Promise<unknown> {
+  return (h.agent.request as (m: string, p: unknown) => Promise<unknown>)(method, params);
+}
+
+function goalStates(h: Harness, sessionId: string): unknown[] {
+  return h
+    .updatesOfKind(sessionId, "session_info_update")
+    .filter((u) => u._meta && "goal" in u._meta)
+    .map((u) => u._meta!.goal);
+}
+
+test("goal extension: advertised at the top of initialize; _session/goal runs /goal; the state in session_info_update _meta.goal", async () => {
+  for (const clientCapabilities of [{}, AIR]) {
+    await withBridge({ clientCapabilities, record: true }, async (h) => {
+      expect(h.initializeResponse?._meta?.goal).toEqual({ version: 1, controlMethod: "_session/goal", actions: ["set", "pause", "resume", "clear"] });
+      expect(h.initializeResponse?._meta?.steering).toEqual({ supported: true });
+      const { sessionId } = await h.newSession();
+      // A client that never uses the extension sees no goal state from ordinary turns.
+      await h.prompt(sessionId, "hello");
+      expect(goalStates(h, sessionId)).toEqual([]);
+      expect(await extRequest(h, "_session/goal", { sessionId, action: "set", objective: "ship the release" })).toEqual({});
+      const goals = h.simFrames().filter((f) => f.method === "session/goal").map((f) => f.params);
+      expect(goals[0]).toMatchObject({ action: "replace", objective: "ship the release" });
+      expect(goalStates(h, sessionId).at(-1)).toMatchObject({ objective: "ship the release", status: "active", controlMethod: "_session/goal" });
+      expect(await extRequest(h, "_session/goal", { sessionId, action: "clear" })).toEqual({});
+      expect(goalStates(h, sessionId).at(-1)).toBeNull();
+      await expect(extRequest(h, "_session/goal", { sessionId, action: "set" })).rejects.toThrow();
+      await expect(extRequest(h, "_session/goal", { sessionId, action: "explode" })).rejects.toThrow();
+    });
+  }
+});
+
+test("steering extension: _session/steering runs /steer in the running turn; idle answers promptRequired", async () => {
+  // A CLI with session/steer (0.15); on 0.16 /steer itself says it is not supported, and so does this path.
+  await withBridge({ clientCapabilities: AIR, record: true, simVersion: "0.15.3" }, async (h) => {
+    const { sessionId } = await h.newSession();
+    expect(await extRequest(h, "_session/steering", { sessionId, prompt: [{ type: "text", text: "use tabs" }] })).toEqual({ outcome: "promptRequired", reason: "noRunningTurn" });
+    const running = h.prompt(sessionId, "#scenario:slow n=400");
+    await h.waitFor(() => h.updates(sessionId).some((u) => u.sessionUpdate === "agent_message_chunk"), "the turn to start");
+    expect(await extRequest(h, "_session/steering", { sessionId, prompt: [{ type: "text", text: "use tabs" }], _meta: { steering: { idleBehavior: "promptRequired" } } })).toEqual({ outcome: "injected" });
+    expect(h.simFrames().find((f) => f.method === "session/steer")?.params).toMatchObject({ sessionId, content: "use tabs" });
+    await h.cancel(sessionId);
+    await running;
+  });
+});

@@ -100,6 +100,8 @@ export function checkAgentMessage(
   if ("error" in m) return STABLE.error(m.error) ? [] : [`error response: ${describe(STABLE.error)}`];
   const method = methodOfId(id);
   if (!method) return [`response to unknown request id ${JSON.stringify(id)}`];
+  // Extension methods (`_session/goal`, …) have no schema: their result must be an object.
+  if (method.startsWith("_")) return typeof m.result === "object" && m.result !== null && !Array.isArray(m.result) ? [] : [`response to ${method}: not an object`];
   const v = validatorFor("response", method);
   if (!v) return [`no schema for the response to ${method}`];
   return v(m.result) ? [] : [`response to ${method}: ${describe(v)}`];

@@ -48,6 +48,10 @@ export const errors = {
   attachmentDirNotPrivate: (dir: string) => `The attachment directory ${dir} is not private to this user; remove it and try again`,
 
   // ---- sessions and their options ----
+  /** `_session/goal` with action "set" and no objective. */
+  goalNeedsObjective: "a goal to set needs a non-blank `objective`",
+  /** `_session/steering` without text. */
+  steeringNeedsText: "steering needs a text block in `prompt`",
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,
