@@ -1,7 +1,8 @@
 import { log } from "../log.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import { emitUsage, usageUpdate } from "../translate/events.ts";
-import { historyToUpdates, planEntries } from "../translate/history.ts";
+import { historyUpdates, planEntries } from "../translate/history.ts";
+import { t } from "../i18n/index.ts";
 import type { Session } from "./session.ts";
 
 // The session/read and session/messages calls a session makes around its
@@ -53,18 +54,37 @@ export async function waitIdle(s: Session, budgetMs: number, abandoned: () => bo
   }
 }
 
-/** session/load: the conversation as ZCode has it, replayed to the editor before the answer. */
+/**
+ * How many of the last messages session/load replays. ZCode answers
+ * session/messages in one line, counted from the end: a transcript of tens
+ * of thousands of messages (hundreds of MB of tool output) would not fit the
+ * line limit nor the memory bound, and an editor does not need all of it to
+ * go on. Older messages stay in ZCode (and in the app).
+ */
+export const REPLAY_MESSAGES = 1000;
+/** Updates sent between two looks at the editor's backlog while replaying. */
+const REPLAY_BATCH = 64;
+
+/** session/load: the conversation as ZCode has it (its tail), replayed to the editor before the answer. */
 export async function replayHistory(s: Session, snapshot: Snapshot): Promise<void> {
-  const history = await s.withActive(() => s.api.messages(s.id));
+  const history = await s.withActive(() => s.api.messages(s.id, { limit: REPLAY_MESSAGES }));
   const todos = snapshot.todos;
-  const updates = historyToUpdates(history.messages, { cwd: s.cwd, compaction: s.features.compaction, plans: s.features.plans, ...(todos ? { todos } : {}) });
+  if (history.messages.length >= REPLAY_MESSAGES) {
+    s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.earlierNotShown(REPLAY_MESSAGES)}_\n\n` } });
+  }
+  let sent = 0;
+  // One message at a time, pausing while the editor's backlog is high: memory stays bounded whatever the transcript's size.
+  for (const u of historyUpdates(history.messages, { cwd: s.cwd, compaction: s.features.compaction, plans: s.features.plans, ...(todos ? { todos } : {}) })) {
+    s.emit(u);
+    if (++sent % REPLAY_BATCH === 0) await s.backlogRelieved();
+  }
+  history.messages.length = 0;
   if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));
   const usage = usageUpdate(snapshot.projection?.contextUsed ?? 0, snapshot.projection?.contextWindow ?? s.options.model?.contextWindow);
   if (usage) {
-    updates.push(usage);
+    s.emit(usage);
     s.lastUsage = { used: usage.used, size: usage.size };
   }
-  if (s.title) updates.push({ sessionUpdate: "session_info_update", title: s.title });
-  for (const u of updates) s.emit(u);
+  if (s.title) s.emit({ sessionUpdate: "session_info_update", title: s.title });
   await s.flush();
 }

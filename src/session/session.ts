@@ -188,6 +188,11 @@ export class Session implements IntakeOwner, ActivationOwner {
     await this.flush();
   }
 
+  /** Resolves once the editor's backlog is low again (at once when it is). */
+  async backlogRelieved(): Promise<void> {
+    await this.deps.sink.backpressure();
+  }
+
   /** Resolves once everything emitted so far is on the wire. */
   flush(): Promise<void> {
     return this.deps.sink.flush(this.id);

@@ -1,7 +1,7 @@
 import type { PlanEntry, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
 import type { Message, MessageInfo, MessagePart, Todo } from "../zcode/schemas.ts";
-import { withoutReminders } from "./tools/format.ts";
+import { capped, withoutReminders } from "./tools/format.ts";
 import { outcomeOfPart } from "./tools/outcome.ts";
 import { presentTool, rawResult, resultContent, resultLocations, streamsOutput } from "./tools/presentation.ts";
 
@@ -85,11 +85,28 @@ function toolUpdate(part: Extract<MessagePart, { type: "tool" }>, cwd: string): 
     content: content.length > 0 ? content : view.content,
   };
   if (part.tool) u.name = part.tool;
-  if (known !== undefined) u.rawInput = known;
+  if (known !== undefined) u.rawInput = boundedInput(known);
   // The same rawOutput the live tool got (docs/raw-output.md).
   const raw = finished ? rawResult(part.tool, input, outcome) : undefined;
   if (raw !== undefined) u.rawOutput = raw;
   return u;
+}
+
+/** Past this, a string in a replayed tool's input is cut (a Write of a huge file): rawInput stays small. */
+const INPUT_STRING_MAX = 64 * 1024;
+
+/** The input with any huge string cut, and a note saying how much (top-level strings; ZCode's inputs are flat). */
+function boundedInput(input: unknown): unknown {
+  if (!input || typeof input !== "object" || Array.isArray(input)) return input;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (typeof v === "string" && v.length > INPUT_STRING_MAX) {
+      out[k] = capped(v, INPUT_STRING_MAX);
+      changed = true;
+    } else out[k] = v;
+  }
+  return changed ? out : input;
 }
 
 function partsText(parts: readonly MessagePart[]): string {
@@ -109,35 +126,57 @@ export function compactionSummary(m: Message): string | undefined {
 }
 
 /**
- * The updates that replay a conversation: user and agent messages, thoughts
- * (each with the message id), tool calls with their outcome, a compaction
- * summary as one agent message, and the plan last.
+ * One text of a replayed message in pieces of at most CHUNK_MAX characters
+ * (one message id, so the editor joins them): no single update an editor has
+ * to parse grows with a huge message.
  */
-export function historyToUpdates(
-  messages: readonly Message[],
-  opts: { cwd: string; todos?: readonly Todo[] | null; compaction?: boolean; plans?: boolean },
-): SessionUpdate[] {
-  const out: SessionUpdate[] = [];
+const CHUNK_MAX = 256 * 1024;
+
+function* pieces(text: string): Generator<string> {
+  for (let i = 0; i < text.length; i += CHUNK_MAX) yield text.slice(i, i + CHUNK_MAX);
+}
+
+export interface HistoryOptions {
+  cwd: string;
+  todos?: readonly Todo[] | null;
+  compaction?: boolean;
+  plans?: boolean;
+}
+
+/** historyUpdates as a list (tests, small histories). */
+export function historyToUpdates(messages: readonly Message[], opts: HistoryOptions): SessionUpdate[] {
+  return [...historyUpdates(messages, opts)];
+}
+
+/**
+ * The updates that replay a conversation, one message at a time: user and
+ * agent messages, thoughts (each with the message id), tool calls with
+ * their outcome, a compaction summary as one agent message, and the plan
+ * last. Every update is bounded (texts in pieces, tool output capped).
+ */
+export function* historyUpdates(messages: readonly Message[], opts: HistoryOptions): Generator<SessionUpdate> {
+  let n = 0;
   for (const m of messages) {
+    n++;
     const messageId = m.info.messageId;
     const idField = messageId ? { messageId } : {};
     const text = compactionSummary(m);
     if (text !== undefined && opts.compaction) {
       // A client that takes compactions gets the entity, its summary attached.
-      out.push({
+      yield {
         sessionUpdate: "compaction_update",
-        compactionId: messageId ?? `compaction-${out.length}`,
+        compactionId: messageId ?? `compaction-${n}`,
         status: "completed",
         ...(text ? { summary: [{ type: "text", text }] } : {}),
-      });
+      };
       continue;
     }
     if (text !== undefined) {
-      out.push({
+      yield {
         sessionUpdate: "agent_message_chunk",
         ...idField,
         content: { type: "text", text: text ? t().bridge.history.summary(text) : t().bridge.history.compacted },
-      });
+      };
       continue;
     }
     if (!visible(m.info)) continue;
@@ -147,15 +186,16 @@ export function historyToUpdates(
         if (p.synthetic === true || p.ignored === true) continue;
         const text = user ? withoutReminders(p.text) : p.text;
         if (text.trim().length === 0) continue;
-        out.push({ sessionUpdate: user ? "user_message_chunk" : "agent_message_chunk", ...idField, content: { type: "text", text } });
+        for (const piece of pieces(text)) {
+          yield { sessionUpdate: user ? "user_message_chunk" : "agent_message_chunk", ...idField, content: { type: "text", text: piece } };
+        }
       } else if (p.type === "reasoning" && p.text.length > 0) {
-        out.push({ sessionUpdate: "agent_thought_chunk", ...idField, content: { type: "text", text: p.text } });
+        for (const piece of pieces(p.text)) yield { sessionUpdate: "agent_thought_chunk", ...idField, content: { type: "text", text: piece } };
       } else if (p.type === "tool") {
-        out.push(toolUpdate(p, opts.cwd));
+        yield toolUpdate(p, opts.cwd);
       }
     }
   }
   const entries = planEntries(opts.todos ?? []);
-  if (entries.length > 0) out.push(opts.plans ? planUpdate(entries) : { sessionUpdate: "plan", entries });
-  return out;
+  if (entries.length > 0) yield opts.plans ? planUpdate(entries) : { sessionUpdate: "plan", entries };
 }

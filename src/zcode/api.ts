@@ -156,8 +156,9 @@ export class ZCodeApi {
     return this.call("session/read", { sessionId, messageLimit: limit }, MessagesResultSchema);
   }
 
-  messages(sessionId: string): Promise<MessagesResult> {
-    return this.call("session/messages", { sessionId }, MessagesResultSchema);
+  /** The transcript, or its last `limit` messages (ZCode counts `limit` from the end). */
+  messages(sessionId: string, opts: { limit?: number } = {}): Promise<MessagesResult> {
+    return this.call("session/messages", { sessionId, ...(opts.limit ? { limit: opts.limit } : {}) }, MessagesResultSchema);
   }
 
   subscribe(p: { sessionId: string; afterSeq?: number }): Promise<SubscribeResult> {

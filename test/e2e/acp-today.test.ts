@@ -287,3 +287,26 @@ test("steering extension: _session/steering runs /steer in the running turn; idl
     await running;
   });
 });
+
+test("huge history: session/load replays the last 1,000 messages with a note, in updates of bounded size", async () => {
+  await withBridge({}, async (first) => {
+    const { sessionId } = await first.newSession();
+    await first.prompt(sessionId, "#scenario:huge-history n=700 bytes=7000000 big=5000000 text=1000000");
+    const stateDir = first.stateDir;
+    await withBridge({ stateDir }, async (h) => {
+      await h.agent.request(acp.methods.agent.session.load, { sessionId, cwd: stateDir, mcpServers: [] });
+      const updates = h.updates(sessionId);
+      const firstText = updates.find((u) => u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "user_message_chunk");
+      expect(firstText?.sessionUpdate).toBe("agent_message_chunk");
+      expect(JSON.stringify(firstText)).toContain("Only the last 1,000 messages");
+      const sizes = h.received.messages.filter((m) => m.method === "session/update").map((m) => JSON.stringify(m).length);
+      expect(Math.max(...sizes)).toBeLessThan(1024 * 1024);
+      // The 5 MB output is capped with a note; the 1 MB answer arrives whole, in pieces of one message.
+      expect(JSON.stringify(updates)).toContain("more characters not shown");
+      const pieces = h.updatesOfKind(sessionId, "agent_message_chunk").filter((u) => u.content.type === "text" && u.content.text.startsWith("z"));
+      expect(pieces.length).toBeGreaterThan(1);
+      expect(new Set(pieces.map((u) => u.messageId)).size).toBe(1);
+      expect(pieces.reduce((n, u) => n + (u.content.type === "text" ? u.content.text.length : 0), 0)).toBe(1_000_000);
+    });
+  });
+});

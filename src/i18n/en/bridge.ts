@@ -109,6 +109,8 @@ export const bridge = {
   },
 
   history: {
+    /** Above a replayed conversation cut to its last messages. */
+    earlierNotShown: (count: number) => `Only the last ${count.toLocaleString("en-US")} messages of this conversation are shown here; the earlier ones are kept in ZCode.`,
     /** A compaction's summary in a replayed conversation. */
     summary: (text: string) => `**Conversation summary** (earlier messages were compacted)\n\n${text}`,
     compacted: "**Earlier messages were compacted.**",
