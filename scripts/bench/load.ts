@@ -71,19 +71,26 @@ export async function main(argv: string[] = []) {
       }
     }, 20);
     start = performance.now();
-    await loader.request("session/load", { sessionId, cwd: stateDir, mcpServers: [] }, 600_000);
+    let failed: string | undefined;
+    try {
+      await loader.request("session/load", { sessionId, cwd: stateDir, mcpServers: [] }, 600_000);
+    } catch (err) {
+      failed = err instanceof Error ? err.message : String(err);
+    }
     const total = performance.now() - start;
     clearInterval(sampler);
     peak = Math.max(peak, rssOf(loader.pid).total);
     await loader.close();
 
     const growth = peak - base;
+    if (failed) console.log(`session/load FAILED: ${failed}`);
     console.log(`time to first update: ${first.toFixed(0)} ms`);
     console.log(`total load time:      ${total.toFixed(0)} ms (${count.toLocaleString("en-US")} updates)`);
     console.log(`largest update:       ${(largest / 1024).toFixed(0)} KB`);
     console.log(`peak RSS:             ${peak.toFixed(0)} MB (+${growth.toFixed(0)} MB over ${base.toFixed(0)} MB before the load)`);
     return {
       checks: [
+        { name: "session/load answers", pass: !failed, detail: failed ?? "" },
         { name: `first update within ${FIRST_UPDATE_MS} ms`, pass: first > 0 && first <= FIRST_UPDATE_MS, detail: `${first.toFixed(0)} ms` },
         { name: `peak RSS growth under ${PEAK_GROWTH_MB} MB`, pass: growth < PEAK_GROWTH_MB, detail: `${growth.toFixed(0)} MB` },
         { name: "no update over 4 MB", pass: largest <= LARGEST_UPDATE_BYTES, detail: `${largest} bytes` },
