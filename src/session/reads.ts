@@ -61,22 +61,34 @@ export async function waitIdle(s: Session, budgetMs: number, abandoned: () => bo
  * line limit nor the memory bound, and an editor does not need all of it to
  * go on. Older messages stay in ZCode (and in the app).
  */
-export const REPLAY_MESSAGES = 1000;
+export const REPLAY_MESSAGES = 500;
 /** Updates sent between two looks at the editor's backlog while replaying. */
 const REPLAY_BATCH = 64;
 
 /** session/load: the conversation as ZCode has it (its tail), replayed to the editor before the answer. */
 export async function replayHistory(s: Session, snapshot: Snapshot): Promise<void> {
+  // Resuming a long conversation streamed its whole snapshot past us (src/zcode/elide-transcript.ts):
+  // collect that garbage now, not while the tail below is read.
+  Bun.gc(true);
   const history = await s.withActive(() => s.api.messages(s.id, { limit: REPLAY_MESSAGES }));
+  // The line it came in is garbage now: the replay below makes its own.
+  Bun.gc(true);
   const todos = snapshot.todos;
-  if (history.messages.length >= REPLAY_MESSAGES) {
+  if ((history as { messagesElided?: unknown }).messagesElided === true) {
+    // Even the tail was over the line limit (huge messages): ZCode's answer came without it.
+    s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.tooLarge}_\n\n` } });
+  } else if (history.messages.length >= REPLAY_MESSAGES) {
     s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.earlierNotShown(REPLAY_MESSAGES)}_\n\n` } });
   }
   let sent = 0;
   // One message at a time, pausing while the editor's backlog is high: memory stays bounded whatever the transcript's size.
   for (const u of historyUpdates(history.messages, { cwd: s.cwd, compaction: s.features.compaction, plans: s.features.plans, ...(todos ? { todos } : {}) })) {
     s.emit(u);
-    if (++sent % REPLAY_BATCH === 0) await s.backlogRelieved();
+    if (++sent % REPLAY_BATCH === 0) {
+      await s.backlogRelieved();
+      // The replay makes garbage faster than the collector's own pace: RSS stays bounded only if it keeps up.
+      if (sent % (REPLAY_BATCH * 4) === 0) Bun.gc(true);
+    }
   }
   history.messages.length = 0;
   if (todos?.length) s.lastPlanKey = JSON.stringify(planEntries(todos));

@@ -1,3 +1,4 @@
+import { TranscriptEliding } from "./elide-transcript.ts";
 import { log as rootLog } from "../log.ts";
 import type { ExitInfo } from "./errors.ts";
 import { readLines } from "../lines.ts";
@@ -66,7 +67,9 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
       });
     },
     maxLineBytes: watch.maxLineBytes,
-    onOverlong: (bytes) => log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`),
+    onOverlong: (bytes) => log.warn(`a line of ${bytes} bytes from ZCode is over the ${watch.maxLineBytes}-byte limit: kept without its transcript if it is a snapshot, else skipped`),
+    // A snapshot of a long conversation: its answer still arrives, without the transcript.
+    reduceOverlong: () => new TranscriptEliding(),
   }).catch((e) => log.debug(`ZCode stdout ended with an error: ${(e as Error).message}`));
   const stderrDone = readLines(spawned.proc.stderr, (line) => stderr.line(line), {
     maxLineBytes: 64 * 1024,

@@ -288,7 +288,7 @@ test("steering extension: _session/steering runs /steer in the running turn; idl
   });
 });
 
-test("huge history: session/load replays the last 1,000 messages with a note, in updates of bounded size", async () => {
+test("huge history: session/load replays the last 500 messages with a note, in updates of bounded size", async () => {
   await withBridge({}, async (first) => {
     const { sessionId } = await first.newSession();
     await first.prompt(sessionId, "#scenario:huge-history n=700 bytes=7000000 big=5000000 text=1000000");
@@ -298,7 +298,7 @@ test("huge history: session/load replays the last 1,000 messages with a note, in
       const updates = h.updates(sessionId);
       const firstText = updates.find((u) => u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "user_message_chunk");
       expect(firstText?.sessionUpdate).toBe("agent_message_chunk");
-      expect(JSON.stringify(firstText)).toContain("Only the last 1,000 messages");
+      expect(JSON.stringify(firstText)).toContain("Only the last 500 messages");
       const sizes = h.received.messages.filter((m) => m.method === "session/update").map((m) => JSON.stringify(m).length);
       expect(Math.max(...sizes)).toBeLessThan(1024 * 1024);
       // The 5 MB output is capped with a note; the 1 MB answer arrives whole, in pieces of one message.

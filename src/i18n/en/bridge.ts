@@ -109,6 +109,8 @@ export const bridge = {
   },
 
   history: {
+    /** The transcript's tail itself was too large to read. */
+    tooLarge: "This conversation is too large to replay here; it is kept in ZCode.",
     /** Above a replayed conversation cut to its last messages. */
     earlierNotShown: (count: number) => `Only the last ${count.toLocaleString("en-US")} messages of this conversation are shown here; the earlier ones are kept in ZCode.`,
     /** A compaction's summary in a replayed conversation. */

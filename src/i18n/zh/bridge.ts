@@ -84,6 +84,7 @@ export const bridge: typeof en = {
   },
 
   history: {
+    tooLarge: "该对话过大，无法在此重放；它仍保存在 ZCode 中。",
     earlierNotShown: (count) => `此处只显示该对话的最后 ${count.toLocaleString("en-US")} 条消息；更早的消息仍保存在 ZCode 中。`,
     summary: (text) => `**对话摘要**（较早的消息已压缩）\n\n${text}`,
     compacted: "**较早的消息已压缩。**",
