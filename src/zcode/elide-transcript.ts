@@ -63,6 +63,11 @@ export class TranscriptEliding implements OverlongReducer {
           this.skipDepth = 1;
           continue;
         }
+        if (this.skipInString) {
+          // The transcript is nearly all string bytes: jump to the next quote (native search).
+          i = this.skipString(bytes, i) - 1;
+          continue;
+        }
         this.skipByte(b);
         if (this.skipDepth === 0) runStart = i + 1;
         continue;
@@ -113,6 +118,32 @@ export class TranscriptEliding implements OverlongReducer {
     return new TextDecoder().decode(out);
   }
 
+  /**
+   * Inside a skipped string from `from`: the index after its closing quote,
+   * or bytes.length when it goes on past this chunk. A quote is escaped
+   * when an odd run of backslashes precedes it (the run may start in the
+   * chunk before: skipEscape carries its parity).
+   */
+  private skipString(bytes: Uint8Array, from: number): number {
+    let i = from;
+    for (;;) {
+      const q = bytes.indexOf(QUOTE, i);
+      if (q < 0) {
+        const run = backslashesBefore(bytes, bytes.length, i);
+        this.skipEscape = (run === bytes.length - i ? run + (this.skipEscape ? 1 : 0) : run) % 2 === 1;
+        return bytes.length;
+      }
+      const run = backslashesBefore(bytes, q, i);
+      const escaped = (run === q - i ? run + (this.skipEscape ? 1 : 0) : run) % 2 === 1;
+      this.skipEscape = false;
+      if (!escaped) {
+        this.skipInString = false;
+        return q + 1;
+      }
+      i = q + 1;
+    }
+  }
+
   private skipByte(b: number): void {
     if (this.skipInString) {
       if (this.skipEscape) this.skipEscape = false;
@@ -137,4 +168,11 @@ export class TranscriptEliding implements OverlongReducer {
     this.failed = true;
     this.kept.length = 0;
   }
+}
+
+/** How many backslashes come right before `end`, not looking before `start`. */
+function backslashesBefore(bytes: Uint8Array, end: number, start: number): number {
+  let n = 0;
+  while (end - n - 1 >= start && bytes[end - n - 1] === BACKSLASH) n++;
+  return n;
 }

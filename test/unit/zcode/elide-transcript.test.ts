@@ -75,3 +75,13 @@ describe("LineSplitter with a reducer", () => {
     }
   });
 });
+
+describe("TranscriptEliding: escapes across chunk boundaries", () => {
+  test("backslash runs before quotes, split anywhere, never end the skipped string early", () => {
+    const tricky = ['\\"', '\\\\', '\\\\\\"', 'a\\\\"b', '"]}[{', "\\u0022"];
+    const line = JSON.stringify({ id: 1, result: { messages: tricky.map((text) => ({ text, more: text.repeat(3) })), after: "kept" } });
+    for (const size of [1, 2, 3, 5, 8, 13]) {
+      expect(JSON.parse(elide(line, size)!)).toEqual({ id: 1, result: { messages: [], messagesElided: true, after: "kept" } });
+    }
+  });
+});
