@@ -20,9 +20,11 @@ interface Progress {
 async function startProgress(ctx: CommandContext, instructions: string): Promise<Progress> {
   const id = `compact-${crypto.randomUUID()}`;
   if (ctx.features.compaction) {
+    ctx.trackCompaction(id);
     await ctx.update({ sessionUpdate: "compaction_update", compactionId: id, status: "in_progress" });
     return {
       done: async (status, o = {}) => {
+        ctx.trackCompaction(undefined);
         const summary: ContentBlock[] | undefined = o.summary ? [{ type: "text", text: o.summary }] : undefined;
         await ctx.update({
           sessionUpdate: "compaction_update",

@@ -43,6 +43,8 @@ export interface CommandContext {
   update(u: SessionUpdate): Promise<void>;
   /** What the client opted in to (compaction updates, notices, plans). */
   features: ClientFeatures;
+  /** Names the compaction ZCode is about to report (undefined: it is over), so its progress patches the command's own entity. */
+  trackCompaction(compactionId: string | undefined): void;
   /** The bridge's own remark (not the command's answer): a `notice`, or a message of its own. */
   notice(level: NoticeLevel, text: string): Promise<void>;
   turnRunning(): boolean;

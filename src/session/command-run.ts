@@ -41,6 +41,9 @@ function contextFor(s: Session, args: string, run?: Run): CommandContext {
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
     features: s.features,
+    trackCompaction: (id) => {
+      s.compactionId = id;
+    },
     notice: async (level, text) => {
       if (!run?.signal.aborted) s.notice(level, text);
     },

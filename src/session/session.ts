@@ -85,6 +85,8 @@ export class Session implements IntakeOwner, ActivationOwner {
   lastPlanKey: string | undefined;
   /** The context figures of the last usage_update sent. */
   lastUsage: { used: number; size: number } | undefined;
+  /** The compaction in progress as the editor knows it (compaction_update's id). */
+  compactionId: string | undefined;
   /** JSON of the goal last published in `_meta.goal` (undefined: never published). */
   private lastGoalKey: string | undefined;
   /** The client drove this session's goal through `_session/goal`: it gets the goal's state too. */

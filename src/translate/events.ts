@@ -27,7 +27,9 @@ export interface EventState {
   /** The context figures of the last usage_update sent. */
   lastUsage: { used: number; size: number } | undefined;
   /** What the client opted in to (plan_update instead of plan, …). */
-  readonly features: Pick<ClientFeatures, "plans">;
+  readonly features: Pick<ClientFeatures, "plans" | "compaction">;
+  /** The compaction in progress as the editor knows it (its compactionId), if any. */
+  compactionId: string | undefined;
 }
 
 export interface EventContext {
@@ -94,6 +96,8 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     ctx.emit({ sessionUpdate: "session_info_update", title });
   },
   "session.updated": (ctx, e) => {
+    const compaction = compactionUpdate(ctx.session, e.payload);
+    if (compaction) return ctx.emit(compaction);
     for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);
     if (e.payload.stopReason) ctx.turn?.modelStopped(e.payload.stopReason);
   },
@@ -153,6 +157,26 @@ export function sessionUpdatedToUpdates(s: EventState, p: SessionUpdated): Sessi
   }
   if (p.usage && typeof p.usage.inputTokens === "number") emitUsage({ session: s, emit }, p.usage.inputTokens, p.contextWindow);
   return out;
+}
+
+const ENDED_COMPACTION: Record<string, "failed" | "cancelled"> = { failed: "failed", interrupted: "cancelled" };
+
+/**
+ * A compaction's progress as ZCode reports it (session.updated with a
+ * trigger and token counts: /compact, or one ZCode started itself), as a
+ * compaction_update for a client that takes them. /compact names the entity
+ * first (compactionId), so its own updates and these patch the same one.
+ * Undefined when the payload is not a compaction's or the client does not
+ * take them (it sees /compact's tool call, and nothing of ZCode's own).
+ */
+export function compactionUpdate(s: EventState, p: SessionUpdated): SessionUpdate | undefined {
+  if (typeof p.trigger !== "string" || typeof p.preCompactTokenCount !== "number") return undefined;
+  if (!s.features.compaction) return undefined;
+  const compactionId = (s.compactionId ??= `compaction-${crypto.randomUUID()}`);
+  const ended = typeof p.status === "string" ? ENDED_COMPACTION[p.status] : undefined;
+  const status = ended ?? (typeof p.postCompactTokenCount === "number" ? "completed" : "in_progress");
+  if (status !== "in_progress") s.compactionId = undefined;
+  return { sessionUpdate: "compaction_update", compactionId, status };
 }
 
 function todosOf(input: unknown): Todo[] | undefined {

@@ -111,9 +111,10 @@ test("/compact: a compaction_update entity with ZCode's summary when opted in; e
       const compactCall = toolCalls(h, sessionId).find((c) => c.title === "Compacting conversation");
       if (clientCapabilities === OPTED_IN) {
         expect(compactCall).toBeUndefined();
-        expect(entities.map((u) => u.status)).toEqual(["in_progress", "completed"]);
-        expect(entities[1]!.compactionId).toBe(entities[0]!.compactionId);
-        expect(entities[1]!.summary?.[0]).toMatchObject({ type: "text" });
+        // One entity: the command's own updates and ZCode's progress reports patch it.
+        expect(new Set(entities.map((u) => u.compactionId)).size).toBe(1);
+        expect(entities[0]!.status).toBe("in_progress");
+        expect(entities.at(-1)).toMatchObject({ status: "completed", summary: [{ type: "text" }] });
       } else {
         expect(entities).toHaveLength(0);
         expect(compactCall).toBeDefined();
@@ -121,6 +122,24 @@ test("/compact: a compaction_update entity with ZCode's summary when opted in; e
         for (const u of toolUpdates(h, sessionId, compactCall!.toolCallId)) expect(u.rawOutput).toBeUndefined();
       }
       expect(h.text(sessionId)).toContain("Conversation compacted.");
+    });
+  }
+});
+
+test("a compaction ZCode starts itself: compaction_update when opted in; nothing new otherwise", async () => {
+  for (const clientCapabilities of [{}, OPTED_IN]) {
+    await withBridge({ clientCapabilities }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:auto-compaction")).stopReason).toBe("end_turn");
+      const entities = h.updatesOfKind(sessionId, "compaction_update");
+      if (clientCapabilities === OPTED_IN) {
+        expect(entities.map((u) => u.status)).toEqual(["in_progress", "completed"]);
+        expect(entities[1]!.compactionId).toBe(entities[0]!.compactionId);
+      } else {
+        expect(entities).toHaveLength(0);
+        expect(toolCalls(h, sessionId)).toHaveLength(0);
+      }
+      expect(h.text(sessionId)).toContain("Echo");
     });
   }
 });

@@ -231,6 +231,20 @@ export async function compact(t: Turn): Promise<void> {
   await t.emit("session.updated", { trigger: "manual", phase: "standalone_turn", preCompactTokenCount: before, postCompactTokenCount: after, summaryMessageId: st.info.messageId });
 }
 
+/**
+ * A compaction ZCode starts itself before the turn's model request (trigger
+ * "auto", phase "pre_request": the context was full), then the reply.
+ */
+export async function autoCompaction(t: Turn): Promise<void> {
+  const before = Math.max(t.s.contextUsed, 1000);
+  await t.emit("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: before });
+  await t.pace();
+  const after = Math.max(100, Math.floor(before / 10));
+  t.s.contextUsed = after;
+  await t.emit("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: before, postCompactTokenCount: after });
+  await defaultReply(t);
+}
+
 export const basicScenarios = {
   default: (t: Turn) => defaultReply(t),
   text,
@@ -250,5 +264,6 @@ export const basicScenarios = {
   // Marks the session: its next cold resume falls back to the default model.
   "forget-model": (t: Turn) => defaultReply(t),
   compact,
+  "auto-compaction": autoCompaction,
 };
 

@@ -165,6 +165,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       updates.push(u);
     },
     features: { notices: false, compaction: false, plans: false, booleanOptions: false, terminalOutput: false, goal: false, ...opts.features },
+    trackCompaction: () => {},
     notice: async (level, text) => {
       updates.push(noticeUpdate(ctx.features, level, text));
     },

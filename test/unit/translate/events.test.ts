@@ -21,7 +21,8 @@ function ev(type: string, payload: unknown): ZCodeEvent {
 
 function session(withSettings = true, plans = false): EventState {
   return {
-    features: { plans },
+    features: { plans, compaction: false },
+    compactionId: undefined,
     options: withSettings ? optionsFromSettings(settings(CREATE_SETTINGS)) : {},
     title: undefined,
     tracker: new ToolCallTracker({ cwd: CWD, terminalOutput: false }),
