@@ -18,9 +18,10 @@ export interface LineSplitterOptions {
   maxLineBytes?: number;
   /**
    * Called once per skipped over-long line with its size in bytes, when its
-   * end (newline or EOF) arrives, and the first `overlongHeadBytes` of it.
+   * end (newline or EOF) arrives, the first `overlongHeadBytes` of it, and
+   * whether a reduced copy is delivered in its place.
    */
-  onOverlong?: (bytes: number, head: Uint8Array) => void;
+  onOverlong?: (bytes: number, head: Uint8Array, reduced: boolean) => void;
   /**
    * How much of the start of an over-long line to keep for onOverlong (a
    * copy, bounded: default 0). The editor side reads a request id there.
@@ -56,7 +57,7 @@ const CR = 13;
 export class LineSplitter {
   private readonly decoder = new TextDecoder("utf-8", { fatal: false });
   private readonly max: number;
-  private readonly onOverlong: ((bytes: number, head: Uint8Array) => void) | undefined;
+  private readonly onOverlong: ((bytes: number, head: Uint8Array, reduced: boolean) => void) | undefined;
   private readonly headMax: number;
   /** Start of the over-long line being skipped (at most headMax bytes). */
   private head: Uint8Array = EMPTY;
@@ -179,8 +180,8 @@ export class LineSplitter {
   private reportOverlong(bytes: number, head: Uint8Array): void {
     const reducer = this.reducer;
     this.reducer = undefined;
-    this.onOverlong?.(bytes, head);
     const reduced = reducer?.finish();
+    this.onOverlong?.(bytes, head, reduced !== undefined);
     if (reduced !== undefined) this.onLine(reduced);
   }
 

@@ -67,7 +67,10 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
       });
     },
     maxLineBytes: watch.maxLineBytes,
-    onOverlong: (bytes) => log.warn(`a line of ${bytes} bytes from ZCode is over the ${watch.maxLineBytes}-byte limit: kept without its transcript if it is a snapshot, else skipped`),
+    onOverlong: (bytes, _head, reduced) =>
+      reduced
+        ? log.info(`a snapshot of ${bytes} bytes from ZCode is over the ${watch.maxLineBytes}-byte limit: read without its transcript`)
+        : log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`),
     // A snapshot of a long conversation: its answer still arrives, without the transcript.
     reduceOverlong: () => new TranscriptEliding(),
   }).catch((e) => log.debug(`ZCode stdout ended with an error: ${(e as Error).message}`));
