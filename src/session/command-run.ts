@@ -106,6 +106,8 @@ export async function runCommandPrompt(s: Session, command: SlashCommand, args: 
       s.dropStale = true;
       s.needsIdleWait = true;
       s.api.stop(s.id).catch((err) => logger.debug("session/stop failed:", err));
+      // Stopping the work toward a goal pauses the goal in ZCode: said, or the user thinks it still runs.
+      if (command.name === "goal") s.notice("info", t().commands.goal.pausedByCancel);
     }
     for (const toolCallId of run.openTools) {
       s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent(t().tools.cancelled)] });

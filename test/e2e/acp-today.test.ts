@@ -329,3 +329,22 @@ test("huge history: session/load replays the last 500 messages with a note, in u
     });
   });
 });
+
+test("a goal paused by a cancel: a notice when opted in; else a message of its own", async () => {
+  for (const clientCapabilities of [{}, OPTED_IN]) {
+    await withBridge({ clientCapabilities }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const running = h.prompt(sessionId, "/goal #scenario:slow n=400");
+      await h.waitFor(() => h.text(sessionId).includes("Working toward the goal"), "the goal's work to start");
+      await h.cancel(sessionId);
+      expect((await running).stopReason).toBe("cancelled");
+      const notices = h.updatesOfKind(sessionId, "notice");
+      if (clientCapabilities === OPTED_IN) {
+        expect(notices.map((n) => n.title)).toEqual([expect.stringContaining("The goal is paused")]);
+      } else {
+        expect(notices).toHaveLength(0);
+        expect(h.text(sessionId)).toContain("The goal is paused");
+      }
+    });
+  }
+});
