@@ -40,6 +40,11 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
     api: s.api,
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
+    features: s.features,
+    trackCompaction: (id) => s.memory.compactionStarted(id),
+    notice: async (level, text) => {
+      if (!run?.signal.aborted) s.notice(level, text);
+    },
     turnRunning: () => s.turnRunning(),
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
@@ -97,6 +102,8 @@ export async function runCommandPrompt(s: SessionHost, command: SlashCommand, ar
     running.catch((err) => logger.debug("cancelled command failed:", err));
     if (run.zcodeWorking) {
       s.expectLeftovers({ idleWait: true });
+      // Stopping the work toward a goal pauses the goal in ZCode: said, or the user thinks it still runs.
+      if (command.name === "goal") s.notice("info", t().commands.goal.pausedByCancel);
     }
     for (const toolCallId of run.openTools) {
       s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent(t().tools.cancelled)] });

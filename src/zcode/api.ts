@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { CliCapabilities } from "./capabilities.ts";
 import type { ZCodeConnection } from "./connection.ts";
 import {
+  CloseResultSchema,
   CompactResultSchema,
   EmptyResultSchema,
   ForkResultSchema,
@@ -150,8 +151,14 @@ export class ZCodeApi {
     return this.call("session/read", { sessionId, messageLimit: 1 }, SnapshotSchema);
   }
 
-  messages(sessionId: string): Promise<MessagesResult> {
-    return this.call("session/messages", { sessionId }, MessagesResultSchema);
+  /** The last `limit` messages only (a compaction's summary), without the whole transcript. */
+  lastMessages(sessionId: string, limit: number): Promise<MessagesResult> {
+    return this.call("session/read", { sessionId, messageLimit: limit }, MessagesResultSchema);
+  }
+
+  /** The transcript, or its last `limit` messages (ZCode counts `limit` from the end). */
+  messages(sessionId: string, opts: { limit?: number } = {}): Promise<MessagesResult> {
+    return this.call("session/messages", { sessionId, ...(opts.limit ? { limit: opts.limit } : {}) }, MessagesResultSchema);
   }
 
   subscribe(p: { sessionId: string; afterSeq?: number }): Promise<SubscribeResult> {
@@ -175,8 +182,15 @@ export class ZCodeApi {
     await this.call("session/stop", { sessionId }, EmptyResultSchema);
   }
 
-  // There is deliberately no close(): ZCode's own close method deletes the
-  // user's conversation. Nothing an editor does may send it.
+  /**
+   * Deletes the user's conversation: ZCode's own `session/close` removes it
+   * (it publishes session.removed; 0.16.9). The session must be live in the
+   * child. Only ACP session/delete may call this; ACP session/close never does.
+   */
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const r = await this.call("session/close", { sessionId }, CloseResultSchema);
+    return r.closed !== false;
+  }
 
   fork(p: { sessionId: string; target: HistoryTarget }): Promise<ForkResult> {
     return this.call("session/fork", { sessionId: p.sessionId, target: p.target }, ForkResultSchema);

@@ -99,6 +99,12 @@ export const SessionUpdatedSchema = loose({
   contextWindow: maybe(v.nullable(num)),
   /** Why a model request ended (max_tokens, refusal, end_turn, tool_use, …). */
   stopReason: maybe(str),
+  /** A compaction's progress: what started it (manual, auto, partial, reactive, session_memory) and the token counts. */
+  trigger: maybe(str),
+  preCompactTokenCount: maybe(num),
+  postCompactTokenCount: maybe(num),
+  /** A compaction that ended without a result: failed or interrupted. */
+  status: maybe(str),
 });
 export type SessionUpdated = v.InferOutput<typeof SessionUpdatedSchema>;
 

@@ -56,6 +56,8 @@ export const commands = {
     },
     working: "Working toward the goal…",
     stillWorking: "ZCode is still working toward the goal.",
+    /** A notice: the prompt working toward the goal was cancelled, which pauses the goal in ZCode. */
+    pausedByCancel: "The goal is paused (the work toward it was cancelled); `/goal resume` picks it up again.",
   },
 
   compact: {

@@ -55,6 +55,7 @@ export const commands: typeof en = {
     },
     working: "正在朝目标推进…",
     stillWorking: "ZCode 仍在朝目标推进。",
+    pausedByCancel: "目标已暂停（朝目标的工作已取消）；使用 `/goal resume` 继续。",
   },
 
   compact: {

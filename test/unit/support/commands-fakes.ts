@@ -2,6 +2,7 @@
 // answers from a script (in ZCode's real result shapes, read through the
 // api's own schemas), capabilities as a plain set, and a CommandContext that
 // records what a command said, sent and waited for.
+import { noticeUpdate, type ClientFeatures } from "../../../src/translate/client-features.ts";
 import * as v from "valibot";
 import { expect } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
@@ -140,6 +141,8 @@ export interface ContextOptions {
   idle?: boolean | (() => Promise<boolean>);
   /** The bridge's environment the command sees (default: empty). */
   env?: Record<string, string | undefined>;
+  /** What the client opted in to (default: nothing). */
+  features?: Partial<ClientFeatures>;
 }
 
 export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeContext {
@@ -160,6 +163,11 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     },
     update: async (u) => {
       updates.push(u);
+    },
+    features: { notices: false, compaction: false, plans: false, booleanOptions: false, terminalOutput: false, goal: false, ...opts.features },
+    trackCompaction: () => {},
+    notice: async (level, text) => {
+      updates.push(noticeUpdate(ctx.features, level, text));
     },
     turnRunning: () => opts.turnRunning ?? false,
     waitIdle: async (budgetMs) => {

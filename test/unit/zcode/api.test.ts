@@ -106,9 +106,15 @@ describe("params on the wire", () => {
     expect(sent).toEqual([{ method: "session/stop", params: { sessionId: "s1" }, timeoutMs: 10_000 }]);
   });
 
-  test("there is no close(): ZCode's session/close deletes the conversation", () => {
+  test("there is no close(): ZCode's session/close deletes the conversation, so it is deleteSession() and nothing else", async () => {
     const api = new ZCodeApi(fakeConn().conn) as unknown as Record<string, unknown>;
     expect(api.close).toBeUndefined();
+    const { conn, sent } = fakeConn({ "session/close": { closed: true } });
+    await expect(new ZCodeApi(conn).deleteSession("s1")).resolves.toBe(true);
+    expect(sent.map((f) => [f.method, f.params])).toEqual([["session/close", { sessionId: "s1" }]]);
+    // closed:false (a persistence mismatch) is not a deletion.
+    const refused = fakeConn({ "session/close": { closed: false } });
+    await expect(new ZCodeApi(refused.conn).deleteSession("s1")).resolves.toBe(false);
   });
 
   test("fork, rewind, goal, compact, steer", async () => {
