@@ -146,7 +146,7 @@ test("a compaction ZCode starts itself: compaction_update when opted in; nothing
 
 test("bridge notices: a notice with a level when opted in; else an agent message of its own, apart from the answer", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities, args: ["--auto-compact", "1"] }, async (h) => {
+    await withBridge({ clientCapabilities, args: ["--auto-compact", "0.001%"] }, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "fill the context");
       await h.waitFor(() => h.text(sessionId).includes("Conversation compacted."), "the auto-compaction");
@@ -237,7 +237,7 @@ test("session/delete: advertised; ends the running turn, deletes in ZCode and in
 
 test("auto-compact switch: a boolean option when opted in, an on/off select otherwise; off means no compaction", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities, record: true, args: ["--auto-compact", "1"] }, async (h) => {
+    await withBridge({ clientCapabilities, record: true, args: ["--auto-compact", "0.001%"] }, async (h) => {
       const { sessionId, configOptions } = await h.newSession();
       const opt = configOptions!.find((o) => o.id === "auto_compact")!;
       const boolean = clientCapabilities === OPTED_IN;
