@@ -18,14 +18,28 @@ export interface LineSplitterOptions {
   maxLineBytes?: number;
   /**
    * Called once per skipped over-long line with its size in bytes, when its
-   * end (newline or EOF) arrives, and the first `overlongHeadBytes` of it.
+   * end (newline or EOF) arrives, the first `overlongHeadBytes` of it, and
+   * whether a reduced copy is delivered in its place.
    */
-  onOverlong?: (bytes: number, head: Uint8Array) => void;
+  onOverlong?: (bytes: number, head: Uint8Array, reduced: boolean) => void;
   /**
    * How much of the start of an over-long line to keep for onOverlong (a
    * copy, bounded: default 0). The editor side reads a request id there.
    */
   overlongHeadBytes?: number;
+  /**
+   * A reducer for an over-long line: it is fed the line's bytes as they pass
+   * (none are buffered here) and may hand back a smaller line to deliver in
+   * its place (ZCode's snapshots without their transcript).
+   */
+  reduceOverlong?: () => OverlongReducer;
+}
+
+/** Reads an over-long line as it streams by and may keep a reduced copy of it. */
+export interface OverlongReducer {
+  push(bytes: Uint8Array): void;
+  /** The reduced line, or undefined when it could not be reduced. */
+  finish(): string | undefined;
 }
 
 export type LineHandler = (line: string) => void;
@@ -43,7 +57,7 @@ const CR = 13;
 export class LineSplitter {
   private readonly decoder = new TextDecoder("utf-8", { fatal: false });
   private readonly max: number;
-  private readonly onOverlong: ((bytes: number, head: Uint8Array) => void) | undefined;
+  private readonly onOverlong: ((bytes: number, head: Uint8Array, reduced: boolean) => void) | undefined;
   private readonly headMax: number;
   /** Start of the over-long line being skipped (at most headMax bytes). */
   private head: Uint8Array = EMPTY;
@@ -52,6 +66,9 @@ export class LineSplitter {
   private tailBytes = 0;
   /** > 0 while dropping an over-long line: bytes seen of it so far. */
   private skipping = 0;
+  private readonly reduceOverlong: (() => OverlongReducer) | undefined;
+  /** The reducer fed the over-long line being dropped, if any. */
+  private reducer: OverlongReducer | undefined;
   private scratch = new Uint8Array(0);
 
   constructor(
@@ -61,6 +78,7 @@ export class LineSplitter {
     this.max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.onOverlong = opts.onOverlong;
     this.headMax = opts.overlongHeadBytes ?? 0;
+    this.reduceOverlong = opts.reduceOverlong;
   }
 
   push(chunk: Uint8Array): void {
@@ -72,8 +90,10 @@ export class LineSplitter {
       const nl = chunk.indexOf(NL);
       if (nl < 0) {
         this.skipping += len;
+        this.reducer?.push(chunk);
         return;
       }
+      this.reducer?.push(chunk.subarray(0, nl));
       this.reportOverlong(this.skipping + nl, this.head);
       this.skipping = 0;
       this.head = EMPTY;
@@ -82,7 +102,7 @@ export class LineSplitter {
       const nl = chunk.indexOf(NL);
       if (nl < 0) {
         const total = this.tailBytes + len;
-        if (total > this.max) this.startSkipping(total, this.headOf(this.tail, chunk));
+        if (total > this.max) this.startSkipping(total, this.headOf(this.tail, chunk), [...this.tail, chunk]);
         else {
           this.tail.push(chunk);
           this.tailBytes = total;
@@ -92,6 +112,7 @@ export class LineSplitter {
       const total = this.tailBytes + nl;
       if (total > this.max) {
         const head = this.headOf(this.tail, chunk.subarray(0, nl));
+        this.reducer = this.newReducer([...this.tail, chunk.subarray(0, nl)]);
         this.tail = [];
         this.tailBytes = 0;
         this.reportOverlong(total, head);
@@ -114,7 +135,7 @@ export class LineSplitter {
 
     if (start < len) {
       const rest = len - start;
-      if (rest > this.max) this.startSkipping(rest, this.headOf([], chunk.subarray(start)));
+      if (rest > this.max) this.startSkipping(rest, this.headOf([], chunk.subarray(start)), [chunk.subarray(start)]);
       else {
         this.tail.push(start === 0 ? chunk : chunk.subarray(start));
         this.tailBytes = rest;
@@ -139,15 +160,29 @@ export class LineSplitter {
     }
   }
 
-  private startSkipping(bytesSoFar: number, head: Uint8Array): void {
+  private startSkipping(bytesSoFar: number, head: Uint8Array, seen: Uint8Array[]): void {
+    this.reducer = this.newReducer(seen);
     this.tail = [];
     this.tailBytes = 0;
     this.skipping = bytesSoFar;
     this.head = head;
   }
 
+  /** A reducer already fed `seen` (the start of the over-long line), when one is configured. */
+  private newReducer(seen: Uint8Array[]): OverlongReducer | undefined {
+    if (!this.reduceOverlong) return undefined;
+    const r = this.reduceOverlong();
+    for (const part of seen) r.push(part);
+    return r;
+  }
+
+  /** An over-long line ended: reported, and its reduced copy (if any) delivered in its place. */
   private reportOverlong(bytes: number, head: Uint8Array): void {
-    this.onOverlong?.(bytes, head);
+    const reducer = this.reducer;
+    this.reducer = undefined;
+    const reduced = reducer?.finish();
+    this.onOverlong?.(bytes, head, reduced !== undefined);
+    if (reduced !== undefined) this.onLine(reduced);
   }
 
   /** A copy of the first headMax bytes of `parts` then `last` (views must not be kept: they are dropped). */
@@ -203,7 +238,10 @@ export class LineSplitter {
     let nl = chunk.indexOf(NL, start);
     while (nl >= 0 && nl <= last) {
       if (nl > start) {
-        if (nl - start > max) this.reportOverlong(nl - start, this.headOf([], chunk.subarray(start, nl)));
+        if (nl - start > max) {
+          this.reducer = this.newReducer([chunk.subarray(start, nl)]);
+          this.reportOverlong(nl - start, this.headOf([], chunk.subarray(start, nl)));
+        }
         else this.emit(chunk, start, nl);
       }
       start = nl + 1;

@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
 import { VERSION } from "../version.ts";
+import { extensionsAdvertised } from "./extensions.ts";
 
 // The answer to ACP `initialize`, as a plain value with no runtime import of
 // the SDK: the CLI sends it before the SDK and the agent are loaded (most of
@@ -20,10 +21,13 @@ export function initializeResult(): acp.InitializeResponse {
       loadSession: true,
       // Images and files go to ZCode as attachments; ZCode has no audio input.
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
+      // delete is ACP session/delete: the one request that deletes a conversation.
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
       // The transports ZCode's session/create accepts besides stdio.
       mcpCapabilities: { http: true, sse: true },
     },
+    // The goal and steering extensions (src/acp/extensions.ts), where claude-agent-acp's docs put them.
+    _meta: extensionsAdvertised(),
     authMethods: [
       {
         id: AUTH_METHOD_IDS[0],

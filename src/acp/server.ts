@@ -12,6 +12,7 @@ import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
 import { AUTH_METHOD_IDS, initializeResult } from "./initialize.ts";
+import { GOAL_METHOD, goalRequest, STEERING_METHOD, steeringRequest, type SteeringOutcome } from "./extensions.ts";
 import { listPage } from "./session-list.ts";
 import { openAcpStdio } from "./stdio.ts";
 
@@ -153,10 +154,13 @@ class AcpAgent {
       .onRequest(m.session.resume, this.handle(async (p) => this.resumeSession(p)))
       .onRequest(m.session.list, this.handle(async (p) => this.listSessions(p)))
       .onRequest(m.session.close, this.handle(async (p) => this.closeSession(p)))
+      .onRequest(m.session.delete, this.handle(async (p) => this.deleteSession(p)))
       .onRequest(m.session.fork, this.handle(async (p) => this.forkSession(p)))
       .onRequest(m.session.prompt, this.handle(async (p, ctx) => this.bridge.session(p.sessionId).prompt(p.prompt, ctx.signal)))
       .onRequest(m.session.setMode, this.handle(async (p) => this.setMode(p)))
       .onRequest(m.session.setConfigOption, this.handle(async (p) => this.setConfigOption(p)))
+      .onRequest(GOAL_METHOD, (p: unknown) => p, this.handle(async (p: unknown, ctx) => this.goal(p, ctx.signal)))
+      .onRequest(STEERING_METHOD, (p: unknown) => p, this.handle(async (p: unknown, ctx) => this.steer(p, ctx.signal)))
       .onNotification(m.session.cancel, ({ params }) => {
         try {
           void this.bridge.session(params.sessionId).cancel("editor");
@@ -222,6 +226,36 @@ class AcpAgent {
 
   private async closeSession(p: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
     await this.bridge.close(p.sessionId);
+    return {};
+  }
+
+  /**
+   * `_session/goal`: the same as typing `/goal …`. Pausing or clearing first
+   * ends what runs (a goal's work holds the session; stopping it pauses the
+   * goal in ZCode); the goal's state follows in `_meta.goal`.
+   */
+  private async goal(params: unknown, signal: AbortSignal): Promise<Record<string, never>> {
+    const g = goalRequest(params);
+    const s = this.bridge.session(g.sessionId);
+    s.goalDrivenByClient();
+    if ((g.action === "pause" || g.action === "clear") && s.isBusy()) await s.cancel("editor");
+    await s.prompt([{ type: "text", text: g.typed }], signal);
+    await s.refreshGoal();
+    return {};
+  }
+
+  /** `_session/steering`: the same as typing `/steer …` while a turn runs. */
+  private async steer(params: unknown, signal: AbortSignal): Promise<SteeringOutcome> {
+    const p = steeringRequest(params);
+    const s = this.bridge.session(p.sessionId);
+    if (!s.turnRunning()) return { outcome: "promptRequired", reason: "noRunningTurn" };
+    await s.prompt([{ type: "text", text: `/steer ${p.text}` }], signal);
+    return { outcome: "injected" };
+  }
+
+  /** The only request that deletes a conversation (ZCode's and the app's history row). */
+  private async deleteSession(p: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
+    await this.bridge.delete(p.sessionId);
     return {};
   }
 

@@ -4,7 +4,7 @@ import { log as rootLog } from "../log.ts";
 import type { Env } from "../zcode/host.ts";
 import { withBusyRetry, isBusy } from "./busy-retry.ts";
 import { appTitle, taskRow, type SessionCreatedInfo } from "./task-row.ts";
-import { insertTask, layoutProblem, tasksIndexPath, updateTitle } from "./tasks-index.ts";
+import { insertTask, layoutProblem, markDeleted, tasksIndexPath, updateTitle } from "./tasks-index.ts";
 
 export type { SessionCreatedInfo, ModelRef } from "./task-row.ts";
 
@@ -147,6 +147,25 @@ export class AppHistory {
       });
     } catch (err) {
       this.log.warn("could not title a session in the app's history:", err);
+      return Promise.resolve();
+    }
+  }
+
+  /**
+   * The user deleted the session from the editor (ACP session/delete, after
+   * ZCode deleted it): the app's row, if any, is marked deleted the way the
+   * app marks one, so it leaves the app's history too.
+   */
+  sessionDeleted(sessionId: string): Promise<void> {
+    try {
+      if (!this.file || this.closed || !sessionId) return Promise.resolve();
+      this.sessions.delete(sessionId);
+      return this.enqueue(`deleting session ${sessionId}`, (db) => {
+        const changed = markDeleted(db, { sessionId, now: this.now() });
+        this.log.debug(changed ? `marked session ${sessionId} deleted in the app's history` : `no row of ${sessionId} in the app's history`);
+      });
+    } catch (err) {
+      this.log.warn("could not mark a session deleted in the app's history:", err);
       return Promise.resolve();
     }
   }

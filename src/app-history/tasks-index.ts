@@ -194,3 +194,16 @@ export function updateTitle(
     });
   return result.changes > 0;
 }
+
+/**
+ * The user deleted the session (ACP session/delete): its row is marked
+ * deleted as the app marks one (deleted = 1; every list and search of the
+ * app filters on deleted = 0), whoever wrote it. The row stays: the app's
+ * own clean-up owns removing rows. Returns whether a row changed.
+ */
+export function markDeleted(db: Database, p: { sessionId: string; now: number }): boolean {
+  const result = db
+    .query(`UPDATE tasks SET deleted = 1, updated_at = MAX(updated_at, $now) WHERE task_id = $task_id AND deleted = 0`)
+    .run({ $now: p.now, $task_id: p.sessionId });
+  return result.changes > 0;
+}

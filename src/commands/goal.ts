@@ -48,8 +48,6 @@ export const goalCommand: SlashCommand = {
     // ZCode set to work on the goal: this prompt shows that work and ends with it
     // (cancelling it stops ZCode, which pauses the goal).
     await ctx.say(`\n\n${text.working}\n\n`);
-    // ZCode's stop (what a cancel sends) pauses an active goal: the user is told, with how to go on.
-    ctx.whenCancelled(text.pausedByCancel);
     if (!(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say(`\n\n${text.stillWorking}`);
   },
 };

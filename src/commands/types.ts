@@ -1,4 +1,5 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { ClientFeatures, NoticeLevel } from "../translate/client-features.ts";
 import type { SessionOptions } from "../translate/options/options.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 
@@ -40,9 +41,13 @@ export interface CommandContext {
   /** Streams text to the editor as agent_message_chunk. */
   say(text: string): Promise<void>;
   update(u: SessionUpdate): Promise<void>;
+  /** What the client opted in to (compaction updates, notices, plans). */
+  features: ClientFeatures;
+  /** Names the compaction ZCode is about to report (undefined: it is over), so its progress patches the command's own entity. */
+  trackCompaction(compactionId: string | undefined): void;
+  /** The bridge's own remark (not the command's answer): a `notice`, or a message of its own. */
+  notice(level: NoticeLevel, text: string): Promise<void>;
   turnRunning(): boolean;
-  /** What the editor is told if the command is cancelled while ZCode works for it (before the `cancelled` answer). */
-  whenCancelled(text: string): void;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
   /** The session's mode, model and thought level as the editor sees them. */

@@ -28,7 +28,7 @@ export function compactionDue(threshold: AutoCompact, usage: Usage | undefined):
 /** Counts grouped by thousands the same way in both languages (12,345). */
 const count = (n: number) => n.toLocaleString("en-US");
 
-function describe(threshold: AutoCompact): string {
+export function describe(threshold: AutoCompact): string {
   const words = t().bridge.autoCompact;
   if ("percent" in threshold) return words.percentThreshold(threshold.percent);
   return words.tokenThreshold(count(threshold.tokens), threshold.tokens);
@@ -49,7 +49,7 @@ export async function compactInBackground(s: SessionHost, threshold: AutoCompact
   if (!compact) return;
   const pct = usage!.size > 0 ? Math.round((usage!.used * 100) / usage!.size) : undefined;
   const notice = t().bridge.autoCompact.notice(count(usage!.used), count(usage!.size), pct, describe(threshold));
-  s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${notice}_\n\n` } });
+  s.notice("info", notice);
   logger.info(`session ${s.id}: context ${usage!.used}/${usage!.size}, compacting`);
   await runCommandPrompt(s, compact.command, "", new AbortController().signal);
 }

@@ -11,7 +11,9 @@ import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
 import { invalidParams, sessionNotFound } from "../translate/errors.ts";
+import { clientFeatures } from "../translate/client-features.ts";
 import { InteractionRouter } from "./interaction-router.ts";
+import { describe as describeThreshold } from "./auto-compact.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
 import { browserExecuteAnswer, browserListAnswer, officialMcpAuthAnswer } from "./app-only-requests.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
@@ -21,6 +23,9 @@ import { DEFAULT_TIMINGS, type Timings } from "./timings.ts";
 import { UpdateSink } from "./update-sink.ts";
 
 const logger = log.withTag("bridge");
+
+/** How many of ZCode's sessions are searched for the workspace of one to delete that is not open here. */
+const DELETE_LOOKUP_LIMIT = 1000;
 
 /**
  * The api over `conn` (a child the CLI may have started already), or over a
@@ -87,9 +92,10 @@ export class Bridge {
         ...opts.timings,
       },
       terminalOutput: () => editor.clientCapabilities._meta?.["terminal_output"] === true,
+      features: () => clientFeatures(editor.clientCapabilities),
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
-      ...(config.autoCompact ? { autoCompact: config.autoCompact } : {}),
+      ...(config.autoCompact ? { autoCompact: config.autoCompact, autoCompactWords: describeThreshold(config.autoCompact) } : {}),
       closing: () => this.closing,
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.
@@ -247,6 +253,35 @@ export class Bridge {
 
   list(cwd: string | undefined): Promise<ListResult> {
     return this.api.list(cwd ? { workspace: cwd } : {});
+  }
+
+  /**
+   * ACP session/delete, the one path that deletes a conversation: a running
+   * turn is ended first, then ZCode deletes the session (it must be live
+   * there: one not open here is resumed in the workspace ZCode lists it
+   * under), then the app's history row is marked deleted and we forget it.
+   */
+  async delete(id: string): Promise<void> {
+    const open = this.sessions.get(id);
+    let deleted: boolean;
+    if (open && !open.isClosed) {
+      await open.cancel("close");
+      deleted = await open.withActive(() => this.api.deleteSession(id));
+    } else {
+      const info = await this.conn.start();
+      const listed = (await this.api.list({ limit: DELETE_LOOKUP_LIMIT })).sessions.find((x) => x.sessionId === id);
+      if (!listed?.workspace) throw sessionNotFound(id);
+      await this.api.resume({ sessionId: id, workspace: listed.workspace });
+      logger.debug(`resumed ${id} (generation ${info.generation}) to delete it`);
+      deleted = await this.api.deleteSession(id);
+    }
+    if (!deleted) throw new Error(`ZCode did not delete session ${id}`);
+    await this.appHistory.sessionDeleted(id);
+    if (open) {
+      await open.close();
+      this.forget(id);
+    }
+    logger.info(`deleted session ${id} at the editor's request`);
   }
 
   /** ACP session/close: our side forgets it; the conversation stays in ZCode. */

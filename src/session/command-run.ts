@@ -20,8 +20,6 @@ interface Run {
   openTools: Set<string>;
   /** ZCode is doing work for the command (a goal, a compaction) while it waits. */
   zcodeWorking: boolean;
-  /** Said before the `cancelled` answer when ZCode was stopped for it. */
-  cancelNotice?: string;
 }
 
 function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
@@ -43,10 +41,12 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
     api: s.api,
     say: async (text) => emit({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }),
     update: async (u) => emit(u),
-    turnRunning: () => s.turnRunning(),
-    whenCancelled: (text) => {
-      if (run) run.cancelNotice = text;
+    features: s.features,
+    trackCompaction: (id) => s.memory.compactionStarted(id),
+    notice: async (level, text) => {
+      if (!run?.signal.aborted) s.notice(level, text);
     },
+    turnRunning: () => s.turnRunning(),
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
       try {
@@ -107,7 +107,8 @@ export async function runCommandPrompt(s: SessionHost, command: SlashCommand, ar
     running.catch((err) => logger.debug("cancelled command failed:", err));
     if (run.zcodeWorking) {
       s.expectLeftovers({ idleWait: true });
-      if (run.cancelNotice) s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${run.cancelNotice}_\n\n` } });
+      // Stopping the work toward a goal pauses the goal in ZCode: said, or the user thinks it still runs.
+      if (command.name === "goal") s.notice("info", t().commands.goal.pausedByCancel);
     }
     for (const toolCallId of run.openTools) {
       s.emit({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [textContent(t().tools.cancelled)] });

@@ -1,4 +1,5 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { ClientFeatures, NoticeLevel } from "../translate/client-features.ts";
 import type { TranslationMemory } from "../translate/memory.ts";
 import type { EventContext } from "../translate/events.ts";
 import type { SessionOptions } from "../translate/options/options.ts";
@@ -48,10 +49,18 @@ export interface SessionHost {
   readonly memory: TranslationMemory;
   readonly intake: { ensureSubscribed(): Promise<void>; recover(): Promise<void> };
   readonly isClosed: boolean;
+  /** What the client opted in to. */
+  readonly features: ClientFeatures;
 
   /** Runs a ZCode call on the session, resuming it first when ZCode lost it. */
   withActive<T>(fn: () => Promise<T>): Promise<T>;
   emit(u: SessionUpdate): void;
+  /** Something the bridge itself says: a `notice` for a client that takes them, else a message of its own. */
+  notice(level: NoticeLevel, text: string): void;
+  /** ZCode's goal, published to a client that takes it (null: cleared; undefined: unknown). */
+  publishGoal(target: { objective: string; status?: string | undefined } | null | undefined): void;
+  /** Resolves once the editor's backlog is low again. */
+  backlogRelieved(): Promise<void>;
   /** Resolves once everything emitted so far is on the wire. */
   flush(): Promise<void>;
   eventContext(): EventContext;

@@ -197,9 +197,12 @@ export class InteractionRouter {
       await this.port.sendUpdate(sessionId, u);
     }
     const view = tracker.get(toolCallId);
-    return view
-      ? { toolCallId, title: view.title, kind: view.kind, rawInput: view.rawInput, locations: view.locations }
-      : { toolCallId, title: toolName || t().tools.tool, rawInput: input ?? {} };
+    if (view) {
+      const u: ToolCallUpdate = { toolCallId, title: view.title, kind: view.kind, locations: view.locations };
+      if (view.rawInput !== undefined) u.rawInput = view.rawInput;
+      return u;
+    }
+    return input === undefined ? { toolCallId, title: toolName || t().tools.tool } : { toolCallId, title: toolName || t().tools.tool, rawInput: input };
   }
 
   private async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {

@@ -1,7 +1,8 @@
 import { log } from "../log.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import { emitUsage, usageUpdate } from "../translate/events.ts";
-import { historyToUpdates } from "../translate/history.ts";
+import { historyUpdates } from "../translate/history.ts";
+import { t } from "../i18n/index.ts";
 import type { SessionHost } from "./host.ts";
 
 // The session/read and session/messages calls a session makes around its
@@ -26,6 +27,7 @@ export async function refreshAfterTurn(s: SessionHost): Promise<void> {
     s.emit({ sessionUpdate: "session_info_update", title });
   }
   emitUsage(s.eventContext(), r.projection?.contextUsed, r.projection?.contextWindow);
+  s.publishGoal(r.projection?.target ?? null);
 }
 
 /**
@@ -51,18 +53,49 @@ export async function waitIdle(s: SessionHost, budgetMs: number, abandoned: () =
   }
 }
 
-/** session/load: the conversation as ZCode has it, replayed to the editor before the answer. */
+/**
+ * How many of the last messages session/load replays. ZCode answers
+ * session/messages in one line, counted from the end: a transcript of tens
+ * of thousands of messages (hundreds of MB of tool output) would not fit the
+ * line limit nor the memory bound, and an editor does not need all of it to
+ * go on. Older messages stay in ZCode (and in the app).
+ */
+export const REPLAY_MESSAGES = 500;
+/** Updates sent between two looks at the editor's backlog while replaying. */
+const REPLAY_BATCH = 64;
+
+/** session/load: the conversation as ZCode has it (its tail), replayed to the editor before the answer. */
 export async function replayHistory(s: SessionHost, snapshot: Snapshot): Promise<void> {
-  const history = await s.withActive(() => s.api.messages(s.id));
+  // Resuming a long conversation streamed its whole snapshot past us (src/zcode/elide-transcript.ts):
+  // collect that garbage now, not while the tail below is read.
+  Bun.gc(true);
+  const history = await s.withActive(() => s.api.messages(s.id, { limit: REPLAY_MESSAGES }));
+  // The line it came in is garbage now: the replay below makes its own.
+  Bun.gc(true);
   const todos = snapshot.todos;
-  const updates = historyToUpdates(history.messages, { cwd: s.cwd, ...(todos ? { todos } : {}) });
+  if ((history as { messagesElided?: unknown }).messagesElided === true) {
+    // Even the tail was over the line limit (huge messages): ZCode's answer came without it.
+    s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.tooLarge}_\n\n` } });
+  } else if (history.messages.length >= REPLAY_MESSAGES) {
+    s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.earlierNotShown(REPLAY_MESSAGES)}_\n\n` } });
+  }
+  let sent = 0;
+  // One message at a time, pausing while the editor's backlog is high: memory stays bounded whatever the transcript's size.
+  for (const u of historyUpdates(history.messages, { cwd: s.cwd, compaction: s.features.compaction, plans: s.features.plans, ...(todos ? { todos } : {}) })) {
+    s.emit(u);
+    if (++sent % REPLAY_BATCH === 0) {
+      await s.backlogRelieved();
+      // The replay makes garbage faster than the collector's own pace: RSS stays bounded only if it keeps up.
+      if (sent % (REPLAY_BATCH * 4) === 0) Bun.gc(true);
+    }
+  }
+  history.messages.length = 0;
   if (todos?.length) s.memory.planShown(todos);
   const usage = usageUpdate(snapshot.projection?.contextUsed ?? 0, snapshot.projection?.contextWindow ?? s.options.model?.contextWindow);
   if (usage) {
-    updates.push(usage);
+    s.emit(usage);
     s.memory.usageShown(usage.used, usage.size);
   }
-  if (s.memory.title) updates.push({ sessionUpdate: "session_info_update", title: s.memory.title });
-  for (const u of updates) s.emit(u);
+  if (s.memory.title) s.emit({ sessionUpdate: "session_info_update", title: s.memory.title });
   await s.flush();
 }

@@ -1,6 +1,7 @@
 import type { AvailableCommand, ContentBlock, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { matchCommand } from "../commands/registry.ts";
 import type { AutoCompact } from "../config.ts";
+import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
@@ -11,11 +12,12 @@ import { Activation, type ActivationOwner } from "./activation.ts";
 import { stageFile, stagingDirFor } from "./attachment-staging.ts";
 import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
-import { sessionNotFound } from "../translate/errors.ts";
+import { invalidParams, sessionNotFound } from "../translate/errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
+import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translate/client-features.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
-import { configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
+import { autoCompactValue, configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
@@ -34,12 +36,16 @@ export interface SessionDeps {
   env: Env;
   /** The client asked for Zed's terminal extension. */
   terminalOutput(): boolean;
+  /** What the client opted in to (notices, compaction, plans, …), read on every use. */
+  features(): ClientFeatures;
   /** Withdraws the session's open permission and question prompts. */
   withdrawInteractions(sessionId: string): void;
   /** The slash menu in `cwd` (depends on the running CLI and the user's skills there). */
   commands(cwd: string): AvailableCommand[];
   /** --auto-compact: the context use after which a turn is followed by a compaction. */
   autoCompact?: AutoCompact;
+  /** The threshold in words, for the auto-compact option's description. */
+  autoCompactWords?: string;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
   /** A title the editor is told (the ZCode app's history follows it). */
@@ -68,6 +74,10 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   readonly activationState: Activation;
   /** What the editor was told, kept to translate the next event against it. */
   readonly memory: TranslationMemory;
+  /** JSON of the goal last published in `_meta.goal` (undefined: never published). */
+  private lastGoalKey: string | undefined;
+  /** The client drove this session's goal through `_session/goal`: it gets the goal's state too. */
+  private goalControlled = false;
   /** The editor's MCP servers: ZCode takes them again on every resume. */
   private mcpServers: ZCodeMcpServer[] | undefined;
   /** The model the user chose here: a resume in a new child may fall back to ZCode's default. */
@@ -93,7 +103,10 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     public cwd: string,
     private readonly deps: SessionDeps,
   ) {
-    this.memory = new TranslationMemory(() => this.newTracker());
+    this.memory = new TranslationMemory(() => this.newTracker(), () => deps.features());
+    if (deps.autoCompact) {
+      this.options = { autoCompact: { on: true, asBoolean: deps.features().booleanOptions, threshold: deps.autoCompactWords ?? "" } };
+    }
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
   }
@@ -162,6 +175,53 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     if (this.closed) return;
     this.deps.sink.push(this.id, u);
     if (u.sessionUpdate === "session_info_update" && u.title) this.deps.titleKnown(this.id, u.title);
+  }
+
+  /** What the client opted in to. */
+  get features(): ClientFeatures {
+    return this.deps.features();
+  }
+
+  /**
+   * Something the bridge itself tells the user (a retry, a model gone, an
+   * auto-compaction): a `notice` for a client that takes them, else an agent
+   * message of its own, after which the model's text starts a new message.
+   */
+  notice(level: NoticeLevel, text: string): void {
+    const u = noticeUpdate(this.features, level, text);
+    if (u.sessionUpdate !== "notice") this.memory.messageIds = {};
+    this.emit(u);
+  }
+
+  /** The client drives this session's goal through `_session/goal`: it gets the goal's state from now on. */
+  goalDrivenByClient(): void {
+    this.goalControlled = true;
+  }
+
+  /**
+   * ZCode's goal (projection.target) as the goal extension publishes it, in
+   * session_info_update `_meta.goal` (null once cleared), when it changed and
+   * the client takes it.
+   */
+  publishGoal(target: { objective: string; status?: string | undefined } | null | undefined): void {
+    if (target === undefined || !(this.features.goal || this.goalControlled)) return;
+    const goal = target ? { objective: target.objective, status: target.status ?? "active", controlMethod: "_session/goal" } : null;
+    const key = JSON.stringify(goal);
+    if (key === this.lastGoalKey || (this.lastGoalKey === undefined && goal === null)) return;
+    this.lastGoalKey = key;
+    this.emit({ sessionUpdate: "session_info_update", _meta: { goal } });
+  }
+
+  /** Reads ZCode's goal now and publishes it (after a goal command). */
+  async refreshGoal(): Promise<void> {
+    const r = await this.withActive(() => this.api.read(this.id));
+    this.publishGoal(r.projection?.target ?? null);
+    await this.flush();
+  }
+
+  /** Resolves once the editor's backlog is low again (at once when it is). */
+  async backlogRelieved(): Promise<void> {
+    await this.deps.sink.backpressure();
   }
 
   /** Resolves once everything emitted so far is on the wire. */
@@ -249,6 +309,11 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     return this.turn?.running === true;
   }
 
+  /** A turn or a slash command holds the session. */
+  isBusy(): boolean {
+    return this.turn !== undefined || this.command !== undefined;
+  }
+
   commandBegan(command: RunningCommand): void {
     this.command = command;
   }
@@ -330,7 +395,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     const info = unavailableCurrent(this.options);
     if (!info || this.unavailableTold.has(info.value)) return;
     this.unavailableTold.add(info.value);
-    this.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: unavailableNotice(info) } });
+    this.notice("warning", unavailableNotice(info));
   }
 
   /** The user's model choice again, when the resumed session came back with another. */
@@ -405,6 +470,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /** --auto-compact: queued right behind the turn that filled the context, ahead of any prompt typed later. */
   private compactIfDue(): void {
     const threshold = this.deps.autoCompact;
+    if (this.options.autoCompact?.on === false) return;
     if (!threshold || !compactionDue(threshold, this.lastUsage) || this.deps.closing()) return;
     void this.exclusive(() => compactInBackground(this, threshold)).catch((err) => logger.warn(`auto-compact of ${this.id} failed:`, err));
   }
@@ -472,9 +538,18 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /** session/set_config_option. */
   async setOption(configId: string, value: unknown): Promise<void> {
     const target = configTarget(configId, value);
+    if (target === "autoCompact") return this.setAutoCompact(autoCompactValue(value));
     if (target === "mode") return this.setMode(value as string);
     if (target === "thought") return this.setThoughtLevel(value as string);
     return this.setModel(value as string);
+  }
+
+  /** The auto-compact switch of this session (the bridge's own setting: ZCode is not asked). */
+  private setAutoCompact(on: boolean): void {
+    const before = this.options;
+    if (!before.autoCompact) throw invalidParams(t().errors.unknownOption("auto_compact"));
+    this.options = { ...before, autoCompact: { ...before.autoCompact, on } };
+    for (const u of optionUpdates(before, this.options)) this.emit(u);
   }
 
   /** ZCode took a new value: remember it and tell the editor what changed. */

@@ -279,7 +279,7 @@ export class Turn implements RunningTurn {
 
   /** A line of the bridge's own in the conversation, apart from ZCode's text. */
   private notice(text: string): void {
-    this.s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${text}_\n\n` } });
+    this.s.notice("warning", text);
   }
 
   private onFailed(p: TurnFailed, turnId: string | undefined): void {

@@ -253,5 +253,11 @@ function sizeOf(u: SessionUpdate): number {
     const t = terminalOutputOf(u);
     if (t) return t.data.length + 256;
   }
+  if (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") {
+    // A replayed or finished tool carries its output: counted, or a replay would queue it all unchecked.
+    let n = 512 + (typeof u.rawOutput === "string" ? u.rawOutput.length : 0);
+    for (const c of u.content ?? []) if (c.type === "content" && c.content.type === "text") n += c.content.text.length;
+    return n;
+  }
   return 512;
 }

@@ -2,7 +2,8 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { SessionUpdated, TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
 import type { Todo } from "../zcode/schemas.ts";
 import { t } from "../i18n/index.ts";
-import { planEntries } from "./history.ts";
+import type { ClientFeatures } from "./client-features.ts";
+import { planEntries, planUpdate, TODO_PLAN_ID } from "./history.ts";
 import { optionUpdates, withCurrent, type SessionOptions } from "./options/options.ts";
 import type { ToolCallTracker } from "./tools/tracker.ts";
 
@@ -29,6 +30,10 @@ export interface EventState {
   lastUsage: { used: number; size: number } | undefined;
   /** Steers admitted into the running turn and not yet taken in, by ZCode's pendingInputId. */
   steers: Map<string, string>;
+  /** What the client opted in to (plan_update instead of plan, …). */
+  readonly features: Pick<ClientFeatures, "plans" | "compaction">;
+  /** The compaction in progress as the editor knows it (its compactionId), if any. */
+  compactionId: string | undefined;
 }
 
 export interface EventContext {
@@ -41,6 +46,7 @@ export interface EventContext {
 type Handler<T extends ZCodeEventType> = (ctx: EventContext, e: Extract<ZCodeEvent, { type: T }>) => void;
 
 const TODO_TOOLS = /^todowrite$/i;
+const PLAN_APPROVAL_TOOLS = /^exitplanmode$/i;
 
 /** ZCode event type → what the editor is told. Types not listed consume their seq and nothing else. */
 const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
@@ -86,6 +92,13 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
       const todos = todosOf(todo.input);
       if (todos) emitPlan(ctx, todos);
     }
+    // An approved plan-mode plan: a Markdown plan of its own for a client that takes them.
+    if (todo && PLAN_APPROVAL_TOOLS.test(todo.name) && p.result?.success !== false && ctx.session.features.plans) {
+      const plan = (todo.input as { plan?: unknown } | undefined)?.plan;
+      if (typeof plan === "string" && plan.trim()) {
+        ctx.emit({ sessionUpdate: "plan_update", plan: { type: "markdown", planId: `plan-${p.toolCallId}`, content: plan } });
+      }
+    }
   },
   "permission.resolved": (ctx, e) => {
     for (const u of ctx.session.tracker.onPermissionResolved(e.payload.toolCallId, e.payload.decision, e.payload.reason)) ctx.emit(u);
@@ -99,6 +112,8 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     ctx.emit({ sessionUpdate: "session_info_update", title });
   },
   "session.updated": (ctx, e) => {
+    const compaction = compactionUpdate(ctx.session, e.payload);
+    if (compaction) return ctx.emit(compaction);
     for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);
     const fell = e.payload.fallbackReasonCode;
     if (fell && e.payload.pendingInputId) steerFellBack(ctx, e.payload.pendingInputId, fell);
@@ -195,17 +210,47 @@ export function sessionUpdatedToUpdates(s: EventState, p: SessionUpdated): Sessi
   return out;
 }
 
+const ENDED_COMPACTION: Record<string, "failed" | "cancelled"> = { failed: "failed", interrupted: "cancelled" };
+
+/**
+ * A compaction's progress as ZCode reports it (session.updated with a
+ * trigger and token counts: /compact, or one ZCode started itself), as a
+ * compaction_update for a client that takes them. /compact names the entity
+ * first (compactionId), so its own updates and these patch the same one.
+ * Undefined when the payload is not a compaction's or the client does not
+ * take them (it sees /compact's tool call, and nothing of ZCode's own).
+ */
+export function compactionUpdate(s: EventState, p: SessionUpdated): SessionUpdate | undefined {
+  if (typeof p.trigger !== "string" || typeof p.preCompactTokenCount !== "number") return undefined;
+  if (!s.features.compaction) return undefined;
+  const compactionId = (s.compactionId ??= `compaction-${crypto.randomUUID()}`);
+  const ended = typeof p.status === "string" ? ENDED_COMPACTION[p.status] : undefined;
+  const status = ended ?? (typeof p.postCompactTokenCount === "number" ? "completed" : "in_progress");
+  if (status !== "in_progress") s.compactionId = undefined;
+  return { sessionUpdate: "compaction_update", compactionId, status };
+}
+
 function todosOf(input: unknown): Todo[] | undefined {
   const todos = (input as { todos?: unknown } | undefined)?.todos;
   if (!Array.isArray(todos)) return undefined;
   return todos.filter((t): t is Todo => !!t && typeof t === "object" && typeof (t as Todo).content === "string");
 }
 
-/** Sends `plan` with the full list unless it equals the last one sent. */
+/**
+ * Sends the todo list (the full list, as ACP wants) unless it equals the
+ * last one sent: `plan_update` for a client that takes plans by id (an
+ * emptied list is `plan_removed`), else `plan`.
+ */
 export function emitPlan(ctx: { session: EventState; emit(u: SessionUpdate): void }, todos: readonly Todo[]): void {
   const entries = planEntries(todos);
   const key = JSON.stringify(entries);
   if (key === ctx.session.lastPlanKey) return;
+  const hadPlan = ctx.session.lastPlanKey !== undefined && ctx.session.lastPlanKey !== "[]";
   ctx.session.lastPlanKey = key;
-  ctx.emit({ sessionUpdate: "plan", entries });
+  if (!ctx.session.features.plans) return ctx.emit({ sessionUpdate: "plan", entries });
+  if (entries.length === 0) {
+    if (hadPlan) ctx.emit({ sessionUpdate: "plan_removed", planId: TODO_PLAN_ID });
+    return;
+  }
+  ctx.emit(planUpdate(entries));
 }

@@ -1,4 +1,5 @@
 import { planEntries } from "./history.ts";
+import type { ClientFeatures } from "./client-features.ts";
 import type { EventState } from "./events.ts";
 import type { SessionOptions } from "./options/options.ts";
 import type { ToolCallTracker } from "./tools/tracker.ts";
@@ -20,9 +21,24 @@ export class TranslationMemory implements EventState {
   lastUsage: { used: number; size: number } | undefined;
   /** Steers admitted into the running turn and not yet taken in, by ZCode's pendingInputId (bounded by the events). */
   steers = new Map<string, string>();
+  /** The compaction in progress as the editor knows it (compaction_update's id). */
+  compactionId: string | undefined;
 
-  constructor(private readonly newTracker: () => ToolCallTracker) {
+  constructor(
+    private readonly newTracker: () => ToolCallTracker,
+    private readonly clientFeatures: () => Pick<ClientFeatures, "plans" | "compaction">,
+  ) {
     this.tracker = newTracker();
+  }
+
+  /** What the client opted in to, read on every use. */
+  get features(): Pick<ClientFeatures, "plans" | "compaction"> {
+    return this.clientFeatures();
+  }
+
+  /** A compaction the bridge started (/compact): ZCode's own progress events patch the same entity. */
+  compactionStarted(id: string | undefined): void {
+    this.compactionId = id;
   }
 
   /** Tool calls are shown relative to a new cwd from now on. */

@@ -1,6 +1,7 @@
 import type { CliCapabilities } from "./capabilities.ts";
 import type { ZCodeConnection } from "./connection.ts";
 import {
+  CloseResultSchema,
   CompactResultSchema,
   EmptyResultSchema,
   ForkResultSchema,
@@ -26,11 +27,11 @@ import {
   type SubscribeResult,
 } from "./result-schemas.ts";
 import type { Workspace } from "./schemas.ts";
-import { V4Channel } from "./v4/channel.ts";
+import { V4Channel, V4CommandError } from "./v4/channel.ts";
 import { editOutcome, fileRewindOutcome, pickEdit, pickFileRewind, pickRetry, type EditOutcome, type FileRewindOutcome } from "./v4/picks.ts";
 import { InputAcceptedSchema } from "./v4/schemas.ts";
 import * as v from "valibot";
-import { LOCAL_ERR, ZCodeError } from "./errors.ts";
+import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
 
 // The typed ZCode API: one method per wire method, params shaped as the CLI
 // wants them, results validated, per-method timeouts in one table. Errors are
@@ -197,8 +198,14 @@ export class ZCodeApi {
     return this.call("session/read", { sessionId, messageLimit: 1 }, SnapshotSchema);
   }
 
-  messages(sessionId: string): Promise<MessagesResult> {
-    return this.call("session/messages", { sessionId }, MessagesResultSchema);
+  /** The last `limit` messages only (a compaction's summary), without the whole transcript. */
+  lastMessages(sessionId: string, limit: number): Promise<MessagesResult> {
+    return this.call("session/read", { sessionId, messageLimit: limit }, MessagesResultSchema);
+  }
+
+  /** The transcript, or its last `limit` messages (ZCode counts `limit` from the end). */
+  messages(sessionId: string, opts: { limit?: number } = {}): Promise<MessagesResult> {
+    return this.call("session/messages", { sessionId, ...(opts.limit ? { limit: opts.limit } : {}) }, MessagesResultSchema);
   }
 
   subscribe(p: { sessionId: string; afterSeq?: number }): Promise<SubscribeResult> {
@@ -227,14 +234,25 @@ export class ZCodeApi {
    * call this. v4 `deleteSession` is ZCode's own "delete" (session-mgmt.ts:
    * a close of the session, as legacy `session/close` is); a CLI without v4
    * gets `session/close`. The session must be open in the child (resume it
-   * first): v4 answers `rejected proto.sessionNotFound` otherwise.
+   * first): v4 answers `rejected proto.sessionNotFound` otherwise. True
+   * when ZCode removed it (false: legacy close declined).
    */
-  async deleteSession(sessionId: string): Promise<void> {
+  async deleteSession(sessionId: string): Promise<boolean> {
     if (await this.hasV4()) {
-      await this.v4.plain(sessionId, "deleteSession", {});
-      return;
+      try {
+        // accepted, or duplicate (a retry of a delete that went through).
+        await this.v4.plain(sessionId, "deleteSession", {});
+      } catch (err) {
+        // Not live in this child: the same as legacy's "not active", so the caller resumes it and asks again.
+        if (err instanceof V4CommandError && err.reasonCode === "proto.sessionNotFound") {
+          throw new ZCodeError(`Session is not active: ${sessionId}`, { code: ZCODE_ERR.notActive, method: "v4/command deleteSession" });
+        }
+        throw err;
+      }
+      return true;
     }
-    await this.call("session/close", { sessionId }, v.unknown());
+    const r = await this.call("session/close", { sessionId }, CloseResultSchema);
+    return r.closed !== false;
   }
 
   /**

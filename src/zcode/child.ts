@@ -1,3 +1,4 @@
+import { TranscriptEliding } from "./elide-transcript.ts";
 import { log as rootLog } from "../log.ts";
 import type { ExitInfo } from "./errors.ts";
 import { readLines } from "../lines.ts";
@@ -73,11 +74,14 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
       });
     },
     maxLineBytes: watch.maxLineBytes,
-    onOverlong: (bytes) => {
-      log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`);
-      // Dropped, but written: a child that writes is not frozen.
+    onOverlong: (bytes, _head, reduced) => {
+      if (reduced) log.info(`a snapshot of ${bytes} bytes from ZCode is over the ${watch.maxLineBytes}-byte limit: read without its transcript`);
+      else log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`);
+      // Dropped or reduced, but written: a child that writes is not frozen.
       watch.onAlive();
     },
+    // A snapshot of a long conversation: its answer still arrives, without the transcript.
+    reduceOverlong: () => new TranscriptEliding(),
   }).catch((e) => log.debug(`ZCode stdout ended with an error: ${(e as Error).message}`));
   const stderrDone = readLines(
     spawned.proc.stderr,

@@ -102,6 +102,12 @@ export const SessionUpdatedSchema = loose({
   /** TurnSteerDeliveryChanged (no legacy name): a guide that could not reach its turn fell back to the queue. */
   fallbackReasonCode: maybe(str),
   pendingInputId: maybe(str),
+  /** A compaction's progress: what started it (manual, auto, partial, reactive, session_memory) and the token counts. */
+  trigger: maybe(str),
+  preCompactTokenCount: maybe(num),
+  postCompactTokenCount: maybe(num),
+  /** A compaction that ended without a result: failed or interrupted. */
+  status: maybe(str),
 });
 export type SessionUpdated = v.InferOutput<typeof SessionUpdatedSchema>;
 export type TurnStarted = v.InferOutput<(typeof EVENT_PAYLOADS)["turn.started"]>;

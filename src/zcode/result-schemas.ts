@@ -76,6 +76,9 @@ export const GoalResultSchema = loose({
 });
 export type GoalResult = v.InferOutput<typeof GoalResultSchema>;
 
+/** session/close (which deletes): `{closed}`; false when the persistence it was told did not match. */
+export const CloseResultSchema = loose({ closed: maybe(bool) });
+
 export const CompactResultSchema = loose({
   response: maybe(str),
   compact: maybe(loose({ state: maybe(str) })),

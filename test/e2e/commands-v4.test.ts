@@ -250,7 +250,7 @@ describe("a cancel during an active /goal", () => {
       await h.waitFor(() => h.text(sid).includes("Working toward the goal"), "ZCode to work toward the goal");
       await h.cancel(sid);
       expect((await goal).stopReason).toBe("cancelled");
-      expect(h.text(sid)).toContain("Stopped: ZCode paused the goal. `/goal resume` continues it; `/goal` shows it.");
+      expect(h.text(sid)).toContain("The goal is paused (the work toward it was cancelled); `/goal resume` picks it up again.");
       await h.waitFor(() => simRequests(h).some((f) => f.method === "session/stop"), "the stop");
       const shown = await promptAndCollect(h, sid, "/goal");
       expect(shown.text).toMatch(/^Goal paused/);

@@ -42,7 +42,7 @@ describe("permission", () => {
       expect((await h.prompt(sessionId, "#scenario:permission")).stopReason).toBe("end_turn");
       const v = byTitle(toolViews(h, sessionId), "rm -rf build");
       expect(v.status).toBe("failed");
-      expect(contentText(v)).toBe("Rejected");
+      expect(contentText(v)).toBe("Denied");
       expect(h.text(sessionId)).toContain("I won't remove the build directory");
     });
   });

@@ -17,7 +17,8 @@ describe("tool calls end to end", () => {
         expect(v.history.filter((u) => u.sessionUpdate === "tool_call")).toHaveLength(1);
         expect(["completed", "failed"]).toContain(v.status!);
         expect(v.rawInput).toBeDefined();
-        expect(v.rawOutput).toBeDefined();
+        // What a person reads, or nothing (an edit's diff needs no copy): never ZCode's result object.
+        if (v.rawOutput !== undefined) expect(typeof v.rawOutput).toBe("string");
       }
       // ZCode's tools scenario has one edit that misses and one test run that fails.
       expect([...views.values()].filter((v) => v.status === "failed").map((v) => v.title).sort()).toEqual(["Edit src/greet.ts", "bun test"]);

@@ -244,7 +244,8 @@ describe("a current model ZCode no longer offers", () => {
     // Nothing is said on open.
     expect(h.updatesOfKind(sessionId, "agent_message_chunk")).toEqual([]);
     const first = await promptAndCollect(h, sessionId, "first");
-    expect(first.text).toBe(`${notice}\n\nEcho: first`);
+    // The bridge's notice is a message of its own, set apart from the answer.
+    expect(first.text).toBe(`\n\n${notice}\n\nEcho: first`);
     const chunks = first.updates.filter((u) => u.sessionUpdate === "agent_message_chunk") as Array<{ messageId?: string | null }>;
     expect(chunks[0]?.messageId).not.toBe(chunks.at(-1)?.messageId);
     // Once per session.

@@ -43,13 +43,27 @@ function compile(schema: { $defs: Defs }): Compiled {
 const STABLE = compile(stable as unknown as { $defs: Defs });
 let UNSTABLE: Compiled | undefined;
 
-function validatorFor(kind: Kind, method: string): ValidateFunction | undefined {
+/** The session/update kinds the stable schema has (plan_update, subagent_update … are unstable only). */
+const STABLE_UPDATE_KINDS = new Set(
+  ((stable as unknown as { $defs: { SessionUpdate: { oneOf: Array<{ properties: { sessionUpdate: { const: string } } }> } } }).$defs.SessionUpdate.oneOf).map(
+    (o) => o.properties.sessionUpdate.const,
+  ),
+);
+
+function unstableValidators(): Compiled {
+  UNSTABLE ??= compile(unstable as unknown as { $defs: Defs });
+  return UNSTABLE;
+}
+
+function validatorFor(kind: Kind, method: string, params?: unknown): ValidateFunction | undefined {
   const key = `${kind} ${method}`;
+  // A session/update of a kind only the unstable schema has is checked against that one, strictly.
+  const update = method === "session/update" ? (params as { update?: { sessionUpdate?: unknown } } | undefined)?.update : undefined;
+  if (update && typeof update.sessionUpdate === "string" && !STABLE_UPDATE_KINDS.has(update.sessionUpdate)) return unstableValidators().byKey.get(key);
   const v = STABLE.byKey.get(key);
   if (v) return v;
   // Only methods the stable schema lacks (session/fork) use the unstable one.
-  UNSTABLE ??= compile(unstable as unknown as { $defs: Defs });
-  return UNSTABLE.byKey.get(key);
+  return unstableValidators().byKey.get(key);
 }
 
 function describe(v: ValidateFunction): string {
@@ -74,7 +88,7 @@ export function checkAgentMessage(
   const id = m.id as string | number | undefined;
   if (typeof m.method === "string") {
     const kind: Kind = id === undefined ? "notification" : "request";
-    const v = validatorFor(kind, m.method);
+    const v = validatorFor(kind, m.method, m.params);
     if (!v) return [`agent sent unknown ${kind} ${m.method}`];
     return v(m.params) ? [] : [`${kind} ${m.method}: ${describe(v)}`];
   }
@@ -86,6 +100,8 @@ export function checkAgentMessage(
   if ("error" in m) return STABLE.error(m.error) ? [] : [`error response: ${describe(STABLE.error)}`];
   const method = methodOfId(id);
   if (!method) return [`response to unknown request id ${JSON.stringify(id)}`];
+  // Extension methods (`_session/goal`, …) have no schema: their result must be an object.
+  if (method.startsWith("_")) return typeof m.result === "object" && m.result !== null && !Array.isArray(m.result) ? [] : [`response to ${method}: not an object`];
   const v = validatorFor("response", method);
   if (!v) return [`no schema for the response to ${method}`];
   return v(m.result) ? [] : [`response to ${method}: ${describe(v)}`];

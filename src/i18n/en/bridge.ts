@@ -55,6 +55,11 @@ export const bridge = {
     modelDescription: "The model ZCode uses in this session",
     thought: "Thought level",
     thoughtDescription: "How much the model reasons",
+    autoCompact: "Auto-compact",
+    /** `threshold` is the --auto-compact setting, described as bridge.autoCompact words it. */
+    autoCompactDescription: (threshold: string) => `Compact the conversation after a turn that leaves the context at or above ${threshold}`,
+    on: "On",
+    off: "Off",
     /** ZCode's modes (its settings name the current one only). */
     modes: {
       plan: "Plan",
@@ -104,6 +109,10 @@ export const bridge = {
   },
 
   history: {
+    /** The transcript's tail itself was too large to read. */
+    tooLarge: "This conversation is too large to replay here; it is kept in ZCode.",
+    /** Above a replayed conversation cut to its last messages. */
+    earlierNotShown: (count: number) => `Only the last ${count.toLocaleString("en-US")} messages of this conversation are shown here; the earlier ones are kept in ZCode.`,
     /** A compaction's summary in a replayed conversation. */
     summary: (text: string) => `**Conversation summary** (earlier messages were compacted)\n\n${text}`,
     compacted: "**Earlier messages were compacted.**",

@@ -84,9 +84,9 @@ export const commands = {
       resume: "Goal resumed.",
     },
     working: "Working toward the goal…",
-    /** Said when the user cancels while ZCode works toward the goal: ZCode's stop pauses it. */
-    pausedByCancel: "Stopped: ZCode paused the goal. `/goal resume` continues it; `/goal` shows it.",
     stillWorking: "ZCode is still working toward the goal.",
+    /** A notice: the prompt working toward the goal was cancelled, which pauses the goal in ZCode. */
+    pausedByCancel: "The goal is paused (the work toward it was cancelled); `/goal resume` picks it up again.",
   },
 
   compact: {

@@ -54,6 +54,10 @@ export const errors = {
   /** `authenticate` with a method id initialize did not offer. */
   unknownAuthMethod: (id: string, methods: readonly string[]) =>
     `unknown authentication method "${id}"; this agent offers: ${methods.join(", ")}`,
+  /** `_session/goal` with action "set" and no objective. */
+  goalNeedsObjective: "a goal to set needs a non-blank `objective`",
+  /** `_session/steering` without text. */
+  steeringNeedsText: "steering needs a text block in `prompt`",
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,

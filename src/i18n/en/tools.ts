@@ -51,7 +51,7 @@ export const tools = {
   /** Why a tool failed, when ZCode said nothing more. */
   failed: "Tool failed",
   /** The user denied the tool's permission. */
-  rejected: "Rejected",
+  rejected: "Denied",
   /** Denied by ZCode's rules; `reason` is ZCode's. */
   denied: (reason: string) => `Denied: ${reason}`,
   cancelled: "Cancelled",

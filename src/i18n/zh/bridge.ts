@@ -39,6 +39,10 @@ export const bridge: typeof en = {
     modelDescription: "ZCode 在此会话中使用的模型",
     thought: "推理强度",
     thoughtDescription: "模型推理的深入程度",
+    autoCompact: "自动压缩",
+    autoCompactDescription: (threshold) => `一轮结束后上下文用量达到或超过${threshold}时压缩对话`,
+    on: "开",
+    off: "关",
     modes: {
       plan: "计划模式",
       build: "变更前确认",
@@ -81,6 +85,8 @@ export const bridge: typeof en = {
   },
 
   history: {
+    tooLarge: "该对话过大，无法在此重放；它仍保存在 ZCode 中。",
+    earlierNotShown: (count) => `此处只显示该对话的最后 ${count.toLocaleString("en-US")} 条消息；更早的消息仍保存在 ZCode 中。`,
     summary: (text) => `**对话摘要**（较早的消息已压缩）\n\n${text}`,
     compacted: "**较早的消息已压缩。**",
   },

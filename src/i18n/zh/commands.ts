@@ -74,8 +74,8 @@ export const commands: typeof en = {
       resume: "目标已恢复。",
     },
     working: "正在朝目标推进…",
-    pausedByCancel: "已停止：ZCode 已暂停该目标。`/goal resume` 可继续，`/goal` 可查看。",
     stillWorking: "ZCode 仍在朝目标推进。",
+    pausedByCancel: "目标已暂停（朝目标的工作已取消）；使用 `/goal resume` 继续。",
   },
 
   compact: {

@@ -23,7 +23,7 @@ export function unavailableCurrent(o: SessionOptions): ModelInfo | undefined {
  */
 export function unavailableNotice(info: ModelInfo): string {
   const why = info.disabledReason && info.disabledReason !== NOT_OFFERED ? info.disabledReason : undefined;
-  return `_${t().bridge.model.gone(info.label, info.value, why)}_\n\n`;
+  return t().bridge.model.gone(info.label, info.value, why);
 }
 
 /** A refusal by ZCode itself (the error a person can act on), not the wire or the process failing. */

@@ -17,7 +17,7 @@ function knownModes(): ValueLabel[] {
   return KNOWN_MODES.map((value) => ({ value, label: names[value] }));
 }
 
-export const CONFIG_IDS = { mode: "mode", model: "model", thought: "thought_level" } as const;
+export const CONFIG_IDS = { mode: "mode", model: "model", thought: "thought_level", autoCompact: "auto_compact" } as const;
 
 export interface Choice {
   value: string;
@@ -50,6 +50,11 @@ export interface SessionOptions {
     contextWindow?: number;
   };
   thought?: { current: string; choices: Choice[] };
+  /**
+   * --auto-compact's per-session switch (present only when a threshold is
+   * set): a boolean option for a client that takes them, else an on/off select.
+   */
+  autoCompact?: { on: boolean; asBoolean: boolean; threshold: string };
 }
 
 function titleCase(s: string): string {
@@ -142,6 +147,7 @@ export function optionsFromSettings(settings: Settings | undefined, previous?: S
   } else if (previous?.model) {
     out.model = previous.model;
   }
+  if (previous?.autoCompact) out.autoCompact = previous.autoCompact;
 
   const tl = settings?.thoughtLevel;
   const currentModel = out.model ? known.get(out.model.current) : undefined;
@@ -184,6 +190,22 @@ export function configOptions(o: SessionOptions): SessionConfigOption[] {
   if (o.mode) select(CONFIG_IDS.mode, words.mode, "mode", o.mode, words.modeDescription);
   if (o.model) select(CONFIG_IDS.model, words.model, "model", o.model, words.modelDescription);
   if (o.thought) select(CONFIG_IDS.thought, words.thought, "thought_level", o.thought, words.thoughtDescription);
+  const ac = o.autoCompact;
+  if (ac) {
+    const base = { id: CONFIG_IDS.autoCompact, name: words.autoCompact, description: words.autoCompactDescription(ac.threshold) };
+    if (ac.asBoolean) out.push({ ...base, type: "boolean", currentValue: ac.on } as SessionConfigOption);
+    else {
+      out.push({
+        ...base,
+        type: "select",
+        currentValue: ac.on ? "on" : "off",
+        options: [
+          { value: "on", name: words.on },
+          { value: "off", name: words.off },
+        ],
+      });
+    }
+  }
   return out;
 }
 
@@ -215,8 +237,16 @@ export function validateChoice(o: SessionOptions, key: "mode" | "thought", value
   }
 }
 
+/** The auto-compact switch's new value: a boolean, or the select's "on"/"off". */
+export function autoCompactValue(value: unknown): boolean {
+  if (typeof value === "boolean") return value;
+  if (value === "on" || value === "off") return value === "on";
+  throw invalidParams(t().errors.optionTakesListed(CONFIG_IDS.autoCompact));
+}
+
 /** session/set_config_option's option: which setting it changes, its value checked to be a string. */
-export function configTarget(configId: string, value: unknown): "mode" | "thought" | "model" {
+export function configTarget(configId: string, value: unknown): "mode" | "thought" | "model" | "autoCompact" {
+  if (configId === CONFIG_IDS.autoCompact) return "autoCompact";
   if (typeof value !== "string") throw invalidParams(t().errors.optionTakesListed(configId));
   if (configId === CONFIG_IDS.mode) return "mode";
   if (configId === CONFIG_IDS.thought) return "thought";

@@ -54,13 +54,17 @@ export function outcomeOfResult(command: boolean, result: ToolResult | undefined
     out.exitCode = c.exitCode;
     out.failed ||= c.failed;
   }
-  if (out.failed) out.error = r.error?.message ?? text;
+  if (out.failed) {
+    const why = r.error?.message ?? text;
+    out.error = why === undefined ? undefined : denialOr(why);
+  }
   return out;
 }
 
 /** A tool part of a history message (`state.output` is the same text as a live result's content). */
 export function outcomeOfPart(command: boolean, state: { status: string; output?: string; error?: string; metadata?: { display?: unknown } }): ToolOutcome {
-  if (state.status === "error") return { display: {}, failed: true, error: state.error || t().tools.failed };
+  // A denied tool is stored with ZCode's words to the model as its error.
+  if (state.status === "error") return { display: {}, failed: true, error: state.error ? denialOr(state.error) : t().tools.failed };
   const text = state.output;
   const out: ToolOutcome = { text, display: obj(state.metadata?.display), failed: false };
   if (command) {
@@ -79,4 +83,28 @@ export function commandText(o: ToolOutcome): string {
   const full = o.display.kind === "bash_output" && typeof o.display.output === "string" ? o.display.output : (o.text ?? "");
   const body = full.replace(EXIT_LINE, "");
   return /^\(\w+ completed with no output\)$/.test(body.trim()) ? "" : body;
+}
+
+/** How ZCode's text for a tool the user denied begins. */
+const DENIED_BY_USER = "The user doesn't want to proceed";
+const USER_SAID = /To tell you how to proceed, the user said:\s*([\s\S]*)$/;
+
+/**
+ * rawOutput (and text) of a tool the user denied: "Denied", plus what the
+ * user wrote when ZCode passes it on. ZCode's reason is addressed to the
+ * model ("… STOP what you are doing …"); only the user's own words are kept.
+ * A reason that is not that text (one of ZCode's rules) is shown as it is.
+ */
+export function denialText(reason: string | undefined): string {
+  if (!reason) return t().tools.rejected;
+  if (reason.startsWith(DENIED_BY_USER)) {
+    const said = USER_SAID.exec(reason)?.[1]?.trim();
+    return said ? t().tools.denied(said) : t().tools.rejected;
+  }
+  return t().tools.denied(reason);
+}
+
+/** ZCode's error text for a tool, or the denial it stands for. */
+export function denialOr(error: string): string {
+  return error.startsWith(DENIED_BY_USER) ? denialText(error) : error;
 }

@@ -44,6 +44,11 @@ interface ToolSpec {
   result?: (input: Input, outcome: ToolOutcome, cwd: string) => ToolCallContent[] | undefined;
   /** Its output is a command's output: streamed live (progress tails, terminal extension), exit codes apply. */
   command?: boolean;
+  /**
+   * rawOutput of a finished tool (docs/raw-output.md): what the user should
+   * see, or undefined for nothing. Default: ZCode's text for the result.
+   */
+  raw?: (input: Input, outcome: ToolOutcome) => string | undefined;
 }
 
 // ---- per-tool pieces -------------------------------------------------------
@@ -155,6 +160,7 @@ const read: ToolSpec = {
     const path = str(i, "file_path", "path") ?? "";
     return [textContent(fenced(capped(fileText(o.text)), languageOf(path)))];
   },
+  raw: (_i, o) => (o.failed ? o.error : o.text === undefined ? undefined : fileText(o.text)),
 };
 
 const edit: ToolSpec = {
@@ -166,6 +172,8 @@ const edit: ToolSpec = {
   locations: editLocations,
   preview: (i, cwd) => editDiff(i, {}, cwd) ?? [],
   result: (i, o, cwd) => editDiff(i, o.display, cwd) ?? outputText(o.text),
+  // ZCode's confirmation ("… no need to Read it back") is written for the model; the diff says it all.
+  raw: (_i, o) => (o.failed ? o.error : undefined),
 };
 
 const write: ToolSpec = {
@@ -177,6 +185,7 @@ const write: ToolSpec = {
   locations: editLocations,
   preview: (i, cwd) => writeDiff(i, {}, cwd, false) ?? [],
   result: (i, o, cwd) => writeDiff(i, o.display, cwd, true) ?? outputText(o.text),
+  raw: (_i, o) => (o.failed ? o.error : undefined),
 };
 
 const grep: ToolSpec = {
@@ -232,14 +241,16 @@ const agent: ToolSpec = {
     return p ? [textContent(capped(p))] : [];
   },
   // The agent's report, without the bookkeeping ZCode appends for the model.
-  result: (_i, o) =>
-    outputText(
-      o.text
-        ?.replace(/\n?agentId: [^\n]*/g, "")
-        .replace(/<usage>[\s\S]*?<\/usage>/g, "")
-        .trim(),
-    ),
+  result: (_i, o) => outputText(agentReport(o.text)),
+  raw: (_i, o) => (o.failed ? o.error : agentReport(o.text)),
 };
+
+function agentReport(text: string | undefined): string | undefined {
+  return text
+    ?.replace(/\n?agentId: [^\n]*/g, "")
+    .replace(/<usage>[\s\S]*?<\/usage>/g, "")
+    .trim();
+}
 
 const exitPlanMode: ToolSpec = {
   kind: "switch_mode",
@@ -253,19 +264,18 @@ const exitPlanMode: ToolSpec = {
     const verdict = o.failed ? t().tools.planNotApproved : t().tools.planApproved;
     return [plan, verdict].filter((p): p is string => !!p).map((p) => textContent(p));
   },
+  // ZCode's result repeats the plan for the model ("User has approved your plan … ## Approved Plan").
+  raw: (_i, o) => (o.failed ? t().tools.planNotApproved : t().tools.planApproved),
 };
 
-const enterPlanMode: ToolSpec = { kind: "switch_mode", title: () => t().tools.planFirst, result: () => undefined };
+const enterPlanMode: ToolSpec = { kind: "switch_mode", title: () => t().tools.planFirst, result: () => undefined, raw: () => undefined };
 
+// The todo list reaches the editor once, as the session's plan (translate/events.ts).
 const todoWrite: ToolSpec = {
   kind: "think",
   title: () => t().tools.updatePlan,
-  result: (i, o) => {
-    const todos = Array.isArray(i.todos) ? i.todos.map(obj) : [];
-    if (todos.length === 0) return outputText(o.text);
-    const mark = (s: unknown) => (s === "completed" ? "[x]" : s === "in_progress" ? "[~]" : "[ ]");
-    return [textContent(todos.map((todo) => `- ${mark(todo.status)} ${str(todo, "content") ?? ""}`).join("\n"))];
-  },
+  result: (i, o) => (Array.isArray(i.todos) ? [] : outputText(o.text)),
+  raw: () => undefined,
 };
 
 const askUserQuestion: ToolSpec = {
@@ -296,7 +306,7 @@ const TOOLS: Record<string, ToolSpec> = {
   ExitPlanMode: exitPlanMode,
   EnterPlanMode: enterPlanMode,
   TodoWrite: todoWrite,
-  TodoRead: { kind: "think", title: () => t().tools.readPlan, result: () => undefined },
+  TodoRead: { kind: "think", title: () => t().tools.readPlan, result: () => undefined, raw: () => undefined },
   AskUserQuestion: askUserQuestion,
 };
 
@@ -342,4 +352,23 @@ export function resultContent(name: string, input: unknown, outcome: ToolOutcome
   const spec = specOf(name);
   if (outcome.failed && !spec.command) return [textContent(capped(outcome.error || outcome.text || t().tools.failed))];
   return spec.result?.(obj(input), outcome, cwd) ?? outputText(outcome.text) ?? [];
+}
+
+/** Past this, rawOutput is cut with a note (it is a copy of what content shows, never the whole of a huge output). */
+const RAW_MAX = 64 * 1024;
+
+/**
+ * rawOutput of a finished tool: the text the user should see (a command's
+ * output, the file read, the matches, why it failed), or undefined when
+ * there is nothing worth repeating (docs/raw-output.md). Never ZCode's
+ * result object (perf figures, display payloads, text written for the model).
+ */
+export function rawResult(name: string, input: unknown, outcome: ToolOutcome): string | undefined {
+  const spec = specOf(name);
+  let text: string | undefined;
+  if (spec.raw) text = spec.raw(obj(input), outcome);
+  else if (outcome.failed) text = outcome.error || outcome.text || t().tools.failed;
+  else if (spec.command) text = commandText(outcome);
+  else text = outcome.text === undefined ? undefined : withoutReminders(outcome.text);
+  return text && text.trim().length > 0 ? capped(text, RAW_MAX) : undefined;
 }

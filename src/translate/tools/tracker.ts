@@ -4,8 +4,8 @@ import type { ModelStreaming, ToolResult, ToolUpdated } from "../../zcode/event-
 import { advanceStream, emptyStream, restAfterStreams, type StreamState } from "./output-tail.ts";
 import { terminalContent, terminalExitUpdate, terminalInfo, terminalOutput, terminalOutputUpdate } from "./terminal-meta.ts";
 import { commandOutputText, textContent } from "./format.ts";
-import { commandText, outcomeOfResult } from "./outcome.ts";
-import { presentTool, resultContent, resultLocations, streamsOutput, type ToolPresentation } from "./presentation.ts";
+import { commandText, denialOr, denialText, outcomeOfResult } from "./outcome.ts";
+import { presentTool, rawResult, resultContent, resultLocations, streamsOutput, type ToolPresentation } from "./presentation.ts";
 
 // Turns ZCode's tool events into ACP tool_call / tool_call_update updates.
 //
@@ -58,12 +58,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
 }
 
-/** ZCode's reason for a denial is written for the model; the person who denied it needs less. */
-function denialText(reason: string | undefined): string {
-  if (!reason || reason.startsWith("The user doesn't want to proceed")) return t().tools.rejected;
-  return t().tools.denied(reason);
-}
-
 export class ToolCallTracker {
   private readonly cwd: string;
   private readonly terminalOutput: boolean;
@@ -100,7 +94,7 @@ export class ToolCallTracker {
       case "result":
         return this.onResult(id, p.toolName, p.result);
       case "error":
-        return this.onError(id, p.toolName, p.error?.message || t().tools.failed, p.error);
+        return this.onError(id, p.toolName, p.error?.message ? denialOr(p.error.message) : t().tools.failed);
       default:
         return [];
     }
@@ -112,7 +106,7 @@ export class ToolCallTracker {
     const s = this.tools.get(toolCallId);
     if (!s || s.finished) return [];
     const out: SessionUpdate[] = s.announced ? [] : [this.announce(s)];
-    return [...out, ...this.fail(s, denialText(reason), { decision, ...(reason ? { reason } : {}) })];
+    return [...out, ...this.fail(s, denialText(reason))];
   }
 
   /**
@@ -141,7 +135,7 @@ export class ToolCallTracker {
       title: s.view.title,
       kind: s.view.kind,
       status: s.status,
-      rawInput: s.input ?? {},
+      rawInput: s.hasInput ? s.input : undefined,
       locations: s.view.locations,
       content: s.view.content,
     };
@@ -157,7 +151,7 @@ export class ToolCallTracker {
   failOpen(message: string): SessionUpdate[] {
     const out: SessionUpdate[] = [];
     for (const s of this.tools.values()) {
-      if (s.announced && !s.finished) out.push(...this.fail(s, message, { message }));
+      if (s.announced && !s.finished) out.push(...this.fail(s, message));
     }
     return out;
   }
@@ -208,8 +202,9 @@ export class ToolCallTracker {
       title: s.view.title,
       kind: s.view.kind,
       locations: s.view.locations,
-      rawInput: s.input,
     };
+    if (s.hasInput) u.rawInput = s.input;
+    if (nameChanged) u.name = s.name;
     // Before the tool runs, its preview is the content; afterwards output owns it.
     if (s.status === "pending" && !s.terminal && s.view.content.length > 0) u.content = s.view.content;
     return [u];
@@ -223,10 +218,12 @@ export class ToolCallTracker {
       title: s.view.title,
       kind: s.view.kind,
       status: s.status,
-      rawInput: s.input,
       locations: s.view.locations,
       content: s.terminal ? [terminalContent(s.id)] : s.view.content,
     };
+    // Announced on its name alone: the input follows in an update once ZCode gives it.
+    if (s.hasInput) u.rawInput = s.input;
+    if (s.name) u.name = s.name;
     if (s.terminal) u._meta = terminalInfo(s.id, this.cwd);
     return u;
   }
@@ -291,7 +288,9 @@ export class ToolCallTracker {
       out.push(terminalExitUpdate(id, outcome.exitCode ?? null));
     }
     s.status = outcome.failed ? "failed" : "completed";
-    const u: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: id, status: s.status, rawOutput: result ?? null };
+    const u: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: id, status: s.status };
+    const raw = rawResult(s.name, s.input, outcome);
+    if (raw !== undefined) u.rawOutput = raw;
     if (!s.terminal) {
       const content = resultContent(s.name, s.input, outcome, this.cwd);
       if (content.length > 0) u.content = content;
@@ -320,15 +319,16 @@ export class ToolCallTracker {
     }
   }
 
-  private onError(id: string, name: string | undefined, message: string, raw: unknown): SessionUpdate[] {
+  private onError(id: string, name: string | undefined, message: string): SessionUpdate[] {
     const out: SessionUpdate[] = [];
     const s = this.known(id, name, out);
     if (s.finished) return out;
-    out.push(...this.fail(s, message, raw));
+    out.push(...this.fail(s, message));
     return out;
   }
 
-  private fail(s: ToolState, message: string, raw: unknown): SessionUpdate[] {
+  /** Ends a tool as failed; `message` (why, in the user's terms) is its rawOutput too. */
+  private fail(s: ToolState, message: string): SessionUpdate[] {
     const out: SessionUpdate[] = [];
     s.status = "failed";
     let content: ToolCallContent[];
@@ -344,7 +344,7 @@ export class ToolCallTracker {
       toolCallId: s.id,
       status: "failed",
       content,
-      rawOutput: raw ?? { message },
+      rawOutput: message,
     });
     this.finish(s);
     return out;
@@ -361,7 +361,7 @@ export class ToolCallTracker {
       const s = this.tools.get(id);
       if (!s || s.finished || !s.announced) continue;
       if (errorCount > 0) {
-        out.push(...this.fail(s, t().tools.didNotRun, { errorCount }));
+        out.push(...this.fail(s, t().tools.didNotRun));
         continue;
       }
       s.status = "completed";

@@ -167,6 +167,58 @@ export async function history(t: Turn): Promise<void> {
   await defaultReply(t);
 }
 
+/**
+ * A very long conversation before this turn's reply, for session/load at
+ * scale (`bun run bench load`): n user/assistant pairs (2n messages), each
+ * answer with a Bash tool whose output shares `bytes` in total, one tool
+ * output of `big` bytes and one answer of `text` characters near the end.
+ * The outputs are one shared string in memory; the stored JSON holds them all.
+ */
+export async function hugeHistory(t: Turn): Promise<void> {
+  const n = t.num("n", 10_000);
+  const bytes = t.num("bytes", 200_000_000);
+  const big = t.num("big", 8_000_000);
+  const textChars = t.num("text", 2_000_000);
+  const each = "x".repeat(Math.max(1, Math.floor(bytes / Math.max(1, n)) - 1)) + "\n";
+  const at = t.s.messages.indexOf(t.userMessage);
+  const older = [];
+  for (let i = 0; i < n; i++) {
+    const u = t.userInfo();
+    const ai = {
+      messageId: newId("msg"),
+      sessionId: t.s.id,
+      role: "assistant" as const,
+      time: { created: u.time.created, completed: u.time.created },
+      parentMessageId: u.messageId,
+      agent: t.agent(),
+      path: { cwd: t.ws, root: t.ws },
+      cost: 0,
+      tokens: { input: 1000, output: 20, reasoning: 0, cache: { read: 0, write: 0 } },
+      finish: "stop",
+    };
+    const nearEnd = i === n - 2;
+    const output = nearEnd ? "y".repeat(big) : each;
+    const now = u.time.created;
+    older.push({ info: u, parts: [t.part(u.messageId, { type: "text" as const, text: `question ${i + 1}` })] });
+    older.push({
+      info: ai,
+      parts: [
+        t.part(ai.messageId, { type: "step-start" as const }),
+        t.part(ai.messageId, {
+          type: "tool" as const,
+          callId: `call_huge_${i}`,
+          tool: "Bash",
+          state: { status: "completed" as const, input: { command: `cat part-${i}.log` }, output, title: `cat part-${i}.log`, metadata: {}, startedAt: now, completedAt: now },
+        }),
+        t.part(ai.messageId, { type: "text" as const, text: nearEnd ? "z".repeat(textChars) : `answer ${i + 1}` }),
+        t.part(ai.messageId, { type: "step-finish" as const, reason: "stop", cost: 0, tokens: ai.tokens }),
+      ],
+    });
+  }
+  t.s.messages.splice(at, 0, ...older);
+  await defaultReply(t);
+}
+
 /** The compaction a session/compact runs: a summary message replaces the context. */
 export async function compact(t: Turn): Promise<void> {
   const before = t.s.contextUsed;
@@ -184,6 +236,20 @@ export async function compact(t: Turn): Promise<void> {
   await t.emit("session.updated", { trigger: "manual", phase: "standalone_turn", preCompactTokenCount: before, postCompactTokenCount: after, summaryMessageId: st.info.messageId });
 }
 
+/**
+ * A compaction ZCode starts itself before the turn's model request (trigger
+ * "auto", phase "pre_request": the context was full), then the reply.
+ */
+export async function autoCompaction(t: Turn): Promise<void> {
+  const before = Math.max(t.s.contextUsed, 1000);
+  await t.emit("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: before });
+  await t.pace();
+  const after = Math.max(100, Math.floor(before / 10));
+  t.s.contextUsed = after;
+  await t.emit("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: before, postCompactTokenCount: after });
+  await defaultReply(t);
+}
+
 export const basicScenarios = {
   default: (t: Turn) => defaultReply(t),
   text,
@@ -199,8 +265,10 @@ export const basicScenarios = {
   markers,
   env,
   history,
+  "huge-history": hugeHistory,
   // Marks the session: its next cold resume falls back to the default model.
   "forget-model": (t: Turn) => defaultReply(t),
   compact,
+  "auto-compaction": autoCompaction,
 };
 

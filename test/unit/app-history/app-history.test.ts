@@ -120,6 +120,39 @@ describe("recording a new session", () => {
   });
 });
 
+describe("deleting a session (ACP session/delete)", () => {
+  test("its row leaves the app's list and search: deleted = 1, as the app marks one; the rest of the row stays", async () => {
+    const { history, app, setNow } = setup();
+    await history.sessionCreated({ sessionId: "sess_del", cwd: CWD, title: "to delete" });
+    await history.sessionCreated({ sessionId: "sess_keep", cwd: CWD, title: "to keep" });
+    const before = row(app, "sess_del")!;
+    setNow(T0 + 5000);
+    await history.sessionDeleted("sess_del");
+    expect(appList(app, CWD).map((r) => r.task_id)).toEqual(["sess_keep"]);
+    expect(row(app, "sess_del")).toEqual({ ...before, deleted: 1, updated_at: T0 + 5000 });
+    // A later title for it changes nothing (the app never titles a deleted row either).
+    await history.titleKnown("sess_del", "late title");
+    expect(row(app, "sess_del")!.title).toBe(before.title);
+  });
+
+  test("the app's own row is marked too; a purged one stays purged; an unknown id changes nothing", async () => {
+    const { history, app } = setup();
+    app
+      .query(
+        `INSERT INTO tasks (workspace_key, workspace_path, task_id, title, provider, mode, created_at, updated_at, meta_json)
+         VALUES (?, ?, 'sess_app', 'The app''s own', 'glm', 'plan', 5, 6, '{"taskId":"sess_app"}')`,
+      )
+      .run(CWD, CWD);
+    app.query("INSERT INTO task_storage_purge (workspace_key, task_id) VALUES (?, 'sess_purged')").run(CWD);
+    await history.sessionDeleted("sess_app");
+    await history.sessionDeleted("sess_purged");
+    await history.sessionDeleted("sess_nobody");
+    expect(row(app, "sess_app")!.deleted).toBe(1);
+    expect(row(app, "sess_purged")).toBeNull();
+    expect(row(app, "sess_nobody")).toBeNull();
+  });
+});
+
 describe("titles", () => {
   test("the title is written once known, in the column, meta_json and the search text", async () => {
     const { history, app, setNow } = setup();

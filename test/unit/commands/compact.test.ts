@@ -17,11 +17,13 @@ describe("/compact", () => {
     expect(r.waits).toEqual([120_000]);
     const [start, done, usage, ...rest] = r.updates;
     expect(rest).toEqual([]);
-    expect(start).toMatchObject({ sessionUpdate: "tool_call", title: "Compacting conversation", kind: "think", status: "in_progress", rawInput: {} });
+    expect(start).toMatchObject({ sessionUpdate: "tool_call", title: "Compacting conversation", kind: "think", status: "in_progress" });
+    expect("rawInput" in start!).toBe(false);
     const id = (start as { toolCallId: string }).toolCallId;
     expect(id).toStartWith("compact-");
     expect(done).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
-    expect((done as { rawOutput: unknown }).rawOutput).toMatchObject({ compact: { state: "accepted" } });
+    // ZCode's answer is a session snapshot: nothing for the user to read.
+    expect("rawOutput" in done!).toBe(false);
     expect(usage).toEqual({ sessionUpdate: "usage_update", used: 1500, size: 200000 });
     expect(r.said).toEqual(["Conversation compacted. Context in use: 1,500 of 200,000 tokens."]);
   });

@@ -2,6 +2,7 @@
 // answers from a script (in ZCode's real result shapes, read through the
 // api's own schemas), capabilities as a plain set, and a CommandContext that
 // records what a command said, sent and waited for.
+import { noticeUpdate, type ClientFeatures } from "../../../src/translate/client-features.ts";
 import * as v from "valibot";
 import { expect } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
@@ -180,6 +181,8 @@ export interface ContextOptions {
   idle?: boolean | (() => Promise<boolean>);
   /** The bridge's environment the command sees (default: empty). */
   env?: Record<string, string | undefined>;
+  /** What the client opted in to (default: nothing). */
+  features?: Partial<ClientFeatures>;
 }
 
 export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeContext {
@@ -189,7 +192,6 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
   const levelSets: string[] = [];
   const modelSets: string[] = [];
   const waits: number[] = [];
-  const cancelNotices: string[] = [];
   const options = opts.options ?? sessionOptions();
   const ctx: CommandContext = {
     sessionId: "sess_1",
@@ -202,10 +204,12 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     update: async (u) => {
       updates.push(u);
     },
-    turnRunning: () => opts.turnRunning ?? false,
-    whenCancelled: (text) => {
-      cancelNotices.push(text);
+    features: { notices: false, compaction: false, plans: false, booleanOptions: false, terminalOutput: false, goal: false, ...opts.features },
+    trackCompaction: () => {},
+    notice: async (level, text) => {
+      updates.push(noticeUpdate(ctx.features, level, text));
     },
+    turnRunning: () => opts.turnRunning ?? false,
     // The turn's own streaming is the session's (e2e); here only whether it started.
     runTurn: async (start) => {
       await start();

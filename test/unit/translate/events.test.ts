@@ -19,8 +19,10 @@ function ev(type: string, payload: unknown): ZCodeEvent {
   return r.event;
 }
 
-function session(withSettings = true): EventState {
+function session(withSettings = true, plans = false, compaction = false): EventState {
   return {
+    features: { plans, compaction },
+    compactionId: undefined,
     options: withSettings ? optionsFromSettings(settings(CREATE_SETTINGS)) : {},
     title: undefined,
     tracker: new ToolCallTracker({ cwd: CWD, terminalOutput: false }),
@@ -240,6 +242,46 @@ describe("tool.updated and permission.resolved", () => {
     });
     // The same list again: the tool call, no second plan.
     expect(h.apply(...call("td2")).map((x) => x.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
+  });
+
+  test("a client with the plan capability: plan_update by id, plan_removed once the list is emptied", () => {
+    const h = harness(session(true, true));
+    const todo = (id: string, todos: unknown[]) => [
+      ev("model.streaming", { kind: "tool_call", toolCallId: id, toolName: "TodoWrite", input: { todos } }),
+      ev("tool.updated", { kind: "result", toolCallId: id, result: { success: true, content: "ok" }, duration: 1 }),
+    ];
+    const first = h.apply(...todo("t1", [{ content: "a", status: "pending", priority: "high" }]));
+    expect(first.at(-1)).toEqual({ sessionUpdate: "plan_update", plan: { type: "items", planId: "todos", entries: [{ content: "a", status: "pending", priority: "high" }] } });
+    expect(h.apply(...todo("t2", [])).at(-1)).toEqual({ sessionUpdate: "plan_removed", planId: "todos" });
+    // Emptied again: nothing more to remove.
+    expect(h.apply(...todo("t3", [])).map((x) => x.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
+  });
+
+  test("an approved ExitPlanMode: a Markdown plan for a client with the plan capability, nothing extra otherwise", () => {
+    for (const plans of [true, false]) {
+      const h = harness(session(true, plans));
+      const u = h.apply(
+        ev("model.streaming", { kind: "tool_call", toolCallId: "xp", toolName: "ExitPlanMode", input: { plan: "1. a\n2. b" } }),
+        ev("tool.updated", { kind: "result", toolCallId: "xp", result: { success: true, content: "User has approved your plan." }, duration: 1 }),
+      );
+      expect(u.filter((x) => x.sessionUpdate === "plan_update")).toEqual(plans ? [{ sessionUpdate: "plan_update", plan: { type: "markdown", planId: "plan-xp", content: "1. a\n2. b" } }] : []);
+      // The tool's rawOutput is the verdict, never ZCode's echo to the model.
+      expect(u.at(plans ? -2 : -1)).toMatchObject({ sessionUpdate: "tool_call_update", rawOutput: "Plan approved." });
+    }
+  });
+
+  test("ZCode's compaction progress: compaction_update for a client that takes it, one entity; nothing otherwise", () => {
+    const start = ev("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: 9000 });
+    const end = ev("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: 9000, postCompactTokenCount: 900 });
+    const h = harness(session(true, false, true));
+    const u = h.apply(start, end);
+    expect(u.map((x) => [x.sessionUpdate, x.status])).toEqual([["compaction_update", "in_progress"], ["compaction_update", "completed"]]);
+    expect(u[0]!.compactionId).toBe(u[1]!.compactionId);
+    // An interrupted one is cancelled; a new one gets a new id.
+    const v = h.apply(start, ev("session.updated", { trigger: "auto", preCompactTokenCount: 9000, status: "interrupted" }));
+    expect(v.map((x) => x.status)).toEqual(["in_progress", "cancelled"]);
+    expect(v[0]!.compactionId).not.toBe(u[0]!.compactionId);
+    expect(harness().apply(start, end)).toEqual([]);
   });
 
   test("a failed TodoWrite sends no plan", () => {

@@ -24,7 +24,7 @@ describe("unavailableCurrent", () => {
 
   test("the notice names the model, the reason ZCode gave, and the ways to switch", () => {
     const gone = unavailableCurrent(opts({ providerId: "gone", modelId: "old" }, [GLM]))!;
-    expect(unavailableNotice(gone)).toBe("_The model old (gone/old) is no longer offered by ZCode; pick another with /model or the model menu._\n\n");
+    expect(unavailableNotice(gone)).toBe("The model old (gone/old) is no longer offered by ZCode; pick another with /model or the model menu.");
     const locked = unavailableCurrent(opts({ providerId: "p", modelId: "locked" }, [GLM, LOCKED]))!;
     expect(unavailableNotice(locked)).toContain("no longer offered by ZCode (Sign in to the plan); pick another");
   });

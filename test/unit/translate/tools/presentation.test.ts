@@ -3,8 +3,8 @@
 // rest): titles, kinds, locations, result content (outcomes: outcome.test.ts).
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
-import { outcomeOfPart, outcomeOfResult } from "../../../../src/translate/tools/outcome.ts";
-import { presentTool, resultContent, resultLocations, streamsOutput } from "../../../../src/translate/tools/presentation.ts";
+import { denialText, outcomeOfPart, outcomeOfResult } from "../../../../src/translate/tools/outcome.ts";
+import { presentTool, rawResult, resultContent, resultLocations, streamsOutput } from "../../../../src/translate/tools/presentation.ts";
 import { CWD, EDITED_TS, ORIGINAL_TS, TOOLS, expectValid, type ToolFixture } from "../../support/bridge-fixtures.ts";
 
 function text(c: ToolCallContent[]): string {
@@ -28,7 +28,7 @@ function asUpdate(t: ToolFixture, finished = true): SessionUpdate {
     status: finished ? (outcome.failed ? "failed" : "completed") : "pending",
     locations: finished ? resultLocations(t.name, t.input, outcome, CWD) : p.locations,
     rawInput: t.input,
-    rawOutput: t.result,
+    ...(finished && rawResult(t.name, t.input, outcome) !== undefined ? { rawOutput: rawResult(t.name, t.input, outcome) } : {}),
     content: finished ? resultContent(t.name, t.input, outcome, CWD) : p.content,
   };
 }
@@ -185,8 +185,9 @@ describe("resultContent", () => {
     expect(text(shown(TOOLS.agent))).toBe("Found it in src/x.ts");
   });
 
-  test("TodoWrite: the list from the input, not ZCode's JSON", () => {
-    expect(text(shown(TOOLS.todo))).toBe("- [x] Read the code\n- [~] Fix the bug\n- [ ] Add a test");
+  test("TodoWrite: nothing of its own (the list reaches the editor once, as the plan), no rawOutput", () => {
+    expect(shown(TOOLS.todo)).toEqual([]);
+    expect(rawResult("TodoWrite", TOOLS.todo.input, outcomeOfResult(false, TOOLS.todo.result))).toBeUndefined();
     expect(text(resultContent("TodoWrite", {}, outcomeOfResult(streamsOutput("TodoWrite"), { success: true, content: "{}" }), CWD))).toBe("{}");
   });
 
@@ -229,5 +230,49 @@ describe("resultContent", () => {
   test("every tool's finished update is valid ACP", () => {
     expectValid(Object.values(TOOLS).map((t) => asUpdate(t)));
     expectValid(Object.values(TOOLS).map((t) => asUpdate(t, false)));
+  });
+});
+
+describe("rawResult: what rawOutput carries per tool (docs/raw-output.md)", () => {
+  const raw = (name: string, input: unknown, result: Parameters<typeof outcomeOfResult>[1]) => rawResult(name, input, outcomeOfResult(streamsOutput(name), result));
+
+  test("a command: its output without ZCode's exit line or no-output placeholder, never the result object", () => {
+    expect(raw("Bash", TOOLS.bash.input, TOOLS.bash.result)).toBe("total 0\nfile.txt");
+    expect(raw("Bash", TOOLS.bashSilent.input, TOOLS.bashSilent.result)).toBeUndefined();
+    expect(raw("Bash", TOOLS.bashFailed.input, TOOLS.bashFailed.result)).toContain("make: *** [test] Error 2");
+  });
+
+  test("Edit and Write: nothing (ZCode's confirmation is for the model; the diff is the content)", () => {
+    expect(raw("Edit", TOOLS.edit.input, TOOLS.edit.result)).toBeUndefined();
+    expect(raw("Edit", TOOLS.edit.input, { success: false, error: { message: "String to replace not found" } })).toBe("String to replace not found");
+  });
+
+  test("ExitPlanMode: the verdict, not ZCode's echo of the plan to the model", () => {
+    const echo = "User has approved your plan. You can now start coding.\n\n## Approved Plan:\n1. a\n2. b";
+    expect(raw("ExitPlanMode", { plan: "1. a\n2. b" }, { success: true, content: echo })).toBe("Plan approved.");
+  });
+
+  test("TodoWrite, TodoRead, EnterPlanMode: nothing", () => {
+    expect(raw("TodoRead", {}, { success: true, content: '{"todos":[]}' })).toBeUndefined();
+    expect(raw("EnterPlanMode", {}, { success: true, content: "Entered plan mode. Do not write code." })).toBeUndefined();
+  });
+
+  test("Read: the file's text without line numbers; long output is capped with a note", () => {
+    expect(raw("Read", { file_path: "a.ts" }, { success: true, content: "1\tconst a = 1;\n2\tconst b = 2;" })).toBe("const a = 1;\nconst b = 2;");
+    const long = raw("Grep", { pattern: "x" }, { success: true, content: "x".repeat(200_000) })!;
+    expect(long.length).toBeLessThan(70_000);
+    expect(long).toContain("more characters not shown");
+  });
+});
+
+describe("denialText: a denial as the user sees it", () => {
+  const MODEL_TEXT =
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+  test("ZCode's words to the model become 'Denied'; the user's own feedback is kept", () => {
+    expect(denialText(MODEL_TEXT)).toBe("Denied");
+    expect(denialText(undefined)).toBe("Denied");
+    const withFeedback = `${MODEL_TEXT.replace(/ STOP.*$/, "")} To tell you how to proceed, the user said:\nuse pnpm instead`;
+    expect(denialText(withFeedback)).toBe("Denied: use pnpm instead");
+    expect(denialText("Blocked by rule Bash(rm:*)")).toBe("Denied: Blocked by rule Bash(rm:*)");
   });
 });
