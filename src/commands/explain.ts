@@ -1,5 +1,6 @@
 import { t } from "../i18n/index.ts";
-import { ZCODE_ERR } from "../zcode/errors.ts";
+import { shownMessage, ZCODE_ERR } from "../zcode/errors.ts";
+import { LOCAL_V4_ERR } from "../zcode/v4/channel.ts";
 import type { CommandContext, SlashCommand } from "./types.ts";
 import { notSupportedText, usageLine } from "./text.ts";
 
@@ -39,6 +40,9 @@ export function explainFailure(
       return t().commands.busy(cmd.name);
     case ZCODE_ERR.invalidParams:
       return usageLine(cmd, t().commands.rejected(cmd.name, errorMessage(err)));
+    // ZCode's v4 channel answered that it did not do it: its reason, in words.
+    case LOCAL_V4_ERR:
+      return shownMessage(err);
     default:
       return undefined;
   }

@@ -1,42 +1,84 @@
 import { t } from "../i18n/index.ts";
+import type { FileEntry } from "../zcode/v4/schemas.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import { errorCode } from "./explain.ts";
-import type { SlashCommand } from "./types.ts";
+import type { CommandContext, SlashCommand } from "./types.ts";
 import { code } from "./text.ts";
+
+// /rewind alone undoes the last turn's file changes and keeps the chat
+// (ZCode's applyFileRewind); /rewind <new prompt> replaces the last prompt
+// and runs it again with its turn's files restored first (editUserQuery,
+// workspaceMode "rewind"). ZCode refuses both when a file cannot be restored
+// safely: then nothing changes, and the user is told which files and why.
+// A 0.15 CLI (no v4) has its legacy rewind of the conversation instead.
+
+function unsafeText(head: string, files: readonly FileEntry[]): string {
+  const words = t().commands.rewind;
+  const lines = files.map((f) => words.unsafeLine(code(f.path), (f.reason && words.unsafeReason[f.reason]) || words.unsafeOther(code(f.reason ?? "?"))));
+  return [head, "", ...lines, "", words.unsafeHint].join("\n");
+}
+
+async function rewindFiles(ctx: CommandContext): Promise<void> {
+  const words = t().commands.rewind;
+  // 0.15's legacy rewind: expectedRevision makes it fail instead of removing something the user has not seen.
+  let expectedRevision: number | undefined;
+  if (!(await ctx.api.hasV4())) {
+    const read = await ctx.api.read(ctx.sessionId);
+    const revision = read.runtime?.stateRevision ?? read.projection?.revision;
+    expectedRevision = typeof revision === "number" ? revision : undefined;
+  }
+  try {
+    const o = await ctx.api.rewindLastTurn({ sessionId: ctx.sessionId, ...(expectedRevision !== undefined ? { expectedRevision } : {}) });
+    switch (o.kind) {
+      case "applied":
+        return ctx.say([words.filesRewound(o.files.length), "", ...o.files.map((f) => words.fileLine(code(f.path), f.action))].join("\n"));
+      case "unsafe":
+        return ctx.say(unsafeText(words.unsafe, [...o.files, ...o.ignored]));
+      case "nothing":
+        return ctx.say(words.noFiles);
+      case "conversation": {
+        const r = o.result;
+        const removed = typeof r.removedMessages === "number" ? r.removedMessages : undefined;
+        const checkpoint = r.checkpointId ? code(String(r.checkpointId)) : undefined;
+        const revision = typeof r.revision === "number" ? r.revision : undefined;
+        return ctx.say(words.rewound(checkpoint, removed, revision));
+      }
+    }
+  } catch (err) {
+    const c = errorCode(err);
+    if (c === ZCODE_ERR.revisionConflict) return ctx.say(words.conflict(expectedRevision));
+    if (c === ZCODE_ERR.noCheckpoint) return ctx.say(words.noCheckpoint);
+    throw err;
+  }
+}
+
+async function rewritePrompt(ctx: CommandContext, text: string): Promise<void> {
+  const words = t().commands.rewind;
+  if (!(await ctx.api.hasV4())) return ctx.say(words.promptNeedsV4(ctx.cliVersion()));
+  await ctx.runTurn(async () => {
+    const o = await ctx.api.rewritePrompt({ sessionId: ctx.sessionId, text });
+    if (o?.kind === "rerun") {
+      await ctx.say(`${words.rerunning}\n\n`);
+      return { commandId: o.commandId };
+    }
+    if (o?.kind === "blocked") await ctx.say(unsafeText(words.blocked, [...o.files, ...o.ignored]));
+    else await ctx.say(words.noPrompt);
+    return undefined;
+  });
+}
 
 export const rewindCommand: SlashCommand = {
   name: "rewind",
   get description() {
     return t().commands.rewind.description;
   },
-  requires: "session/rewind",
+  get hint() {
+    return t().commands.rewind.hint;
+  },
+  requires: "op:rewind",
   async run(ctx) {
-    // expectedRevision makes the rewind fail instead of removing something the
-    // user has not seen, when the session changed since it was read.
-    const read = await ctx.api.read(ctx.sessionId);
-    const revision = read.runtime?.stateRevision ?? read.projection?.revision;
-    const expectedRevision = typeof revision === "number" ? revision : undefined;
-    try {
-      const result = await ctx.api.rewind({
-        sessionId: ctx.sessionId,
-        target: { kind: "latestCheckpoint" },
-        ...(expectedRevision !== undefined ? { expectedRevision } : {}),
-      });
-      const removed = typeof result.removedMessages === "number" ? result.removedMessages : undefined;
-      const checkpoint = result.checkpointId ? code(String(result.checkpointId)) : undefined;
-      const revision = typeof result.revision === "number" ? result.revision : undefined;
-      await ctx.say(t().commands.rewind.rewound(checkpoint, removed, revision));
-    } catch (err) {
-      const c = errorCode(err);
-      if (c === ZCODE_ERR.revisionConflict) {
-        await ctx.say(t().commands.rewind.conflict(expectedRevision));
-        return;
-      }
-      if (c === ZCODE_ERR.noCheckpoint) {
-        await ctx.say(t().commands.rewind.noCheckpoint);
-        return;
-      }
-      throw err;
-    }
+    const text = ctx.args.trim();
+    if (text) await rewritePrompt(ctx, text);
+    else await rewindFiles(ctx);
   },
 };

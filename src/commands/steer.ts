@@ -8,6 +8,12 @@ function noTurnText(text: string): string {
   return `${t().commands.steer.noTurn}\n\n${quote(text)}`;
 }
 
+/**
+ * /steer <text>: the running turn takes the text in at its next step (ZCode's
+ * guide, ZCODE-V4.md §5.1; legacy session/steer on 0.15). Answered at once;
+ * the editor sees the text as the user's words in that turn when ZCode takes
+ * it in (turn.steerDrained), or is told if it never could.
+ */
 export const steerCommand: SlashCommand = {
   name: "steer",
   get description() {
@@ -16,7 +22,7 @@ export const steerCommand: SlashCommand = {
   get hint() {
     return t().commands.steer.hint;
   },
-  requires: "session/steer",
+  requires: "op:steer",
   runsBesideTurn: true,
   async run(ctx) {
     const content = ctx.args.trim();
@@ -25,13 +31,14 @@ export const steerCommand: SlashCommand = {
       return;
     }
     // Checked before calling so an idle session costs no round trip; ZCode's
-    // 1309 covers the turn ending between this check and the call.
+    // 1309 (0.15) covers the turn ending between this check and the call.
     if (!ctx.turnRunning()) {
       await ctx.say(noTurnText(content));
       return;
     }
+    let outcome;
     try {
-      await ctx.api.steer({ sessionId: ctx.sessionId, content });
+      outcome = await ctx.api.steerTurn({ sessionId: ctx.sessionId, text: content });
     } catch (err) {
       if (errorCode(err) === ZCODE_ERR.noTurn) {
         await ctx.say(noTurnText(content));
@@ -39,6 +46,7 @@ export const steerCommand: SlashCommand = {
       }
       throw err;
     }
-    await ctx.say(`${t().commands.steer.steering}\n\n${quote(content)}`);
+    const words = outcome.delivery === "startNow" ? t().commands.steer.startedNew : t().commands.steer.steering;
+    await ctx.say(`${words}\n\n${quote(content)}`);
   },
 };

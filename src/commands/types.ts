@@ -59,6 +59,12 @@ export interface CommandContext {
   /** Switches the model (a `providerId/modelId` option value); sends config_option_update and usage_update. */
   setModel(value: string): Promise<void>;
   cliVersion(): string;
+  /**
+   * Runs a ZCode turn that `start` begins (a v4 command; resolves with its
+   * id, or undefined when it started nothing): its output streams as this
+   * command's reply, and a cancel stops it.
+   */
+  runTurn(start: () => Promise<{ commandId: string } | undefined>): Promise<void>;
   /** The bridge's environment (HOME, ZCODE_ACP_* settings); never process.env directly. */
   env: Record<string, string | undefined>;
 }

@@ -15,6 +15,7 @@ import { clientFeatures } from "../translate/client-features.ts";
 import { InteractionRouter } from "./interaction-router.ts";
 import { describe as describeThreshold } from "./auto-compact.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
+import { browserExecuteAnswer, browserListAnswer, officialMcpAuthAnswer } from "./app-only-requests.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { replayHistory } from "./reads.ts";
@@ -106,6 +107,9 @@ export class Bridge {
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
     this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));
     this.conn.onRequest("interaction/requestProviderRuntimeHeaders", async (p) => providerHeadersAnswer(p, config.env));
+    this.conn.onRequest("interaction/requestOfficialMcpAuthHeaders", async (p) => officialMcpAuthAnswer(p));
+    this.conn.onRequest("interaction/browserList", async () => browserListAnswer());
+    this.conn.onRequest("interaction/browserExecute", async () => browserExecuteAnswer());
     this.conn.onExit((info) => {
       const err = new ZCodeExitedError(info);
       for (const s of this.sessions.values()) {

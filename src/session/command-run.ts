@@ -4,6 +4,7 @@ import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import type { SessionHost } from "./host.ts";
 import { waitIdle } from "./reads.ts";
+import { Turn } from "./turn.ts";
 import { textContent } from "../translate/tools/format.ts";
 
 // Slash commands run by the session: as a prompt of their own (holding the
@@ -59,6 +60,10 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
     setThoughtLevel: (level) => s.setThoughtLevel(level),
     setModel: (value) => s.setModel(value),
     cliVersion: () => s.api.capabilities()?.version ?? "unknown",
+    runTurn: async (start) => {
+      if (run?.signal.aborted) return;
+      await new Turn(s, { text: args, attachments: [] }, { start }).run();
+    },
   };
 }
 

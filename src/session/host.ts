@@ -32,6 +32,13 @@ export interface RunningCommand {
   cancel(): void;
 }
 
+/**
+ * How the running ZCode turn is stopped: a turn a v4 command started gets v4
+ * stop (legacy session/stop does not reach it), naming its execution when
+ * known so that a late stop never stops the next turn.
+ */
+export type TurnStop = { v4: true; foregroundExecutionId?: string };
+
 export interface SessionHost {
   readonly id: string;
   readonly cwd: string;
@@ -80,9 +87,9 @@ export interface SessionHost {
    * still streams until our next turn starts. With `idleWait`, the next send
    * first waits for ZCode to be idle.
    */
-  expectLeftovers(opts: { idleWait: boolean }): void;
+  expectLeftovers(opts: { idleWait: boolean; stop?: TurnStop }): void;
   /** Tells ZCode to stop the session's running turn (a request; failures are logged). */
-  stopZCode(): void;
+  stopZCode(how?: TurnStop): void;
   /** Leftovers of an earlier turn may still arrive (ours has not started). */
   readonly leftoversExpected: boolean;
   /** Our turn started: what follows is ours. */

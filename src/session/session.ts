@@ -21,7 +21,7 @@ import { autoCompactValue, configTarget, modelChoiceFor, optionsFromSettings, op
 import { promptToInput } from "../translate/prompt-content.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
-import type { RunningCommand, RunningTurn, SessionHost } from "./host.ts";
+import type { RunningCommand, RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { Turn } from "./turn.ts";
 import type { Timings } from "./timings.ts";
 import type { UpdateSink } from "./update-sink.ts";
@@ -322,13 +322,18 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     if (this.command === command) this.command = undefined;
   }
 
-  expectLeftovers(opts: { idleWait: boolean }): void {
+  expectLeftovers(opts: { idleWait: boolean; stop?: TurnStop }): void {
     this.dropStale = true;
     if (opts.idleWait) this.needsIdleWait = true;
-    this.stopZCode();
+    this.stopZCode(opts.stop);
   }
 
-  stopZCode(): void {
+  stopZCode(how?: TurnStop): void {
+    if (how?.v4) {
+      const p = { sessionId: this.id, ...(how.foregroundExecutionId ? { foregroundExecutionId: how.foregroundExecutionId } : {}) };
+      this.api.stopV4Turn(p).catch((err) => logger.debug("v4 stop failed:", err));
+      return;
+    }
     this.api.stop(this.id).catch((err) => logger.debug("session/stop failed:", err));
   }
 

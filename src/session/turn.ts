@@ -4,10 +4,10 @@ import { log } from "../log.ts";
 import { redact, redactLine } from "../redact.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
-import type { TurnCompleted, TurnFailed, ZCodeEvent } from "../zcode/event-schemas.ts";
+import type { TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent } from "../zcode/event-schemas.ts";
 import { isBusy, toRequestError } from "../translate/errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "../translate/events.ts";
-import type { RunningTurn, SessionHost } from "./host.ts";
+import type { RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
 import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
 
@@ -38,6 +38,13 @@ const MOVES: Record<Phase, readonly Phase[]> = {
   ended: [],
 };
 
+/**
+ * A turn that a v4 command starts instead of session/send (`/rewind <new
+ * prompt>`): resolves with the command's id (the ZCode turn's queryId), or
+ * undefined when the command decided not to run anything (it said why).
+ */
+export type TurnStart = () => Promise<{ commandId: string } | undefined>;
+
 /** The phases in which ZCode may be running this turn. */
 const IN_ZCODE: ReadonlySet<Phase> = new Set(["sending", "running", "cancelling"]);
 
@@ -66,19 +73,26 @@ export class Turn implements RunningTurn {
   private settle!: { resolve(r: PromptResponse): void; reject(e: unknown): void };
   private readonly done: Promise<PromptResponse>;
   private readonly ctx: EventContext;
+  /**
+   * The v4 command that started ZCode's current turn (undefined: session/send
+   * did). Such a turn is stopped with v4 stop: legacy session/stop does not reach it.
+   */
+  private v4Command: string | undefined;
+  /** turn.started's foregroundExecutionId: a v4 stop names it, so a late stop never stops the next turn. */
+  private foreground: string | undefined;
+  /** Set when a retryable failure is retried: ZCode's id of the failed turn ("" when unknown). */
+  private retryOf: string | undefined;
 
   constructor(
     private readonly s: SessionHost,
     private readonly input: { text: string; attachments: ZCodeAttachment[] },
+    private readonly opts: { start?: TurnStart } = {},
   ) {
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
     const hooks: TurnHooks = {
-      started: () => {
-        this.started = true;
-        this.s.leftoversOver();
-      },
+      started: (p) => this.onStarted(p),
       completed: (p) => this.onCompleted(p),
-      failed: (p) => this.onFailed(p),
+      failed: (p, turnId) => this.onFailed(p, turnId),
       modelStopped: (reason) => {
         this.lastModelStop = reason;
       },
@@ -151,7 +165,7 @@ export class Turn implements RunningTurn {
       return;
     }
     this.move("cancelling");
-    this.s.expectLeftovers({ idleWait: false });
+    this.s.expectLeftovers({ idleWait: false, stop: this.stopHow() });
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
     this.graceTimer = setTimeout(() => {
@@ -163,6 +177,47 @@ export class Turn implements RunningTurn {
   /** The child died under this turn. */
   abort(err: unknown): void {
     void this.fail(err, { zcodeGone: true });
+  }
+
+  /** How ZCode's current turn is stopped: v4 stop for a turn a v4 command started (see TurnStop). */
+  private stopHow(): TurnStop | undefined {
+    if (this.v4Command === undefined) return undefined;
+    return { v4: true, ...(this.foreground ? { foregroundExecutionId: this.foreground } : {}) };
+  }
+
+  private onStarted(p: TurnStarted): void {
+    this.started = true;
+    this.s.leftoversOver();
+    if (this.v4Command === undefined || p.queryId === undefined || p.queryId === this.v4Command) this.foreground = p.foregroundExecutionId;
+  }
+
+  /**
+   * Starts ZCode's turn: a retry of a failed turn goes through ZCode's own
+   * retry (one copy of the prompt in its history; ZCODE-V4.md §5.4) when the
+   * CLI offers it, a command's turn through its v4 command, anything else
+   * as session/send. False: nothing was started (the command said why).
+   */
+  private async startInZCode(): Promise<boolean> {
+    this.foreground = undefined;
+    const retryOf = this.retryOf;
+    this.retryOf = undefined;
+    // Without the failed turn's id (a CLI before 0.16) the retry could pick another turn: sent again instead.
+    if (retryOf) {
+      const retried = await this.s.api.retryTurn({ sessionId: this.s.id, turnId: retryOf });
+      if (retried) {
+        this.v4Command = retried.commandId;
+        return true;
+      }
+      logger.debug(`no ZCode retry offered for ${this.s.id}; sending the prompt again`);
+    } else if (this.opts.start) {
+      const started = await this.opts.start();
+      if (!started) return false;
+      this.v4Command = started.commandId;
+      return true;
+    }
+    this.v4Command = undefined;
+    await this.s.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
+    return true;
   }
 
   private async prepare(): Promise<void> {
@@ -183,17 +238,24 @@ export class Turn implements RunningTurn {
       this.staleExpected = this.s.leftoversExpected;
       this.started = false;
       try {
+        let startedInZCode = true;
+        // ZCode offers its retry only once the failed turn is over: wait for idle first.
+        if (this.retryOf && (await this.s.api.hasV4())) await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "retrying");
         await this.s.withActive(async () => {
           await this.s.intake.ensureSubscribed();
           // A cancel while subscribing ended the turn already: never send it.
           // ("sending": the send is retried after ZCode evicted the session.)
           if (!this.at("preparing") && !this.at("retrying") && !this.at("sending")) return;
           if (!this.at("sending")) this.move("sending");
-          await this.s.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
+          startedInZCode = await this.startInZCode();
         });
+        if (!startedInZCode) {
+          await this.finish("end_turn");
+          return;
+        }
         if (this.at("sending")) this.move("running");
         // Cancelled while the send was queued in ZCode: that stop may have come first.
-        else if (this.at("cancelling")) this.s.stopZCode();
+        else if (this.at("cancelling")) this.s.stopZCode(this.stopHow());
         this.touch();
         return;
       } catch (err) {
@@ -220,7 +282,7 @@ export class Turn implements RunningTurn {
     this.s.notice("warning", text);
   }
 
-  private onFailed(p: TurnFailed): void {
+  private onFailed(p: TurnFailed, turnId: string | undefined): void {
     if (this.phase === "ended") return;
     if (this.phase === "cancelling") return void this.finish("cancelled");
     // ZCode's own words, often a provider's error quoting the request: redacted
@@ -233,6 +295,7 @@ export class Turn implements RunningTurn {
       this.attempts++;
       const delay = timings.retryBaseMs * 2 ** (this.attempts - 1);
       this.waitToResend();
+      this.retryOf = turnId ?? "";
       this.notice(t().bridge.turn.retrying(message, (delay / 1000).toFixed(1), this.attempts + 1, timings.retryTries + 1));
       setTimeout(() => {
         this.send().catch((err) => this.fail(err));
@@ -339,7 +402,7 @@ export class Turn implements RunningTurn {
     if (this.phase === "cancelling") return this.finish("cancelled");
     const mayRun = IN_ZCODE.has(this.phase) && !opts.zcodeGone;
     if (!this.end()) return;
-    if (mayRun) this.s.expectLeftovers({ idleWait: true });
+    if (mayRun) this.s.expectLeftovers({ idleWait: true, stop: this.stopHow() });
     // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
     this.s.withdrawInteractions();
     this.s.failOpenTools(t().tools.turnFailed);

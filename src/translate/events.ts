@@ -1,6 +1,7 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { SessionUpdated, TurnCompleted, TurnFailed, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
+import type { SessionUpdated, TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
 import type { Todo } from "../zcode/schemas.ts";
+import { t } from "../i18n/index.ts";
 import type { ClientFeatures } from "./client-features.ts";
 import { planEntries, planUpdate, TODO_PLAN_ID } from "./history.ts";
 import { optionUpdates, withCurrent, type SessionOptions } from "./options/options.ts";
@@ -8,9 +9,10 @@ import type { ToolCallTracker } from "./tools/tracker.ts";
 
 /** What a running turn learns from its events (the table below feeds it). */
 export interface TurnHooks {
-  started(): void;
+  started(p: TurnStarted): void;
   completed(p: TurnCompleted): void;
-  failed(p: TurnFailed): void;
+  /** `turnId`: ZCode's id of the failed turn (0.16 puts it on the envelope), for a retry of that turn. */
+  failed(p: TurnFailed, turnId: string | undefined): void;
   /** A model request of the turn ended, for this reason. */
   modelStopped(reason: string): void;
 }
@@ -26,6 +28,8 @@ export interface EventState {
   lastPlanKey: string | undefined;
   /** The context figures of the last usage_update sent. */
   lastUsage: { used: number; size: number } | undefined;
+  /** Steers admitted into the running turn and not yet taken in, by ZCode's pendingInputId. */
+  steers: Map<string, string>;
   /** What the client opted in to (plan_update instead of plan, …). */
   readonly features: Pick<ClientFeatures, "plans" | "compaction">;
   /** The compaction in progress as the editor knows it (its compactionId), if any. */
@@ -46,9 +50,21 @@ const PLAN_APPROVAL_TOOLS = /^exitplanmode$/i;
 
 /** ZCode event type → what the editor is told. Types not listed consume their seq and nothing else. */
 const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
-  "turn.started": (ctx) => {
+  "turn.started": (ctx, e) => {
     ctx.session.messageIds = {};
-    ctx.turn?.started();
+    ctx.turn?.started(e.payload);
+  },
+  "turn.steerQueued": (ctx, e) => {
+    const { pendingInputId, input } = e.payload;
+    if (pendingInputId && input !== undefined) rememberSteer(ctx.session, pendingInputId, input);
+  },
+  "turn.steerDrained": (ctx, e) => {
+    // The steer is now the user's words in this turn: the editor shows it as such, between the replies.
+    ctx.session.messageIds = {};
+    for (const d of e.payload.drainedInputs ?? []) {
+      if (d.pendingInputId) ctx.session.steers.delete(d.pendingInputId);
+      if (d.text) ctx.emit({ sessionUpdate: "user_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: d.text } });
+    }
   },
   "model.streaming": (ctx, e) => {
     const p = e.payload;
@@ -88,7 +104,7 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     for (const u of ctx.session.tracker.onPermissionResolved(e.payload.toolCallId, e.payload.decision, e.payload.reason)) ctx.emit(u);
   },
   "turn.completed": (ctx, e) => ctx.turn?.completed(e.payload),
-  "turn.failed": (ctx, e) => ctx.turn?.failed(e.payload),
+  "turn.failed": (ctx, e) => ctx.turn?.failed(e.payload, e.turnId ?? undefined),
   "session.titleUpdated": (ctx, e) => {
     const title = e.payload.title;
     if (!title || title === ctx.session.title) return;
@@ -99,6 +115,8 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     const compaction = compactionUpdate(ctx.session, e.payload);
     if (compaction) return ctx.emit(compaction);
     for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);
+    const fell = e.payload.fallbackReasonCode;
+    if (fell && e.payload.pendingInputId) steerFellBack(ctx, e.payload.pendingInputId, fell);
     if (e.payload.stopReason) ctx.turn?.modelStopped(e.payload.stopReason);
   },
 };
@@ -112,6 +130,30 @@ function emitDelta(ctx: EventContext, kind: keyof typeof CHUNK_KIND, delta: stri
   const ids = ctx.session.messageIds;
   ids[OTHER[kind]] = undefined;
   ctx.emit({ sessionUpdate: CHUNK_KIND[kind], messageId: (ids[kind] ??= crypto.randomUUID()), content: { type: "text", text: delta } });
+}
+
+/** At most this many steers are remembered (a turn takes one per step; a flood must not grow memory). */
+const MAX_STEERS = 64;
+
+function rememberSteer(s: EventState, pendingInputId: string, text: string): void {
+  s.steers.set(pendingInputId, text);
+  while (s.steers.size > MAX_STEERS) s.steers.delete(s.steers.keys().next().value!);
+}
+
+/**
+ * A steer ZCode could not take into its turn (TurnSteerDeliveryChanged, which
+ * reaches the legacy stream as session.updated): the user is told, with what
+ * becomes of it. Stopped turn: ZCode holds it in its queue and does not run it
+ * by itself. No step boundary left: ZCode runs it as a turn of its own.
+ */
+function steerFellBack(ctx: EventContext, pendingInputId: string, reasonCode: string): void {
+  const text = ctx.session.steers.get(pendingInputId);
+  ctx.session.steers.delete(pendingInputId);
+  const words = t().commands.steer;
+  const why = reasonCode === "guide.turnInterrupted" ? words.fellBackStopped : reasonCode === "guide.noToolBoundary" ? words.fellBackNoBoundary : words.fellBackOther(`\`${reasonCode}\``);
+  ctx.session.messageIds = {};
+  const quoted = text !== undefined ? `\n\n${text.split("\n").map((l) => `> ${l}`).join("\n")}` : "";
+  ctx.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${why}_${quoted}\n\n` } });
 }
 
 export function applyEvent(ctx: EventContext, e: ZCodeEvent): void {
@@ -147,15 +189,24 @@ export function emitUsage(ctx: { session: EventState; emit(u: SessionUpdate): vo
  * switched it) and a model request's usage, whose input tokens are the
  * context in use.
  */
+/** ZCode's session modes (its protocol's mode enum); follow-up modes (queue, guide) are not among them. */
+const ZCODE_MODES: ReadonlySet<string> = new Set(["plan", "build", "edit", "yolo", "guarded", "auto"]);
+
 export function sessionUpdatedToUpdates(s: EventState, p: SessionUpdated): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   const emit = (u: SessionUpdate) => out.push(u);
-  if (typeof p.mode === "string" && p.mode && p.mode !== s.options.mode?.current) {
+  // Only a real mode change moves the editor's mode: ZCode's mode_changed payload
+  // carries previousMode; other payloads with a `mode` (the follow-up mode
+  // queue/guide, hooks) are not modes.
+  const mode = s.options.mode;
+  const knownMode = typeof p.mode === "string" && (ZCODE_MODES.has(p.mode) || mode?.choices.some((c) => c.value === p.mode) === true);
+  if (typeof p.mode === "string" && p.mode && typeof p.previousMode === "string" && knownMode && p.mode !== mode?.current) {
     const before = s.options;
     s.options = withCurrent(before, "mode", p.mode);
     for (const u of optionUpdates(before, s.options)) emit(u);
   }
-  if (p.usage && typeof p.usage.inputTokens === "number") emitUsage({ session: s, emit }, p.usage.inputTokens, p.contextWindow);
+  // ZCode's own meter counts the last completion's input and output (what the next request carries).
+  if (p.usage && typeof p.usage.inputTokens === "number") emitUsage({ session: s, emit }, p.usage.inputTokens + (p.usage.outputTokens ?? 0), p.contextWindow);
   return out;
 }
 

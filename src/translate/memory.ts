@@ -19,6 +19,8 @@ export class TranslationMemory implements EventState {
   messageIds: { text?: string; reasoning?: string } = {};
   lastPlanKey: string | undefined;
   lastUsage: { used: number; size: number } | undefined;
+  /** Steers admitted into the running turn and not yet taken in, by ZCode's pendingInputId (bounded by the events). */
+  steers = new Map<string, string>();
   /** The compaction in progress as the editor knows it (compaction_update's id). */
   compactionId: string | undefined;
 

@@ -1,4 +1,3 @@
-import type * as v from "valibot";
 import type { CliCapabilities } from "./capabilities.ts";
 import type { ZCodeConnection } from "./connection.ts";
 import {
@@ -28,6 +27,11 @@ import {
   type SubscribeResult,
 } from "./result-schemas.ts";
 import type { Workspace } from "./schemas.ts";
+import { V4Channel, V4CommandError } from "./v4/channel.ts";
+import { editOutcome, fileRewindOutcome, pickEdit, pickFileRewind, pickRetry, type EditOutcome, type FileRewindOutcome } from "./v4/picks.ts";
+import { InputAcceptedSchema } from "./v4/schemas.ts";
+import * as v from "valibot";
+import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
 
 // The typed ZCode API: one method per wire method, params shaped as the CLI
 // wants them, results validated, per-method timeouts in one table. Errors are
@@ -94,13 +98,47 @@ export function workspaceOf(w: WorkspaceArg): { workspacePath: string; workspace
   return { workspacePath: w.workspacePath, workspaceKey: w.workspaceKey ?? w.workspacePath };
 }
 
+/** How /rewind went: v4 undoes the files of the last turn; a 0.15 CLI rewinds the conversation to its last checkpoint. */
+export type RewindOutcome = FileRewindOutcome | { kind: "conversation"; result: RewindResult };
+
+/** How a steer went in: into the running turn (v4 reports a guide's admission as "queue"), or as a new turn when none ran any more. */
+export type SteerOutcome = { delivery: "guide" | "startNow"; inputId?: string };
+
 export class ZCodeApi {
   readonly conn: ZCodeConnection;
   private readonly timeouts: Timeouts;
+  private readonly v4: V4Channel;
+  /** One probe per child (a child's capabilities object lives as long as it does). */
+  private readonly v4Probes = new WeakMap<CliCapabilities, Promise<boolean>>();
 
   constructor(conn: ZCodeConnection, opts: { timeouts?: Timeouts } = {}) {
     this.conn = conn;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+    this.v4 = new V4Channel(conn);
+  }
+
+  /**
+   * Does the running CLI serve the v4 command channel? Probed once per child
+   * (ZCODE-V4.md §2: by asking, never by version); the answer also goes to
+   * the child's capabilities, so the slash menu follows it.
+   */
+  async hasV4(): Promise<boolean> {
+    await this.conn.start();
+    const caps = this.conn.capabilities;
+    if (!caps) return false;
+    let probe = this.v4Probes.get(caps);
+    if (!probe) {
+      probe = this.v4.probe().then((ok) => {
+        caps.setV4(ok);
+        return ok;
+      });
+      this.v4Probes.set(caps, probe);
+    }
+    return probe;
+  }
+
+  private unsupported(method: string): ZCodeError {
+    return new ZCodeError((e) => e.unsupportedMethod(method, this.conn.capabilities?.version ?? "?"), { code: LOCAL_ERR.unsupported, method });
   }
 
   /** The current child's capabilities (undefined before the first start or after a death). */
@@ -117,21 +155,30 @@ export class ZCodeApi {
   }
 
   /** `workspace` is the session's absolute cwd. */
-  create(p: { workspace: WorkspaceArg; mode?: string; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
-    return this.call(
-      "session/create",
-      { workspace: workspaceOf(p.workspace), mode: p.mode, mcpServers: p.mcpServers },
-      SnapshotSchema,
-    );
+  async create(p: { workspace: WorkspaceArg; mode?: string; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
+    const [snapshot] = await Promise.all([
+      this.call("session/create", { workspace: workspaceOf(p.workspace), mode: p.mode, mcpServers: p.mcpServers }, SnapshotSchema),
+      this.probeBeside(),
+    ]);
+    return snapshot;
+  }
+
+  /**
+   * The v4 probe, sent beside a session's first request so the slash menu
+   * the session announces already knows what this CLI offers. Never fails
+   * the request it goes with.
+   */
+  private probeBeside(): Promise<unknown> {
+    return this.hasV4().catch(() => false);
   }
 
   /** MCP servers are per-load runtime configuration: ZCode wants them again on every resume. */
-  resume(p: { sessionId: string; workspace: WorkspaceArg; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
-    return this.call(
-      "session/resume",
-      { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers },
-      SnapshotSchema,
-    );
+  async resume(p: { sessionId: string; workspace: WorkspaceArg; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
+    const [snapshot] = await Promise.all([
+      this.call("session/resume", { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers }, SnapshotSchema),
+      this.probeBeside(),
+    ]);
+    return snapshot;
   }
 
   /** ZCode answers 50 sessions unless asked for more; the editor pages through what we get. */
@@ -183,13 +230,95 @@ export class ZCodeApi {
   }
 
   /**
-   * Deletes the user's conversation: ZCode's own `session/close` removes it
-   * (it publishes session.removed; 0.16.9). The session must be live in the
-   * child. Only ACP session/delete may call this; ACP session/close never does.
+   * Removes the conversation from ZCode's list. Only ACP session/delete may
+   * call this. v4 `deleteSession` is ZCode's own "delete" (session-mgmt.ts:
+   * a close of the session, as legacy `session/close` is); a CLI without v4
+   * gets `session/close`. The session must be open in the child (resume it
+   * first): v4 answers `rejected proto.sessionNotFound` otherwise. True
+   * when ZCode removed it (false: legacy close declined).
    */
   async deleteSession(sessionId: string): Promise<boolean> {
+    if (await this.hasV4()) {
+      try {
+        // accepted, or duplicate (a retry of a delete that went through).
+        await this.v4.plain(sessionId, "deleteSession", {});
+      } catch (err) {
+        // Not live in this child: the same as legacy's "not active", so the caller resumes it and asks again.
+        if (err instanceof V4CommandError && err.reasonCode === "proto.sessionNotFound") {
+          throw new ZCodeError(`Session is not active: ${sessionId}`, { code: ZCODE_ERR.notActive, method: "v4/command deleteSession" });
+        }
+        throw err;
+      }
+      return true;
+    }
     const r = await this.call("session/close", { sessionId }, CloseResultSchema);
     return r.closed !== false;
+  }
+
+  /**
+   * Steers the running turn with `text` (ZCODE-V4.md §5.1): v4 `sendText`
+   * delivered as a guide, taken in at the turn's next step; on 0.15 the
+   * legacy session/steer.
+   */
+  async steerTurn(p: { sessionId: string; text: string }): Promise<SteerOutcome> {
+    if (await this.hasV4()) {
+      const ack = await this.v4.plain(p.sessionId, "sendText", { text: p.text, requestedDelivery: "guide" });
+      const r = v.safeParse(InputAcceptedSchema, ack.result);
+      // A guide admitted into a running turn reports "queue"; "startNow" means no turn ran any more.
+      const delivery = r.success && r.output.delivery === "startNow" ? "startNow" : "guide";
+      return { delivery, inputId: ack.commandId };
+    }
+    if (this.capabilities()?.supports("session/steer") === false) throw this.unsupported("session/steer");
+    await this.steer({ sessionId: p.sessionId, content: p.text });
+    return { delivery: "guide" };
+  }
+
+  /**
+   * /rewind alone: v4 undoes the last turn's file changes and keeps the chat
+   * (`applyFileRewind`); unsafe files leave everything as it was. A CLI
+   * without v4 rewinds the conversation to its latest checkpoint.
+   */
+  async rewindLastTurn(p: { sessionId: string; expectedRevision?: number }): Promise<RewindOutcome> {
+    if (await this.hasV4()) {
+      const sent = await this.v4.targeted(p.sessionId, pickFileRewind);
+      return sent ? fileRewindOutcome(sent.ack.result) : { kind: "nothing" };
+    }
+    if (this.capabilities()?.supports("session/rewind") === false) throw this.unsupported("session/rewind");
+    const result = await this.rewind({ sessionId: p.sessionId, target: { kind: "latestCheckpoint" }, expectedRevision: p.expectedRevision });
+    return { kind: "conversation", result };
+  }
+
+  /**
+   * /rewind <new prompt>: the last prompt is replaced by `text` and run again,
+   * the files of its turn restored first (`editUserQuery`, workspaceMode
+   * "rewind"). v4 only: undefined on a CLI without it.
+   */
+  async rewritePrompt(p: { sessionId: string; text: string }): Promise<EditOutcome | undefined> {
+    if (!(await this.hasV4())) return undefined;
+    const sent = await this.v4.targeted(p.sessionId, (rows) => pickEdit(rows, p.text, "rewind"));
+    return sent ? editOutcome(sent.ack.result, sent.commandId) : { kind: "nothing" };
+  }
+
+  /**
+   * Runs a failed turn again without a second copy of its prompt in ZCode's
+   * history (ZCODE-V4.md §5.4). Resolves with the command id (the new turn's
+   * queryId), or undefined when this CLI cannot (no v4, or nothing ZCode
+   * offers to retry): the caller then sends the prompt again.
+   */
+  async retryTurn(p: { sessionId: string; turnId: string }): Promise<{ commandId: string } | undefined> {
+    if (!(await this.hasV4())) return undefined;
+    const sent = await this.v4.targeted(p.sessionId, (rows) => pickRetry(rows, p.turnId));
+    return sent ? { commandId: sent.commandId } : undefined;
+  }
+
+  /**
+   * Stops a turn the bridge started with a v4 command: legacy session/stop
+   * does not reach those (ZCODE-V4.md §5.2). With the turn's
+   * foregroundExecutionId a late stop never stops the next turn (ZCode
+   * answers `noop`).
+   */
+  async stopV4Turn(p: { sessionId: string; foregroundExecutionId?: string }): Promise<void> {
+    await this.v4.plain(p.sessionId, "stop", p.foregroundExecutionId ? { expectedForegroundExecutionId: p.foregroundExecutionId } : {});
   }
 
   fork(p: { sessionId: string; target: HistoryTarget }): Promise<ForkResult> {

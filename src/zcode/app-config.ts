@@ -63,13 +63,24 @@ export function appProviders(env: Env): AppProvider[] {
  * The config.json provider behind a ZCode provider id. Account providers
  * (`account:<family>-individual-coding-plan`, `account:<family>-start-plan`)
  * are stored under the built-in id of the same plan
- * (`builtin:<family>-coding-plan`, `builtin:<family>-start-plan`).
+ * (`builtin:<family>-coding-plan`, `builtin:<family>-start-plan`); a team plan
+ * (`account:<family>-team-coding-plan`) only under its own
+ * `builtin:<family>-team-coding-plan`; an `…-off-peak` account under its plan.
  */
 export function appProviderFor(providers: readonly AppProvider[], providerId: string): AppProvider | undefined {
   const exact = providers.find((p) => p.id === providerId);
   if (exact) return exact;
-  const m = /^account:([a-z0-9]+)-(?:(?:individual|team)-)?(coding-plan|start-plan)$/i.exec(providerId);
+  // An off-peak account is the same plan's off-peak channel: the plan's key serves it.
+  const id = providerId.replace(/-off-peak$/i, "");
+  if (id !== providerId) {
+    const plan = providers.find((p) => p.id === id);
+    if (plan) return plan;
+  }
+  const m = /^account:([a-z0-9]+)(?:-(individual|team))?(?:-(coding-plan|start-plan))?$/i.exec(id);
   if (!m) return undefined;
-  const builtin = `builtin:${m[1]!.toLowerCase()}-${m[2]!.toLowerCase()}`;
-  return providers.find((p) => p.id === builtin);
+  const family = m[1]!.toLowerCase();
+  const plan = (m[3] ?? "coding-plan").toLowerCase();
+  // A team plan has a key of its own: never answered with the individual plan's.
+  if (m[2]?.toLowerCase() === "team") return providers.find((p) => p.id === `builtin:${family}-team-${plan}`);
+  return providers.find((p) => p.id === `builtin:${family}-${plan}`);
 }

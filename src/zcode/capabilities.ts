@@ -55,8 +55,19 @@ function ruleFor(method: string): Rule | undefined {
   return RULES.find((r) => (r.method.endsWith("/") ? method.startsWith(r.method) : r.method === method));
 }
 
+/**
+ * Operations the bridge offers whichever channel carries them: v4 (probed,
+ * ZCODE-V4.md §2) or the legacy method of older CLIs.
+ */
+const OPERATIONS: Record<string, string> = {
+  "op:steer": "session/steer",
+  "op:rewind": "session/rewind",
+};
+
 export class CliCapabilities {
   readonly version: string;
+  /** Does this child serve ZCode's v4 command channel? Unknown until probed. */
+  v4: boolean | undefined;
   /** False when the CLI is older than 0.14.8: the bridge refuses to run it. */
   readonly supported: boolean;
   private readonly unsupported = new Set<string>();
@@ -72,6 +83,8 @@ export class CliCapabilities {
   }
 
   supports(method: string): boolean {
+    const legacy = OPERATIONS[method];
+    if (legacy !== undefined) return this.v4 === true || this.supports(legacy);
     if (this.unsupported.has(method)) return false;
     if (!this.supported) return false;
     if (!this.known) return true;
@@ -82,9 +95,20 @@ export class CliCapabilities {
     return true;
   }
 
+  /** The v4 probe's answer; listeners hear it when it changes what is offered. */
+  setV4(available: boolean): void {
+    if (this.v4 === available) return;
+    this.v4 = available;
+    this.changed();
+  }
+
   markUnsupported(method: string): void {
     if (this.unsupported.has(method)) return;
     this.unsupported.add(method);
+    this.changed();
+  }
+
+  private changed(): void {
     for (const cb of [...this.listeners]) {
       try {
         cb();

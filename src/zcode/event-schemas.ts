@@ -99,6 +99,9 @@ export const SessionUpdatedSchema = loose({
   contextWindow: maybe(v.nullable(num)),
   /** Why a model request ended (max_tokens, refusal, end_turn, tool_use, …). */
   stopReason: maybe(str),
+  /** TurnSteerDeliveryChanged (no legacy name): a guide that could not reach its turn fell back to the queue. */
+  fallbackReasonCode: maybe(str),
+  pendingInputId: maybe(str),
   /** A compaction's progress: what started it (manual, auto, partial, reactive, session_memory) and the token counts. */
   trigger: maybe(str),
   preCompactTokenCount: maybe(num),
@@ -107,9 +110,15 @@ export const SessionUpdatedSchema = loose({
   status: maybe(str),
 });
 export type SessionUpdated = v.InferOutput<typeof SessionUpdatedSchema>;
+export type TurnStarted = v.InferOutput<(typeof EVENT_PAYLOADS)["turn.started"]>;
 
 const EVENT_PAYLOADS = {
-  "turn.started": loose({ input: maybe(str), messageId: maybe(str) }),
+  /** queryId: the v4 commandId of a turn a command started; foregroundExecutionId: what v4 stop names. */
+  "turn.started": loose({ input: maybe(str), messageId: maybe(str), queryId: maybe(str), foregroundExecutionId: maybe(str) }),
+  /** A steer (v4 guide) admitted into the running turn. */
+  "turn.steerQueued": loose({ pendingInputId: maybe(str), input: maybe(str), delivery: maybe(str) }),
+  /** Steers taken into the turn as the user's words, at a step boundary. */
+  "turn.steerDrained": loose({ drainedInputs: maybe(v.array(loose({ pendingInputId: maybe(str), text: maybe(str) }))) }),
   "model.streaming": ModelStreamingSchema,
   "tool.updated": ToolUpdatedSchema,
   "turn.completed": TurnCompletedSchema,

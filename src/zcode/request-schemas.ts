@@ -87,11 +87,14 @@ export const ProviderHeadersParamsSchema = loose({
   providerId: str,
   modelSelection: maybe(loose({ providerId: maybe(str), modelId: maybe(str) })),
   reason: maybe(str),
+  /** A re-ask after the provider refused a key: the SHA-256 (hex) of that key, never to be answered again. */
+  rejectedProjectTokenFingerprint: maybe(str),
+  expectedAccountScope: maybe(str),
 });
 export type ProviderHeadersParams = v.InferOutput<typeof ProviderHeadersParamsSchema>;
 
 export type ProviderHeadersAnswer =
-  | { headersApplied: true; requestAuth: { apiKey: string } }
+  | { headersApplied: true; requestAuth: { apiKey: string; accountScope?: string } }
   | { headersApplied: false; errorMessage: string };
 
 // ---------------------------------------------------------------- session/requestRuntimePreferences

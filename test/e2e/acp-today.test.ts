@@ -216,8 +216,9 @@ test("session/delete: advertised; ends the running turn, deletes in ZCode and in
       expect(await listed(h)).toContain(kept);
       expect(deletedFlag(file, gone)).toBe(1);
       expect(deletedFlag(file, kept)).toBe(0);
-      // Only the delete sent ZCode's deleting method, once.
-      expect(h.simMethods().filter((m) => m === "session/close")).toHaveLength(1);
+      // Only the delete sent ZCode's deleting command, once (0.16.9: v4 deleteSession, ZCode's own delete).
+      expect(h.simFrames().filter((f) => f.method === "v4/command" && f.params?.type === "deleteSession")).toHaveLength(1);
+      expect(h.simMethods().filter((m) => m === "session/close")).toHaveLength(0);
       // The session is gone here too.
       await expect(h.prompt(gone, "again")).rejects.toThrow();
     });

@@ -55,7 +55,7 @@ describe("cancel", () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "1200" }, record: true }, async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:ignore-stop n=30");
-      await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       const t0 = Date.now();
       await h.cancel(sessionId);
       expect((await p).stopReason).toBe("cancelled");

@@ -85,7 +85,7 @@ describe("modes and options", () => {
     await withBridge({ record: true, simVersion: "0.15.3" }, async (h) => {
       const { sessionId } = await h.newSession();
       const turn = h.prompt(sessionId, "#scenario:slow n=60");
-      await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       const steer = await h.prompt(sessionId, "/steer use TypeScript");
       expect(steer.stopReason).toBe("end_turn");
       expect(h.simFrames().find((f) => f.method === "session/steer")?.params.content).toBe("use TypeScript");

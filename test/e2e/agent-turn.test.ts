@@ -113,6 +113,22 @@ describe("ordering and recovery", () => {
     });
   });
 
+  test("a model pause longer than the stall limit mid-sentence: ZCode's batched tail shows once, nothing lost", async () => {
+    // Stall limit 100 ms < the CLI's 250 ms text batch: the resubscription (afterSeq) lets the held tail out under a new seq.
+    await withBridge({ env: { ZCODE_ACP_STALL_MS: "100" }, record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:pause ms=600")).stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toBe("The answer to the question is forty-two, and that is all.");
+      expect(h.simFrames().some((f) => f.method === "session/subscribe" && f.params.afterSeq !== undefined)).toBe(true);
+    });
+    // Stall limit above the batch's age: the batch's own timer lets the tail out; no resubscription needed.
+    await withBridge({ env: { ZCODE_ACP_STALL_MS: "1000" } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "#scenario:pause ms=600")).stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toBe("The answer to the question is forty-two, and that is all.");
+    });
+  });
+
   test("the turn's end never arrives but ZCode is idle: the prompt still ends (end_turn) after two quiet checks", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zcode-lost-end-"));
     const bin = join(dir, "zcode");
@@ -138,7 +154,7 @@ describe("ordering and recovery", () => {
       const { sessionId } = await h.newSession();
       // A cancelled ignore-stop turn keeps ZCode busy after the ACP turn ended.
       const first = h.prompt(sessionId, "#scenario:ignore-stop n=20 ignore=600");
-      await h.waitFor(() => h.text(sessionId).includes("chunk 2"), "streaming");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
       const r = await h.prompt(sessionId, "next one");
@@ -159,7 +175,7 @@ describe("ordering and recovery", () => {
       async (h) => {
         const { sessionId } = await h.newSession();
         const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
-        await h.waitFor(() => h.text(sessionId).includes("chunk 1 "), "streaming");
+        await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
         await h.cancel(sessionId);
         expect((await first).stopReason).toBe("cancelled");
         const r = await h.prompt(sessionId, "after busy");
@@ -176,7 +192,7 @@ describe("ordering and recovery", () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "2500", ZCODE_ACP_BUSY_WAIT_MS: "300" } }, async (h) => {
       const { sessionId } = await h.newSession();
       const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
-      await h.waitFor(() => h.text(sessionId).includes("chunk 1 "), "streaming");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
       const e = await rejection(h.prompt(sessionId, "too soon"));
@@ -279,7 +295,7 @@ describe("failures", () => {
       const a = (await h.newSession()).sessionId;
       const b = (await h.newSession()).sessionId;
       const first = h.prompt(a, "#scenario:ignore-stop n=200");
-      await h.waitFor(() => h.text(a).includes("chunk 1 "), "streaming");
+      await h.waitFor(() => h.text(a).includes("chunk 0 "), "streaming");
       await h.cancel(a);
       expect((await first).stopReason).toBe("cancelled");
       // ZCode still runs the cancelled turn: this prompt polls session/read for idle.

@@ -52,7 +52,7 @@ test("skills and enabled plugins' commands are advertised after session/new, nex
     withBridge({ env: { HOME: home } }, async (h) => {
       const { sessionId } = await h.newSession(workspace);
       const names = await waitForCommands(h, sessionId);
-      expect(names).toEqual([...EXPECTED_COMMANDS["0.16.2"]!, "commit", "pdf-tools", "deploy"]);
+      expect(names).toEqual([...EXPECTED_COMMANDS["0.16.9"]!, "commit", "pdf-tools", "deploy"]);
       const list = h.updatesOfKind(sessionId, "available_commands_update").at(-1)!.availableCommands;
       expect(list.find((c) => c.name === "commit")).toEqual({ name: "commit", description: "Commit with a good message", input: { hint: "[scope]" } });
       expect(list.find((c) => c.name === "deploy")).toEqual({ name: "deploy", description: "Deploy this workspace", input: { hint: "[task]" } });
@@ -90,7 +90,7 @@ test("a skill or plugin command typed goes to ZCode unchanged; /login answers an
 test("a workspace without skills gets only ours (the harness's empty HOME)", () =>
   withBridge({}, async (h) => {
     const { sessionId } = await h.newSession();
-    expect(await waitForCommands(h, sessionId)).toEqual(EXPECTED_COMMANDS["0.16.2"]!);
+    expect(await waitForCommands(h, sessionId)).toEqual(EXPECTED_COMMANDS["0.16.9"]!);
   }));
 
 test("a link loop in ~/.zcode/commands lists each command once (no /loop:loop:…)", () =>

@@ -14,6 +14,8 @@ export const EXPECTED_COMMANDS: Record<string, string[]> = {
   "0.14.8": ["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"],
   "0.15.3": ["fork", "rewind", "goal", "compact", "steer", "mode", "model", "thought", "quota", "help"],
   "0.16.2": ["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"],
+  // v4 brings steer and rewind back (ZCODE-V4.md).
+  "0.16.9": ["fork", "rewind", "goal", "compact", "steer", "mode", "model", "thought", "quota", "help"],
 };
 
 export interface SimRequest {

@@ -52,6 +52,7 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
       for (const c of list) expectChinese(c.description);
       const hints = Object.fromEntries(list.filter((c) => c.input).map((c) => [c.name, (c.input as { hint: string }).hint]));
       expect(hints).toEqual({
+        rewind: "[新提示]",
         goal: "[目标 | replace <目标> | clear | pause | resume]",
         compact: "[摘要要求]",
         steer: "<指令>",

@@ -308,7 +308,8 @@ describe("7. titles, modes and usage as ZCode sends them", () => {
       expect(title).toBeLessThan(firstText);
       expect((updates[title] as { title?: string }).title).toBe("name this session");
       const usage = h.updatesOfKind(sessionId, "usage_update");
-      expect(usage.some((u) => u.used === 12345 && u.size === 200000)).toBe(true);
+      // ZCode's own meter: the last completion's input + output tokens (12345 + 678).
+      expect(usage.some((u) => u.used === 12345 + 678 && u.size === 200000)).toBe(true);
     });
   });
 

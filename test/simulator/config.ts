@@ -25,6 +25,8 @@ export interface SimConfig {
   handlerDelayMs: number;
   /** How long a session stays busy after its turn's end event (the CLI clears it a little later). */
   busyTailMs: number;
+  /** Batch streaming deltas as the CLI does (ZCODE_SIM_BATCH_DELTAS=0 turns it off). */
+  batchDeltas: boolean;
   /** The desktop 3.12+ bundled CLI: refuse to boot without the built-in provider config. */
   requireProviderConfig: boolean;
   /** A cold resume puts every session back on the default model. */
@@ -105,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     bootMs: num(env.ZCODE_SIM_BOOT_MS, 0, "ZCODE_SIM_BOOT_MS"),
     handlerDelayMs: num(env.ZCODE_SIM_HANDLER_DELAY_MS, 0, "ZCODE_SIM_HANDLER_DELAY_MS"),
     busyTailMs: num(env.ZCODE_SIM_BUSY_TAIL_MS, 0, "ZCODE_SIM_BUSY_TAIL_MS"),
+    batchDeltas: env.ZCODE_SIM_BATCH_DELTAS !== "0",
     requireProviderConfig: flag(env.ZCODE_SIM_REQUIRE_PROVIDER_CONFIG),
     resumeResetsModel: flag(env.ZCODE_SIM_RESUME_RESETS_MODEL),
     defaultModel,

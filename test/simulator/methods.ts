@@ -10,6 +10,7 @@ import type { Runtime, Sim } from "./sim.ts";
 import { settings, snapshot } from "./snapshot.ts";
 import { newId, uuid } from "./store.ts";
 import type { Checkpoint, Message, SessionRecord, Workspace } from "./types.ts";
+import { v4Methods } from "./v4.ts";
 import { log } from "./wire.ts";
 import { runtimePreferencesResult } from "./zcode-schemas.ts";
 
@@ -210,6 +211,8 @@ const methods: Record<string, Handler> = {
     const { s, r } = requireSession(sim, p.sessionId);
     // A read with deliveryKind turns live session/event pushes on, like subscribe.
     if (p.deliveryKind) r.deliveryKind = p.deliveryKind;
+    // A read flushes the batched tail of the stream (it takes the next seq).
+    sim.flushDeltas(s);
     return snapshot(sim, s, { availability: "current", messageLimit: p.messageLimit });
   },
 
@@ -297,7 +300,9 @@ const methods: Record<string, Handler> = {
 
   "session/stop"(sim, p) {
     const { s, r } = requireSession(sim, p.sessionId);
-    if (r.turn) {
+    // A turn a v4 command started is out of legacy stop's reach (ZCODE-V4.md §5.2, inferred from the source).
+    if (r.turn?.v4Started) log(`session/stop on ${s.id}: the running turn was started by a v4 command; not stopped`);
+    else if (r.turn) {
       const pauseGoal = s.goal?.status === "active";
       r.turn.requestStop();
       if (pauseGoal && s.goal) {
@@ -552,5 +557,6 @@ const methods: Record<string, Handler> = {
 
 export function lookup(sim: Sim, method: string): Handler | undefined {
   if (sim.pers.missing(method)) return undefined;
+  if (Object.hasOwn(v4Methods, method)) return v4Methods[method];
   return Object.hasOwn(methods, method) ? methods[method] : undefined;
 }

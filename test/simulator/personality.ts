@@ -6,6 +6,7 @@
 // - 0.14.8: no workspace/*; no steer/rewind.
 // - 0.15.x: also session/steer and session/rewind (the 0.15 behaviour).
 // - >= 0.16: steer and rewind removed again: -32601 "Method not found: <m>".
+// - >= 0.16.5: the v4 command channel (v4.ts); older versions answer -32601.
 export interface Personality {
   version: string;
   /** Methods this version answers -32601 to. */
@@ -38,6 +39,8 @@ export function personality(version: string): Personality {
   const at = (v: string) => compareVersions(version, v) >= 0;
   const missing = (method: string): boolean => {
     const steerRewind = method === "session/steer" || method === "session/rewind";
+    // v4 from 0.16.5 on [sim: the first serving version is not in ZCode's tree; ZCODE-V4.md §2].
+    if (method.startsWith("v4/")) return !at("0.16.5");
     if (!at("0.14.8")) return method === "session/subscribe" || EXTENSIONS.has(method) || method.startsWith("workspace/");
     if (!at("0.15.0")) return method.startsWith("workspace/") || steerRewind;
     if (at("0.16.0")) return steerRewind;

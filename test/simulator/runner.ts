@@ -46,6 +46,9 @@ export interface TurnInput {
   inputSource?: string;
   /** state.updated reasons at the end: [completed, failed, cancelled]. */
   endReasons?: [string, string, string];
+  /** v4: how the turn came to be (turnHeader.origin) and the command that made it. */
+  origin?: "userInput" | "editRerun";
+  sourceCommandId?: string;
 }
 
 /**
@@ -66,7 +69,31 @@ export function prepareTurn(sim: Sim, s: SessionRecord, r: Runtime, input: TurnI
     endReasons: input.endReasons ?? ["prompt_completed", "prompt_failed", "prompt_completed"],
   });
   r.turn = turn;
+  if (input.kind !== "compact") {
+    turn.log = {
+      turnId: turn.id,
+      origin: input.inputSource ? "goalContinuation" : (input.origin ?? "userInput"),
+      state: "running",
+      startedAt: turn.startedAt,
+      messageIds: [],
+      guidedIds: [],
+      files: [],
+      fileState: "active",
+      ...(input.sourceCommandId ? { sourceCommandId: input.sourceCommandId } : {}),
+    };
+    (s.turnLog ??= []).push(turn.log);
+  }
   return turn;
+}
+
+/** Starts a turn of its own for a guide that fell back to the queue (the queue auto-drains once idle). */
+function runGuideAsTurn(sim: Sim, s: SessionRecord, r: Runtime, g: { commandId: string; text: string }): void {
+  if (r.turn || sim.rt(s.id) !== r) return;
+  const turn = prepareTurn(sim, s, r, { raw: g.text, prompt: parsePrompt(g.text, sim.cfg.defaultScenario), inputId: g.commandId, queryId: g.commandId, sourceCommandId: g.commandId });
+  turn.v4Started = true;
+  r.revision++;
+  sim.stateUpdated(s, "prompt_started", { status: "running" });
+  setImmediate(() => runTurn(turn).catch((e) => log(`turn crashed: ${(e as Error).stack ?? e}`)));
 }
 
 const HOOK_DESCRIPTOR = {
@@ -158,6 +185,9 @@ async function beforeModelRequest(turn: Turn): Promise<void> {
   }
 }
 
+/** The runtime's command counter (foregroundExecutionId): never repeats in a process. */
+let executions = 0;
+
 /** Runs a prepared turn to its end. Resolves when the final events are stored. */
 export async function runTurn(turn: Turn): Promise<void> {
   const { sim, s, r } = turn;
@@ -191,6 +221,7 @@ export async function runTurn(turn: Turn): Promise<void> {
     }
     turn.userMessage = { info, parts };
     s.messages.push(turn.userMessage);
+    turn.log?.messageIds.push(info.messageId);
     sim.store.touch(s);
     const started: Record<string, unknown> = {
       executionStartedAt: performance.timeOrigin + performance.now(),
@@ -204,7 +235,8 @@ export async function runTurn(turn: Turn): Promise<void> {
       started.inputVisibility = "model-only";
     }
     started.messageId = info.messageId;
-    started.foregroundExecutionId = `runtime_command_${turnNumber}`;
+    turn.foregroundExecutionId = `runtime_command_${++executions}`;
+    started.foregroundExecutionId = turn.foregroundExecutionId;
     if (attachments.length) started.attachments = attachments.map(wireAttachment);
     // Not via turn.emit: even a turn stopped before it began is framed by started/completed.
     sim.emit(s, "turn.started", started, { turnId: turn.id, live: turn.live("turn.started") });
@@ -227,6 +259,8 @@ export async function runTurn(turn: Turn): Promise<void> {
       } else {
         await scenario(turn);
         await turn.endStep();
+        // A text-only completion is a boundary too: each pending guide gets a model step of its own.
+        while (turn.guides.length > 0 && (await turn.drainGuide())) await turn.endStep();
       }
     }
   } catch (e) {
@@ -237,6 +271,17 @@ export async function runTurn(turn: Turn): Promise<void> {
   }
   const cancelled = turn.stopped && !turn.failure;
   if (cancelled) turn.resultType = "cancelled";
+  // Guides never drained fall back to the queue in place (steering.ts fallbackPendingGuidesToQueue):
+  // TurnSteerDeliveryChanged has no legacy name, so it streams as session.updated.
+  const fellBack = turn.guides.splice(0);
+  const fallbackReason = cancelled || turn.failure ? "guide.turnInterrupted" : "guide.noToolBoundary";
+  for (const g of fellBack) {
+    sim.emit(s, "session.updated", { admittedDelivery: "queue", fallbackReasonCode: fallbackReason, pendingInputId: `queue_${g.commandId}`, requestedDelivery: "guide", targetTurnId: turn.id }, { turnId: turn.id });
+  }
+  if (turn.log) {
+    turn.log.state = turn.failure ? "failed" : cancelled ? "completedInterrupted" : "completedSuccess";
+    turn.log.endedAt = Date.now();
+  }
   if (cancelled || turn.failure) turn.interruptTools();
   if (turn.step) {
     const st = turn.step;
@@ -302,4 +347,11 @@ export async function runTurn(turn: Turn): Promise<void> {
   sim.store.touch(s);
   const [done, failed, stopped] = turn.o.endReasons;
   if (sim.rt(s.id) === r) sim.stateUpdated(s, turn.failure ? failed : cancelled ? stopped : done, turn.settingsPatch());
+  // A stopped turn's guides are held (the queue's auto-drain is off after a cancel); otherwise the queue drains.
+  if (fallbackReason === "guide.turnInterrupted") r.heldGuides.push(...fellBack);
+  else {
+    const next = fellBack.shift();
+    if (next) runGuideAsTurn(sim, s, r, next);
+    r.heldGuides.push(...fellBack);
+  }
 }

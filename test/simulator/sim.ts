@@ -20,6 +20,26 @@ import type { Out } from "./wire.ts";
 /** Events kept in memory per session for afterSeq replays. */
 const MAX_EVENTS = 20_000;
 
+/**
+ * The CLI's batching of streamed text (its legacy event writer): the first
+ * delta of a run goes out at once; later text/reasoning deltas of the same
+ * message are merged and flushed once they reach these sizes or ages, or when
+ * any other event comes, or when the session is read again (session/subscribe
+ * afterSeq, session/read), the held tail then taking the next seq.
+ */
+const BATCH = {
+  text_delta: { chars: 2048, ms: 250 },
+  reasoning_delta: { chars: 4096, ms: 750 },
+} as const;
+
+interface DeltaBatch {
+  kind: keyof typeof BATCH;
+  payload: Record<string, unknown>;
+  delta: string;
+  opts: { live?: boolean; turnId?: string; noFuzz?: boolean };
+  timer: ReturnType<typeof setTimeout>;
+}
+
 export type DeliveryKind = "desktop-continuous" | "web-remote-replayable";
 
 export interface PendingPermission {
@@ -64,10 +84,23 @@ export interface Runtime {
   sessionRules: PermissionRule[];
   /** The first input of this materialization has been seen (session.updated SessionStart hook). */
   started: boolean;
+  /** v4: this materialization's publisher epoch and snapshot revision (ZCODE-V4.md §3). */
+  logEpoch: string;
+  v4Revision: number;
+  /** v4 row ids by entity key: monotonic, never reused. */
+  rowIds: Map<string, number>;
+  nextRowId: number;
+  /** Guides that fell back to the queue when their turn was stopped: held, not run. */
+  heldGuides: { commandId: string; text: string }[];
+  /** Deltas merged and not yet written (see BATCH); `streaming`: a delta run has begun. */
+  batch?: DeltaBatch;
+  streaming: boolean;
 }
 
 export class Sim {
   readonly runtimes = new Map<string, Runtime>();
+  /** v4 settled ACKs per session (command-inbox.ts idempotency table), kept past a deleteSession. */
+  readonly v4Acks = new Map<string, Map<string, Promise<Record<string, unknown>>>>();
   readonly outgoing: Outgoing;
   /** Hooks for the fuzzing mode; no-ops otherwise. */
   fuzz: {
@@ -103,6 +136,12 @@ export class Sim {
       activeTools: new Map(),
       sessionRules: [],
       started: false,
+      logEpoch: `${Date.now().toString(36)}-${uuid().replaceAll("-", "").slice(0, 8)}`,
+      v4Revision: 0,
+      rowIds: new Map(),
+      nextRowId: 1,
+      heldGuides: [],
+      streaming: false,
     };
     this.runtimes.set(s.id, r);
     return r;
@@ -110,6 +149,7 @@ export class Sim {
 
   deactivate(id: string): void {
     const r = this.runtimes.get(id);
+    if (r?.batch) clearTimeout(r.batch.timer);
     r?.turn?.abortNow();
     this.runtimes.delete(id);
   }
@@ -133,14 +173,48 @@ export class Sim {
    * Stores an event under the next seq and pushes it when the session has a
    * delivery kind. `live:false` stores without pushing (seq-gap).
    */
-  emit(s: SessionRecord, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string; noFuzz?: boolean } = {}): StoredEvent | undefined {
+  emit(s: SessionRecord, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string; noFuzz?: boolean; noBatch?: boolean } = {}): StoredEvent | undefined {
     const r = this.runtimes.get(s.id);
     if (!r) return undefined;
+    const kind = payload.kind;
+    if (type === "model.streaming" && (kind === "text_delta" || kind === "reasoning_delta") && this.cfg.batchDeltas && !opts.noBatch) {
+      const b = r.batch;
+      if (b && b.kind === kind && b.payload.assistantMessageId === payload.assistantMessageId && b.opts.live === opts.live && b.opts.turnId === opts.turnId) {
+        b.delta += String(payload.delta ?? "");
+        if (b.delta.length >= BATCH[kind].chars) this.flushDeltas(s);
+        return undefined;
+      }
+      this.flushDeltas(s);
+      if (r.streaming) {
+        r.batch = { kind, payload, delta: String(payload.delta ?? ""), opts, timer: setTimeout(() => this.flushDeltas(s), BATCH[kind].ms) };
+        return undefined;
+      }
+      r.streaming = true;
+    } else {
+      this.flushDeltas(s);
+      r.streaming = false;
+    }
+    return this.write(s, r, type, payload, opts);
+  }
+
+  /** Writes the held deltas as one event under the next seq. */
+  flushDeltas(s: SessionRecord): void {
+    const r = this.runtimes.get(s.id);
+    const b = r?.batch;
+    if (!r || !b) return;
+    r.batch = undefined;
+    clearTimeout(b.timer);
+    this.write(s, r, "model.streaming", { ...b.payload, delta: b.delta }, b.opts);
+  }
+
+  private write(s: SessionRecord, r: Runtime, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string; noFuzz?: boolean }): StoredEvent {
     const pushing = r.deliveryKind !== undefined && !r.holdLive && opts.live !== false;
     if (pushing && !opts.noFuzz) this.fuzz.between(s);
     const e: StoredEvent = { eventId: uuid(), payload, seq: ++r.seq, sessionId: s.id, timestamp: Date.now(), traceId: s.traceId, type };
     if (opts.turnId && this.pers.turnIdOnEnvelope) e.turnId = opts.turnId;
     r.events.push(e);
+    // Streamed text does not move the v4 revision; every structural change does (projection-state.ts).
+    if (type !== "model.streaming") r.v4Revision++;
     if (r.events.length > MAX_EVENTS * 1.1) r.events.splice(0, r.events.length - MAX_EVENTS);
     if (pushing) this.out.raw(`{"method":"session/event","params":${JSON.stringify(this.mapEvent(e, r.deliveryKind))}}`);
     return e;
@@ -150,6 +224,8 @@ export class Sim {
   eventsAfter(s: SessionRecord, afterSeq: number, limit?: number): Record<string, unknown>[] {
     const r = this.runtimes.get(s.id);
     if (!r) return [];
+    // A re-read gets the held tail too, under its new seq.
+    this.flushDeltas(s);
     const ev = r.events;
     let lo = 0;
     let hi = ev.length;

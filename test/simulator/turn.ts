@@ -19,7 +19,7 @@ import { formatIssues, validate } from "./schema.ts";
 import type { PendingPermission, Runtime, Sim } from "./sim.ts";
 import { contextWindow, settings } from "./snapshot.ts";
 import { newId, uuid } from "./store.ts";
-import type { AssistantInfo, Message, SessionRecord, TokenUsage, ToolPart, UserInfo } from "./types.ts";
+import type { AssistantInfo, Message, SessionRecord, TokenUsage, ToolPart, TurnLog, UserInfo } from "./types.ts";
 
 export class Stopped extends Error {
   constructor() {
@@ -159,6 +159,8 @@ export class Turn {
   ignoreStopMs = 0;
   resultType = "success";
   failure: TurnFailure | undefined;
+  /** Set by a scenario whose deltas must each be an event of its own (`seq-gap`, `flood`: no CLI batching). */
+  unbatched = false;
   /** Set by a scenario to choose which events are pushed live (`seq-gap`). */
   live: (type: string) => boolean = () => true;
   /** Overrides the usage of the next model request (`usage`). */
@@ -184,6 +186,18 @@ export class Turn {
   /** Appended to the echo of the default reply (attachments, auth). */
   notes: string[] = [];
   userMessage!: Message;
+  /** v4: guides steered into this turn, not yet drained (steering.ts pendingInputs). */
+  guides: { commandId: string; text: string }[] = [];
+  /**
+   * Started through the v4 prompt path (a command, or the queue draining):
+   * legacy session/stop does not reach it (server-operations.ts stopSession
+   * aborts only the record's activeAbortController, which that path never sets).
+   */
+  v4Started = false;
+  /** turn.started's foregroundExecutionId (what a v4 stop names). */
+  foregroundExecutionId: string | undefined;
+  /** v4: the projection's record of this turn. */
+  log: TurnLog | undefined;
 
   constructor(
     readonly sim: Sim,
@@ -262,7 +276,7 @@ export class Turn {
   async emit(type: string, payload: Record<string, unknown>, opts: { live?: boolean } = {}): Promise<void> {
     this.check();
     const live = opts.live ?? this.live(type);
-    this.sim.emit(this.s, type, payload, { live, turnId: this.id });
+    this.sim.emit(this.s, type, payload, { live, turnId: this.id, noBatch: this.unbatched });
     const wait = this.sim.out.ready();
     if (wait) await wait;
   }
@@ -331,6 +345,7 @@ export class Turn {
     const message: Message = { info, parts: [] };
     message.parts.push(this.part(info.messageId, { type: "step-start" as const }));
     this.s.messages.push(message);
+    this.log?.messageIds.push(info.messageId);
     this.historyRoundCount++;
     this.step = { message, info, text: "", outputChars: 0, reasoningChars: 0 };
     return this.step;
@@ -505,6 +520,61 @@ export class Turn {
       });
     }
     for (const c of calls) this.r.activeTools.delete(c.toolCallId);
+    this.recordFileChanges(calls);
+    // Every tool result of this model step is committed: a tool-batch boundary.
+    await this.drainGuide();
+  }
+
+  /** Can a guide be steered in now (steering.ts: a running regular turn; noboundary=1 never offers a boundary)? */
+  get steerable(): boolean {
+    return this.kind === "regular" && !this.stopped && this.params.noboundary !== "1";
+  }
+
+  /**
+   * One pending guide becomes a real user message of this turn
+   * (TurnSteerDrained → turn.steerDrained); the next model step sees it.
+   */
+  async drainGuide(): Promise<boolean> {
+    if (!this.steerable) return false;
+    const g = this.guides.shift();
+    if (!g) return false;
+    const info = this.userInfo();
+    this.s.messages.push({ info, parts: [this.part(info.messageId, { type: "text" as const, text: g.text })] });
+    this.log?.messageIds.push(info.messageId);
+    this.log?.guidedIds.push(info.messageId);
+    const pendingInputId = `queue_${g.commandId}`;
+    await this.emit("turn.steerDrained", {
+      injectedMessageIds: [info.messageId],
+      pendingInputIds: [pendingInputId],
+      drainedInputs: [{ pendingInputId, messageId: info.messageId, text: g.text, delivery: "guide" }],
+      queryIds: [g.commandId],
+      targetTurnId: this.id,
+    });
+    // The simulator's way of showing the model saw it.
+    await this.say(`[guide received: ${g.text}] `);
+    return true;
+  }
+
+  /** Edit and Write results, as file rewind will see them (unsafe=<reason> marks them unrestorable). */
+  private recordFileChanges(calls: ToolCall[]): void {
+    if (!this.log) return;
+    for (const c of calls) {
+      if (c.outcome !== "success" || (c.toolName !== "Edit" && c.toolName !== "Write")) continue;
+      const path = String((c.input as { file_path?: unknown }).file_path ?? "");
+      const known = this.log.files.find((f) => f.path === path);
+      if (known) {
+        known.operationCount++;
+        if (!known.toolNames.includes(c.toolName)) known.toolNames.push(c.toolName);
+        continue;
+      }
+      this.log.files.push({
+        path,
+        action: c.toolName === "Write" ? "delete" : "restore",
+        toolNames: [c.toolName],
+        operationCount: 1,
+        ...(this.params.unsafe ? { unsafeReason: this.params.unsafe === "1" ? "external_modified" : this.params.unsafe } : {}),
+      });
+    }
   }
 
   /** Permission flow, then `started`. Returns the input to run with, or undefined (denied / failed). */

@@ -130,6 +130,33 @@ export interface PermissionRule {
   behavior: "allow" | "deny" | "ask";
 }
 
+/** A file a turn changed, as ZCode's file rewind sees it (v4 fileRewindPreview). */
+export interface FileChange {
+  path: string;
+  /** restore: an existing file edited; delete: a file the turn created. */
+  action: "restore" | "delete";
+  toolNames: string[];
+  operationCount: number;
+  /** Set when the checkpoint cannot restore it (scenario param unsafe=<reason>). */
+  unsafeReason?: string;
+}
+
+/** One product turn as the v4 rows project it (turnHeader + its messages). */
+export interface TurnLog {
+  turnId: string;
+  origin: "userInput" | "editRerun" | "goalContinuation";
+  state: "running" | "completedSuccess" | "completedInterrupted" | "failed";
+  startedAt: number;
+  endedAt?: number;
+  /** Every message of the turn, in order (the prompt, guided prompts, replies). */
+  messageIds: string[];
+  /** Prompts a steer put into the turn (userInput rows with guided:true). */
+  guidedIds: string[];
+  files: FileChange[];
+  fileState: "active" | "reverted";
+  sourceCommandId?: string;
+}
+
 /** A conversation as the CLI persists it (one JSON file per session). */
 export interface SessionRecord {
   id: string;
@@ -156,6 +183,8 @@ export interface SessionRecord {
   mcpServerNames: string[];
   /** "Always allow" rules the user granted (permissionUpdates of an allow answer). */
   permissionRules: PermissionRule[];
+  /** The v4 projection's turns (absent in files written before it). */
+  turnLog?: TurnLog[];
   /** The next cold resume puts the default model back (scenario forget-model). */
   forgetModelOnResume?: boolean;
 }

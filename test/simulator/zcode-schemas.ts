@@ -228,6 +228,25 @@ export const providerHeadersResponse = discriminated("headersApplied", {
   false: obj({ headersApplied: lit(false), errorMessage: o(nonEmpty()) }),
 });
 
+/** zcodeOfficialMcpAuthHeadersResponseSchema (shared/official-mcp-auth.ts reasons). */
+export const officialMcpAuthResponse = discriminated("ok", {
+  true: obj({ ok: lit(true), headers: record(str()) }),
+  false: obj({ ok: lit(false), reason: enm(["official_auth_unavailable", "official_auth_plan_required", "official_mcp_origin_untrusted"]) }),
+});
+
+/** browser-use backend.ts browserBackendListResultSchema (descriptors unread here). */
+export const browserListResult = obj({ browsers: arr(record()) });
+
+/** browser-use result.ts browserCommandResultSchema, the parts a refusal uses. */
+export const browserCommandResult = obj(
+  {
+    ok: bool(),
+    error: o(obj({ code: enm(["backend_unavailable", "capability_unsupported", "duplicate_request_id", "ref_not_found", "navigation_blocked", "timeout", "renderer_unreachable", "cancelled", "execution_error"]), message: str(), sideEffect: o(enm(["none", "uncertain"])) })),
+    elapsedMs: num({ min: 0 }),
+  },
+  { strict: false },
+);
+
 // ---- what the simulator writes (checked by test/simulator/sim-shapes.test.ts) ----------
 
 const messageTime = obj({ created: ts(), completed: o(ts()) });

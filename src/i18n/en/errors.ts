@@ -81,6 +81,10 @@ export const errors = {
     "Sign in to this plan in the ZCode app (Settings → Models), or pick a model of a provider that has an API key, then try again.",
   noSignIn: (providerId: string) => `the ZCode app has no sign-in for ${providerId}`,
   providerOff: (providerId: string) => `${providerId} is turned off in the ZCode app`,
+  /** The provider refused the stored key (ZCode asked again with its fingerprint). */
+  keyRefused: (providerId: string) => `the provider refused the API key the ZCode app stored for ${providerId}; sign in to that plan again in the ZCode app`,
+  /** A long task began under another key of the plan (ZCode's expectedAccountScope no longer matches). */
+  accountChanged: (providerId: string) => `the ZCode app's sign-in for ${providerId} changed since this task began; start it again`,
   noApiKey: (providerId: string) => `the ZCode app stored no API key for ${providerId}`,
 
   // ---- the ZCode CLI: finding it, starting it, its process ----
@@ -126,4 +130,22 @@ export const errors = {
   /** `zcode --version` ended without one; `said` is its redacted stderr. */
   noVersion: (command: string, end: { signal?: string; code?: number | null }, said: string) =>
     `\`${command}\` ${end.signal ? `was killed by ${end.signal}` : `exited with code ${end.code}`} without printing a version${said ? `: ${said}` : ""}`,
+  /**
+   * ZCode's v4 command channel refused or could not carry out a command:
+   * each reasonCode ZCode sends the bridge's commands, in words (reasons.ts).
+   */
+  v4: {
+    sessionNotFound: "ZCode does not have this session open any more; try again (the bridge opens it first).",
+    staleRevision: "The conversation changed while the command was prepared, twice in a row; nothing was done. Try again.",
+    staleTarget: "The message the command was for is no longer there; nothing was done. Try again.",
+    invalidPayload: "ZCode did not accept the command the bridge built (a bug in zcode-acp-server); nothing was done.",
+    actionUnavailable: "ZCode does not offer that on this conversation right now (a turn is running, something is waiting for an answer, or there is nothing to act on); nothing was done.",
+    latestOnly: "Only the latest message can be edited or retried; nothing was done.",
+    stopTargetChanged: "The turn had already ended; nothing was stopped.",
+    notImplemented: "This ZCode CLI does not implement that command yet.",
+    executionFailed: "ZCode could not carry out the command.",
+    emptyInput: "The text is empty; nothing was sent.",
+    /** A reason the bridge does not know: ZCode's code as it is. */
+    other: (status: string, reasonCode?: string) => `ZCode answered ${status}${reasonCode ? ` (${reasonCode})` : ""}; nothing was done.`,
+  },
 };

@@ -28,7 +28,27 @@ export const commands: typeof en = {
   },
 
   rewind: {
-    description: "撤销上一个回合：将对话回退到最新的 checkpoint",
+    description: "撤销上一个回合的文件更改（保留对话）；`/rewind <新提示>` 替换上一条提示并重新运行",
+    hint: "[新提示]",
+    filesRewound: (n) => `已撤销上一个回合对 ${n} 个文件的更改；对话保持不变：`,
+    fileLine: (pathCode, action) => `- ${pathCode}${action === "delete" ? "（该回合创建：已删除）" : action === "restore" ? "（已恢复）" : ""}`,
+    unsafe: "未回退任何内容：ZCode 无法安全恢复以下文件，因此没有更改其中任何一个：",
+    unsafeLine: (pathCode, why) => `- ${pathCode}：${why}`,
+    unsafeReason: {
+      external_modified: "该回合之后被修改过（由你或其他程序）",
+      checkpoint_missing: "checkpoint 缺失",
+      checkpoint_unreadable: "checkpoint 无法读取",
+      file_read_failed: "文件无法读取",
+      unsupported_checkpoint: "checkpoint 的类型 ZCode 无法恢复",
+      bash_ignored: "由终端命令修改，ZCode 不跟踪此类更改",
+    },
+    unsafeOther: (reason) => `无法恢复（${reason}）`,
+    unsafeHint: "请手动（或用版本控制）撤销这些更改，然后再次运行 `/rewind`。",
+    noFiles: "没有可回退的内容：上一个回合没有更改文件，或其更改已被撤销。`/rewind <新提示>` 可替换上一条提示。",
+    noPrompt: "没有可回退的内容：这里没有可替换的提示（还没有回合，或有回合正在运行）。",
+    blocked: "未做任何更改：上一个回合的文件无法安全恢复，因此 ZCode 没有替换提示：",
+    promptNeedsV4: (version) => `\`/rewind <新提示>\` 需要 ZCode CLI 0.16.5 或更新版本（当前为 ${version}）。在此版本中，单独的 \`/rewind\` 会将对话回退到最新的 checkpoint。`,
+    rerunning: "已回退上一个回合（文件和对话）。正在运行新提示：",
     rewound: (checkpointCode, removed, revision) =>
       `已回退到最新的 checkpoint${checkpointCode ? ` ${checkpointCode}` : ""}：` +
       (removed === undefined ? "删除了该 checkpoint 之后的消息" : `删除了 ${removed} 条消息`) +
@@ -42,7 +62,7 @@ export const commands: typeof en = {
   },
 
   goal: {
-    description: "查看或设置会话目标（可替换、清除、暂停、恢复）",
+    description: "查看或设置会话目标（可替换、清除、暂停、恢复）；ZCode 推进目标时取消会暂停目标，`/goal resume` 可继续",
     hint: "[目标 | replace <目标> | clear | pause | resume]",
     replaceNeedsObjective: "`/goal replace` 需要给出新的目标。",
     done: {
@@ -74,6 +94,10 @@ export const commands: typeof en = {
     needsText: "`/steer` 需要给出用来引导当前回合的指令。",
     noTurn: "当前没有正在进行的回合，无法引导。请把这段内容作为普通消息发送：",
     steering: "已用以下指令引导正在进行的回合：",
+    startedNew: "该回合刚刚结束，因此 ZCode 将其作为新回合运行：",
+    fellBackStopped: "此引导未送达该回合：回合已先被停止。ZCode 将其保留在队列中，不会自行运行；如仍需要，请将其作为提示重新发送。",
+    fellBackNoBoundary: "此引导无法并入正在运行的回合（没有剩余步骤可以接收）；ZCode 会在本回合之后将其作为单独的回合运行。",
+    fellBackOther: (reasonCode) => `此引导未送达该回合（${reasonCode}）；ZCode 将其保留在队列中。`,
   },
 
   setting: {

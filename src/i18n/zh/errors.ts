@@ -60,6 +60,8 @@ export const errors: typeof en = {
     "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的供应商的模型，然后重试。",
   noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
   providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
+  keyRefused: (providerId) => `供应商拒绝了 ZCode 应用为 ${providerId} 保存的 API 密钥；请在 ZCode 应用中重新登录该套餐`,
+  accountChanged: (providerId) => `自此任务开始以来，ZCode 应用中 ${providerId} 的登录已变更；请重新开始该任务`,
   noApiKey: (providerId) => `ZCode 应用没有保存 ${providerId} 的 API 密钥`,
 
   exited: (e) =>
@@ -93,4 +95,17 @@ export const errors: typeof en = {
     "请更新 ZCode 应用（它会一并更新内置的 CLI），或安装更新的 `zcode` CLI 并将 ZCODE_BIN 指向它。",
   versionTimeout: (command, seconds) => `\`${command}\` 没有在 ${seconds} 秒内结束；它及其启动的所有进程都已被终止`,
   noVersion: (command, end, said) => `\`${command}\` ${ended(end.signal, end.code)}，没有输出版本号${said ? `：${said}` : ""}`,
+  v4: {
+    sessionNotFound: "ZCode 已不再打开此会话；请重试（桥接会先打开它）。",
+    staleRevision: "准备命令期间对话连续两次发生变化；未做任何操作。请重试。",
+    staleTarget: "命令针对的消息已不存在；未做任何操作。请重试。",
+    invalidPayload: "ZCode 不接受桥接构造的命令（zcode-acp-server 的缺陷）；未做任何操作。",
+    actionUnavailable: "ZCode 当前不在此对话上提供该操作（有任务正在运行、有请求在等待回答，或没有可操作的内容）；未做任何操作。",
+    latestOnly: "只能编辑或重试最新一条消息；未做任何操作。",
+    stopTargetChanged: "该轮已结束；未停止任何内容。",
+    notImplemented: "此版本的 ZCode CLI 尚未实现该命令。",
+    executionFailed: "ZCode 无法执行该命令。",
+    emptyInput: "文本为空；未发送任何内容。",
+    other: (status, reasonCode) => `ZCode 返回 ${status}${reasonCode ? `（${reasonCode}）` : ""}；未做任何操作。`,
+  },
 };

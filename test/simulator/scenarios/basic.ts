@@ -54,12 +54,17 @@ async function maxToolCalls(t: Turn): Promise<void> {
   t.resultType = "error_max_tool_calls";
 }
 
-/** fails=N (counted per prompt text): a retryable provider failure; top=1 puts `retryable` at the top level. */
+/** fails=N (counted per prompt text): a retryable provider failure; top=1 puts `retryable` at the top level; after=1 fails after a first reply. */
 export async function failTransient(t: Turn): Promise<void> {
   const fails = t.num("fails", 1);
   const sent = t.s.promptCounts[t.raw] ?? 1;
   if (sent <= fails) {
     await t.pace();
+    // after=1: the failure comes after a first complete reply (the turn then has a reply ZCode offers to retry).
+    if (t.params.after === "1") {
+      await t.say("Checking the files.");
+      await t.endStep();
+    }
     const { providerId, modelId } = t.s.model;
     t.failure =
       t.params.top === "1"

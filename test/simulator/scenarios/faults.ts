@@ -25,6 +25,7 @@ export async function ignoreStop(t: Turn): Promise<void> {
 
 /** Some events (by position in the scenario) are stored but not pushed. */
 export async function seqGap(t: Turn): Promise<void> {
+  t.unbatched = true;
   const hidden = new Set([2, 3, 6]);
   let i = 0;
   t.live = () => !hidden.has(++i);
@@ -42,6 +43,17 @@ export async function stall(t: Turn): Promise<void> {
     await t.say(words[i]!);
     await t.pace();
   }
+}
+
+/**
+ * The model pauses mid-sentence for `ms` (default 1500): the deltas before
+ * the pause sit in the CLI's batch (sim.ts BATCH) until its timer, a re-read
+ * or the next event lets them out.
+ */
+export async function pause(t: Turn): Promise<void> {
+  for (const d of ["The answer ", "to the question ", "is forty"]) await t.say(d);
+  await t.sleep(t.num("ms", 1500));
+  for (const d of ["-two", ", and that is all."]) await t.say(d);
 }
 
 export async function garbage(t: Turn): Promise<void> {
@@ -90,6 +102,8 @@ export async function hugeLine(t: Turn): Promise<void> {
  * `rate=` paces to that many deltas per second.
  */
 export async function flood(t: Turn): Promise<void> {
+  // Every delta an event of its own: the worst case, past what the CLI's batching lets through.
+  t.unbatched = true;
   const n = t.num("n", 1000);
   const size = t.num("size", 64);
   const ts = t.params.ts === "1";
@@ -138,6 +152,7 @@ export const faultScenarios = {
   "huge-line": hugeLine,
   flood,
   "flood-tools": floodTools,
+  pause,
   // Handled when session/send arrives (methods.ts); what runs afterwards is a default turn.
   evict: (t: Turn) => defaultReply(t),
   "hang-request": (t: Turn) => defaultReply(t),

@@ -1,7 +1,10 @@
 // Scenarios that ask the bridge: tool permission (interaction/requestPermission),
 // plan approval and questions (interaction/requestUserInput). The answers are
 // read exactly as ZCode's interaction broker reads them (see turn.ts).
+import { formatIssues, type Schema, validate } from "../schema.ts";
+import { uuid } from "../store.ts";
 import type { Turn } from "../turn.ts";
+import { browserCommandResult, browserListResult, officialMcpAuthResponse } from "../zcode-schemas.ts";
 import { bashSpec, exitPlanSpec, MULTI, questionSpec, SINGLE } from "./fixtures.ts";
 import { useTools } from "./tools.ts";
 
@@ -53,7 +56,32 @@ function question(questions: typeof SINGLE[]) {
   };
 }
 
+/**
+ * What the desktop app serves: an official plugin's MCP asks for its auth
+ * headers (interaction/requestOfficialMcpAuthHeaders), and browser control
+ * lists browsers and runs a command. Each answer is checked with ZCode's
+ * strict schema; the reply says what the tools got.
+ */
+export async function appTools(t: Turn): Promise<void> {
+  const { sim, s } = t;
+  const workspace = s.workspace;
+  const ask = async (method: string, params: Record<string, unknown>, schema: Schema): Promise<string> => {
+    const a = await sim.outgoing.request(method, params, { signal: t.signal });
+    if ("error" in a) return `${method}: error ${a.error.code} ${a.error.message}`;
+    const v = validate(schema, a.result);
+    if (!v.ok) return `${method}: invalid answer — ${formatIssues(v.issues)}`;
+    return `${method}: ${JSON.stringify(v.value)}`;
+  };
+  const lines = [
+    await ask("interaction/requestOfficialMcpAuthHeaders", { requestId: uuid(), workspace, pluginId: "zai-mcp@zcode-official", mcpKey: "web-reader", targetOrigin: "https://open.bigmodel.cn" }, officialMcpAuthResponse),
+    await ask("interaction/browserList", { requestId: uuid(), workspaceKey: workspace.workspaceKey, workspacePath: workspace.workspacePath, sessionId: s.id, turnId: t.id, clientMode: "desktop-continuous", sessionContext: "live" }, browserListResult),
+    await ask("interaction/browserExecute", { requestId: uuid(), sessionId: s.id, turnId: t.id, command: { method: "getState" } }, browserCommandResult),
+  ];
+  await t.say(lines.join("\n"));
+}
+
 export const interactiveScenarios = {
+  "app-tools": appTools,
   permission,
   plan,
   question: question([SINGLE]),

@@ -67,7 +67,23 @@ export async function batch(t: Turn): Promise<void> {
   await t.say("Both searches finished.");
 }
 
+/**
+ * A turn to steer (v4 sendText guide): one tool call, then it waits (at most
+ * 10 s) for a guide before the tool runs, so the guide meets the tool-batch
+ * boundary; hold=1 then waits for a stop instead of running the tool.
+ * noboundary=1 offers no boundary (the guide falls back to the queue).
+ */
+export async function guided(t: Turn): Promise<void> {
+  await t.say("Working on it. ");
+  const calls = await t.callTools([{ toolName: bashSpec(t, LS).toolName, input: bashSpec(t, LS).input }]);
+  for (let i = 0; i < 1000 && t.guides.length === 0; i++) await t.sleep(10);
+  if (t.params.hold === "1") for (let i = 0; i < 3000; i++) await t.sleep(10);
+  await t.runTools(calls, () => bashSpec(t, LS).exec);
+  await t.sayChunked("Done.", "text", 1);
+}
+
 export const toolScenarios = {
+  guided,
   bash,
   "bash-fail": bashFail,
   read: oneTool((t) => readSpec(t.ws), "Reading the file. ", "It defines greet()."),

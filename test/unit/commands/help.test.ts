@@ -3,7 +3,7 @@ import { CAPS_015, CAPS_016, runCommand } from "../support/commands-fakes.ts";
 
 const USAGES = [
   "`/fork`",
-  "`/rewind`",
+  "`/rewind [new prompt]`",
   "`/goal [objective | replace <objective> | clear | pause | resume]`",
   "`/compact [instructions]`",
   "`/steer <instructions>`",

@@ -26,6 +26,12 @@ const SAMPLES: Record<string, unknown[][]> = {
     [undefined, undefined, undefined],
   ],
   "commands.rewind.conflict": [[7], [undefined]],
+  "commands.rewind.filesRewound": [[1], [3]],
+  "commands.rewind.fileLine": [["`/w/src/a.ts`", "restore"], ["`/w/src/b.ts`", "delete"]],
+  "commands.rewind.unsafeLine": [["`/w/src/a.ts`", "该回合之后被修改过"]],
+  "commands.rewind.unsafeOther": [["`checkpoint_new`"]],
+  "commands.rewind.promptNeedsV4": [["0.15.3"]],
+  "commands.steer.fellBackOther": [["`guide.somethingNew`"]],
   "commands.compact.finished": [
     [false, { used: "12,345", size: "200,000" }],
     [true, { used: "12,345", size: "200,000" }],

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { providerHeadersAnswer } from "../../../src/session/provider-headers.ts";
+import { accountScopeOf, fingerprint, providerHeadersAnswer } from "../../../src/session/provider-headers.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "provider-headers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -18,6 +18,7 @@ function home(config?: unknown): { HOME: string } {
 }
 
 const KEY = "sk-zai-secret-0123456789";
+const SCOPE = accountScopeOf("builtin:zai-coding-plan", KEY);
 const SRC = path.join(import.meta.dir, "../../../src");
 const ask = (providerId: string) => ({
   requestId: "h1",
@@ -28,10 +29,37 @@ const ask = (providerId: string) => ({
 });
 
 describe("providerHeadersAnswer", () => {
+  test("a re-ask carrying the refused key's fingerprint is never answered with that key", () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    const again = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint(KEY) }, env);
+    expect(again.headersApplied).toBe(false);
+    if (!again.headersApplied) expect(again.errorMessage).toContain("refused the API key");
+    expect(JSON.stringify(again)).not.toContain(KEY);
+    // Another key's fingerprint: this one is still offered.
+    const other = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint("sk-old") }, env);
+    expect(other).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
+    expect(fingerprint("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+
+  test("off-peak accounts are served with their plan's key", () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan-off-peak"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
+  });
+
+  test("accountScope: answered with every key (64 hex); a re-ask with expectedAccountScope gets the key while the scope holds, a refusal once the key changed", () => {
+    const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
+    expect(SCOPE).toMatch(/^[a-f0-9]{64}$/);
+    const same = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), expectedAccountScope: SCOPE }, env);
+    expect(same).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
+    const changed = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), expectedAccountScope: accountScopeOf("builtin:zai-coding-plan", "sk-other") }, env);
+    expect(changed.headersApplied).toBe(false);
+    expect(JSON.stringify(changed)).not.toContain(KEY);
+  });
+
   test("the account plan's key, stored under the built-in id: headersApplied with requestAuth", () => {
     const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
-    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
-    expect(providerHeadersAnswer(ask("builtin:zai-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY } });
+    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
+    expect(providerHeadersAnswer(ask("builtin:zai-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
   });
 
   test("no sign-in: headersApplied false, saying what to do", () => {

@@ -8,7 +8,9 @@ import { expect } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { optionsFromSettings, type SessionOptions } from "../../../src/translate/options/options.ts";
 import { matchCommand, type CommandContext } from "../../../src/commands/registry.ts";
-import type { ZCodeApi } from "../../../src/zcode/api.ts";
+import { ZCodeApi } from "../../../src/zcode/api.ts";
+import type { ZCodeConnection } from "../../../src/zcode/connection.ts";
+import { ZCodeError } from "../../../src/zcode/errors.ts";
 import type { CliCapabilities } from "../../../src/zcode/capabilities.ts";
 import {
   CompactResultSchema,
@@ -36,6 +38,8 @@ export class FakeZCodeError extends Error {
 export class FakeCaps {
   readonly unsupported = new Set<string>();
   changes = 0;
+  /** Whether the fake CLI serves v4 (what the real api's probe finds). */
+  v4: boolean | undefined = false;
   private listeners = new Set<() => void>();
   constructor(
     readonly version = "0.16.9",
@@ -47,7 +51,12 @@ export class FakeCaps {
     return true;
   }
   supports(method: string): boolean {
+    if (method === "op:steer") return this.v4 === true || this.supports("session/steer");
+    if (method === "op:rewind") return this.v4 === true || this.supports("session/rewind");
     return !this.unsupported.has(method);
+  }
+  setV4(v4: boolean): void {
+    this.v4 = v4;
   }
   markUnsupported(method: string): void {
     if (this.unsupported.has(method)) return;
@@ -66,8 +75,14 @@ export class FakeCaps {
 
 /** A CLI 0.15.x, the last with session/steer and session/rewind. */
 export const CAPS_015 = () => new FakeCaps("0.15.3");
-/** A CLI 0.16.x: no steer, no rewind. */
+/** A CLI 0.16.x without v4: no steer, no rewind. */
 export const CAPS_016 = () => new FakeCaps("0.16.9", ["session/steer", "session/rewind"]);
+/** A CLI 0.16.9 with the v4 command channel. */
+export const CAPS_V4 = () => {
+  const c = new FakeCaps("0.16.9", ["session/steer", "session/rewind"]);
+  c.v4 = true;
+  return c;
+};
 
 type Answer = unknown | ((params: any) => unknown);
 
@@ -95,11 +110,36 @@ export function snapshot(extra: Record<string, unknown> = {}): Record<string, un
   };
 }
 
+/** The api operations that choose their channel (v4 or legacy): the real ZCodeApi runs them over a fake connection. */
+const OPERATIONS = ["hasV4", "steerTurn", "rewindLastTurn", "rewritePrompt", "retryTurn", "stopV4Turn", "deleteSession"] as const;
+
 export function fakeApi(answers: Record<string, Answer>, caps?: FakeCaps) {
   const calls: Array<{ method: string; params: unknown }> = [];
   const api: Record<string, unknown> = {
     capabilities: () => caps?.asCaps(),
   };
+  // Wire answers: by api name for the legacy methods (WIRE), by wire method for v4 ("v4/command", …).
+  const conn = {
+    get capabilities() {
+      return caps?.asCaps();
+    },
+    start: async () => ({}),
+    request: async (method: string, params: unknown, opts: { schema?: v.GenericSchema } = {}) => {
+      if (method === "v4/commands/query" && (params as { commands?: { commandId?: string }[] }).commands?.[0]?.commandId === "probe") {
+        if (caps?.v4 !== true) throw new ZCodeError(`Method not found: ${method}`, { code: -32601, method });
+        return { results: [{ key: { sessionId: null, commandId: "probe" }, result: "unknown" }] };
+      }
+      calls.push({ method, params });
+      const name = Object.entries(WIRE).find(([, w]) => w.method === method)?.[0] ?? method;
+      const a = answers[name];
+      if (a === undefined) throw new Error(`fake api: no answer scripted for ${method}`);
+      const value = typeof a === "function" ? (a as (p: unknown) => unknown)(params) : a;
+      if (value instanceof Error) throw value;
+      return opts.schema ? v.parse(opts.schema, value) : value;
+    },
+  };
+  const real = new ZCodeApi(conn as unknown as ZCodeConnection);
+  for (const name of OPERATIONS) api[name] = (real[name] as (...a: unknown[]) => unknown).bind(real);
   for (const [name, { method, schema }] of Object.entries(WIRE)) {
     api[name] = async (params: unknown) => {
       calls.push({ method, params });
@@ -170,6 +210,10 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       updates.push(noticeUpdate(ctx.features, level, text));
     },
     turnRunning: () => opts.turnRunning ?? false,
+    // The turn's own streaming is the session's (e2e); here only whether it started.
+    runTurn: async (start) => {
+      await start();
+    },
     waitIdle: async (budgetMs) => {
       waits.push(budgetMs);
       const idle = opts.idle ?? true;

@@ -93,6 +93,10 @@ export class FakeZCode {
       read: (sessionId: string) => call("session/read")({ sessionId, messageLimit: 1 }),
       resume: call("session/resume"),
       setModel: call("session/setModel"),
+      // A CLI without v4 (0.15): retries send the prompt again, stops are session/stop.
+      hasV4: async () => false,
+      retryTurn: async () => undefined,
+      stopV4Turn: call("v4/command stop"),
     } as unknown as ZCodeApi;
   }
 

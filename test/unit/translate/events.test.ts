@@ -29,6 +29,7 @@ function session(withSettings = true, plans = false, compaction = false): EventS
     messageIds: {},
     lastPlanKey: undefined,
     lastUsage: undefined,
+    steers: new Map(),
   };
 }
 
@@ -173,16 +174,26 @@ describe("session.updated", () => {
     expect(h.apply(ev("session.updated", { mode: "build", previousMode: "build" }))).toEqual([]);
   });
 
-  test("a mode ZCode did not list before is added to the choices", () => {
+  test("a ZCode mode not listed before is added to the choices", () => {
     const h = harness();
-    h.apply(ev("session.updated", { mode: "turbo", previousMode: "yolo" }));
-    expect(h.s.options.mode?.choices.map((c) => c.value)).toContain("turbo");
+    h.s.options = { ...h.s.options, mode: { current: "build", choices: h.s.options.mode!.choices.filter((c) => c.value !== "guarded") } };
+    h.apply(ev("session.updated", { mode: "guarded", previousMode: "build" }));
+    expect(h.s.options.mode?.choices.map((c) => c.value)).toContain("guarded");
   });
 
-  test("a model request's usage: used = its input tokens, size = its context window", () => {
+  test("only a real mode change moves the mode: previousMode present and a known mode id (not the follow-up mode)", () => {
+    const h = harness();
+    const before = h.s.options.mode?.current;
+    expect(h.apply(ev("session.updated", { mode: "plan" }))).toEqual([]);
+    expect(h.apply(ev("session.updated", { mode: "guide", previousMode: "queue" }))).toEqual([]);
+    expect(h.apply(ev("session.updated", { mode: "turbo", previousMode: "yolo" }))).toEqual([]);
+    expect(h.s.options.mode?.current).toBe(before);
+  });
+
+  test("a model request's usage: used = its input + output tokens (ZCode's own meter), size = its context window", () => {
     const h = harness();
     expect(h.apply(ev("session.updated", { content: "", stopReason: "end_turn", usage: { inputTokens: 1200, outputTokens: 3 }, contextWindow: 128000 }))).toEqual([
-      { sessionUpdate: "usage_update", used: 1200, size: 128000 },
+      { sessionUpdate: "usage_update", used: 1203, size: 128000 },
     ]);
   });
 
@@ -204,7 +215,7 @@ describe("session.updated", () => {
 
   test("sessionUpdatedToUpdates returns both a mode change and usage from one payload", () => {
     const s = session();
-    expect(sessionUpdatedToUpdates(s, { mode: "plan", usage: { inputTokens: 10 }, contextWindow: 100 }).map((u) => u.sessionUpdate)).toEqual([
+    expect(sessionUpdatedToUpdates(s, { mode: "plan", previousMode: "build", usage: { inputTokens: 10 }, contextWindow: 100 }).map((u) => u.sessionUpdate)).toEqual([
       "config_option_update",
       "current_mode_update",
       "usage_update",
@@ -311,5 +322,37 @@ describe("usage_update and plan helpers", () => {
     emitPlan(ctx, [{ content: "a", status: "completed", priority: "low" }]);
     expectValid(out);
     expect(out.map((u) => (u as Any).entries[0].status)).toEqual(["pending", "completed"]);
+  });
+});
+
+describe("steers (v4 guides)", () => {
+  const queued = (id: string, input: string) => ev("turn.steerQueued", { inputId: id, queryId: id, pendingInputId: `queue_${id}`, input, inputPreview: input, inputSize: input.length, inputPresentation: "user_steer", delivery: "guide", targetTurnId: "turn_1", queueLength: 1 });
+
+  test("taken into the turn: the steer shows as the user's words, and the reply after it is a new message", () => {
+    const h = harness();
+    const before = h.apply(ev("model.streaming", { kind: "text_delta", delta: "Working. " }))[0];
+    expect(h.apply(queued("c1", "use TypeScript"))).toEqual([]);
+    const drained = h.apply(ev("turn.steerDrained", { injectedMessageIds: ["m2"], pendingInputIds: ["queue_c1"], drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }], queryIds: ["c1"], targetTurnId: "turn_1" }));
+    expect(drained).toEqual([{ sessionUpdate: "user_message_chunk", messageId: expect.any(String), content: { type: "text", text: "use TypeScript" } }]);
+    const after = h.apply(ev("model.streaming", { kind: "text_delta", delta: "OK, TypeScript." }))[0];
+    expect(after!.messageId).not.toBe(before!.messageId);
+    expect(h.s.steers.size).toBe(0);
+  });
+
+  test("fallen back (TurnSteerDeliveryChanged as session.updated): said, with the steer's text and what becomes of it", () => {
+    const h = harness();
+    h.apply(queued("c2", "also lint"));
+    const [stopped] = h.apply(ev("session.updated", { admittedDelivery: "queue", fallbackReasonCode: "guide.turnInterrupted", pendingInputId: "queue_c2", requestedDelivery: "guide", targetTurnId: "turn_1" }));
+    expect(stopped!.content.text).toContain("This steer did not reach the turn: the turn was stopped first.");
+    expect(stopped!.content.text).toContain("> also lint");
+    h.apply(queued("c3", "then this"));
+    const [noBoundary] = h.apply(ev("session.updated", { admittedDelivery: "queue", fallbackReasonCode: "guide.noToolBoundary", pendingInputId: "queue_c3", requestedDelivery: "guide", targetTurnId: "turn_1" }));
+    expect(noBoundary!.content.text).toContain("runs it as a turn of its own");
+  });
+
+  test("memory stays bounded however many steers are never taken in", () => {
+    const h = harness();
+    for (let i = 0; i < 500; i++) h.apply(queued(`x${i}`, "x"));
+    expect(h.s.steers.size).toBeLessThanOrEqual(64);
   });
 });

@@ -4,6 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { DEFAULT_TIMEOUTS, workspaceOf, ZCodeApi, type ZCodeAttachment } from "../../../src/zcode/api.ts";
+import { CliCapabilities } from "../../../src/zcode/capabilities.ts";
+import { ZCodeError } from "../../../src/zcode/errors.ts";
 import type { ZCodeConnection } from "../../../src/zcode/connection.ts";
 
 interface Sent {
@@ -109,11 +111,24 @@ describe("params on the wire", () => {
   test("there is no close(): ZCode's session/close deletes the conversation, so it is deleteSession() and nothing else", async () => {
     const api = new ZCodeApi(fakeConn().conn) as unknown as Record<string, unknown>;
     expect(api.close).toBeUndefined();
-    const { conn, sent } = fakeConn({ "session/close": { closed: true } });
+    // A CLI without v4 (its probe is answered -32601): the legacy close.
+    const legacy = (answers: Record<string, unknown>) => {
+      const f = fakeConn(answers);
+      const c = f.conn as unknown as { capabilities: unknown; start: () => Promise<unknown>; request: (m: string, p: unknown, o?: unknown) => Promise<unknown> };
+      const request = c.request.bind(c);
+      c.capabilities = new CliCapabilities("0.15.3");
+      c.start = async () => ({});
+      c.request = async (m, p, o) => {
+        if (m === "v4/commands/query") throw new ZCodeError(`Method not found: ${m}`, { code: -32601, method: m });
+        return request(m, p, o);
+      };
+      return f;
+    };
+    const { conn, sent } = legacy({ "session/close": { closed: true } });
     await expect(new ZCodeApi(conn).deleteSession("s1")).resolves.toBe(true);
     expect(sent.map((f) => [f.method, f.params])).toEqual([["session/close", { sessionId: "s1" }]]);
     // closed:false (a persistence mismatch) is not a deletion.
-    const refused = fakeConn({ "session/close": { closed: false } });
+    const refused = legacy({ "session/close": { closed: false } });
     await expect(new ZCodeApi(refused.conn).deleteSession("s1")).resolves.toBe(false);
   });
 

@@ -81,12 +81,21 @@ describe("appProviderFor", () => {
     expect(appProviderFor(providers, "builtin:zai-start-plan")?.apiKey).toBe("k2");
   });
 
-  test("account:<family>-individual-coding-plan → builtin:<family>-coding-plan (also team, start plans, any case)", () => {
+  test("account:<family>-individual-coding-plan → builtin:<family>-coding-plan (also start plans, any case)", () => {
     const rest = providers.slice(0, 3);
     expect(appProviderFor(rest, "account:zai-individual-coding-plan")?.id).toBe("builtin:zai-coding-plan");
-    expect(appProviderFor(rest, "account:bigmodel-team-coding-plan")?.id).toBe("builtin:bigmodel-coding-plan");
     expect(appProviderFor(rest, "account:zai-start-plan")?.id).toBe("builtin:zai-start-plan");
     expect(appProviderFor(rest, "account:ZAI-Individual-Coding-Plan")?.id).toBe("builtin:zai-coding-plan");
+  });
+
+  test("a team plan gets its own key, never the individual plan's; off-peak accounts are served by their plan", () => {
+    const team = { id: "builtin:bigmodel-team-coding-plan", enabled: true, apiKey: "team-key" };
+    const individual = { id: "builtin:bigmodel-coding-plan", enabled: true, apiKey: "individual-key" };
+    expect(appProviderFor([individual], "account:bigmodel-team-coding-plan")).toBeUndefined();
+    expect(appProviderFor([individual, team], "account:bigmodel-team-coding-plan")?.apiKey).toBe("team-key");
+    expect(appProviderFor([individual, team], "account:bigmodel-individual-coding-plan-off-peak")?.apiKey).toBe("individual-key");
+    expect(appProviderFor([individual, team], "account:bigmodel-off-peak")?.apiKey).toBe("individual-key");
+    expect(appProviderFor([individual, team], "account:bigmodel-team-coding-plan-off-peak")?.apiKey).toBe("team-key");
   });
 
   test("no such plan, or not an account plan: nothing", () => {

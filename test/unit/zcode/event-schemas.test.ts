@@ -86,6 +86,8 @@ describe("parseEvent: the types the bridge reads", () => {
       env("session.updated", { usage: { inputTokens: 1200, outputTokens: 3 }, contextWindow: null, stopReason: "end_turn" }),
       env("session.updated", { hookEventName: "SessionStart", descriptor: { clientVisible: true } }),
       env("permission.resolved", { requestId: "perm_1", toolCallId: "call_1", decision: "deny", reason: "The user doesn't want to proceed…" }),
+      env("turn.steerQueued", { inputId: "c1", queryId: "c1", pendingInputId: "queue_c1", input: "use TypeScript", inputPreview: "use TypeScript", inputSize: 14, inputPresentation: "user_steer", delivery: "guide", targetTurnId: "turn_1", queueLength: 1 }),
+      env("turn.steerDrained", { injectedMessageIds: ["m2"], pendingInputIds: ["queue_c1"], drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }], queryIds: ["c1"], targetTurnId: "turn_1" }),
     ];
     for (const g of good) {
       const r = parseEvent(g);
@@ -143,7 +145,7 @@ describe("parseEvent: the types the bridge reads", () => {
 
 describe("parseEvent: everything else", () => {
   test("types the bridge does not read are reported as unknown (their seq is still consumed by the caller)", () => {
-    for (const type of ["session.created", "session.resumed", "session.closed", "turn.steerQueued", "checkpoint.created", "streamRecovery.updated", "message.upserted", "permission.requested", "turn.someday"]) {
+    for (const type of ["session.created", "session.resumed", "session.closed", "rewind.triggered", "checkpoint.created", "streamRecovery.updated", "message.upserted", "permission.requested", "turn.someday"]) {
       expect(parseEvent(env(type, { anything: true }))).toEqual({ ok: false, unknownType: true, type });
     }
   });

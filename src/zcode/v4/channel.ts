@@ -1,0 +1,152 @@
+import { log } from "../../log.ts";
+import type { ZCodeConnection } from "../connection.ts";
+import { ZCODE_ERR, ZCodeError } from "../errors.ts";
+import { type Ack, AckSchema, QueryResultSchema, type Row, type RowsRange, RowsRangeSchema } from "./schemas.ts";
+import { reasonSay } from "./reasons.ts";
+import { uuidv7 } from "./uuid7.ts";
+
+// ZCode's v4 command channel (ZCODE-V4.md §1-§4): one envelope per command,
+// answered by its final ACK. The commandId is the idempotency key: a command
+// sent again (after a `stale` ACK and a fresh read of the rows) keeps it.
+// Decisions are made on `status` and `reasonCode`, never on `message` (zod's
+// wording, not a contract).
+//
+// `v4/command` waits in the CLI's request queue behind every earlier request
+// of this connection (legacy session/stop does not): its timeout allows for
+// that, and for commands that stop a running turn first (up to ~5 s).
+
+const logger = log.withTag("v4");
+
+/** One per bridge process: ZCode records it on the rows a command made. */
+export const CLIENT_ID = `zcode-acp-${uuidv7()}`;
+
+/** ZCode's row window is 1..200 (core.ts rowsRangeMaxLimit). */
+const ROWS_LIMIT = 200;
+
+export const V4_TIMEOUTS = { command: 60_000, query: 30_000 } as const;
+
+/** The command types the bridge sends; CAS ones carry baseRevision/baseLogEpoch (command.ts). */
+export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession";
+
+/** A command ZCode refused or could not carry out; `reasonCode` says why (reasons.ts words it). */
+export class V4CommandError extends ZCodeError {
+  override name = "V4CommandError";
+  readonly ack: Ack;
+
+  constructor(type: CommandType, ack: Ack) {
+    super(reasonSay(ack.reasonCode, ack.status), { code: LOCAL_V4_ERR, method: `v4/command ${type}`, data: { status: ack.status, reasonCode: ack.reasonCode } });
+    this.ack = ack;
+  }
+
+  get status(): Ack["status"] {
+    return this.ack.status;
+  }
+  get reasonCode(): string | undefined {
+    return this.ack.reasonCode;
+  }
+}
+
+/** The code a V4CommandError carries: ZCode answered, as an ACK, that it did not do it. */
+export const LOCAL_V4_ERR = -32095;
+
+export interface Envelope {
+  commandId: string;
+  clientId: string;
+  sessionId: string | null;
+  type: CommandType;
+  payload: Record<string, unknown>;
+  issuedAt: number;
+  baseRevision?: number;
+  baseLogEpoch?: string;
+}
+
+/** What a row-targeting command is built from: its type, the target and the rest of its payload. */
+export type Pick = { type: CommandType; target: { rowId: number; entityId: string }; payload?: Record<string, unknown> } | undefined;
+
+export class V4Channel {
+  constructor(private readonly conn: ZCodeConnection) {}
+
+  /**
+   * Does this CLI serve v4 (§2)? The probe query answers on a CLI that has
+   * it, -32601 on one that does not. Other failures count as "no" for now.
+   */
+  async probe(): Promise<boolean> {
+    try {
+      await this.conn.request("v4/commands/query", { commands: [{ sessionId: null, commandId: "probe" }] }, { timeoutMs: V4_TIMEOUTS.query, schema: QueryResultSchema });
+      return true;
+    } catch (err) {
+      if (!(err instanceof ZCodeError && err.code === ZCODE_ERR.methodNotFound)) logger.debug("v4 probe failed:", err);
+      return false;
+    }
+  }
+
+  rows(sessionId: string): Promise<RowsRange> {
+    return this.conn.request("v4/conversation/rowsRange", { sessionId, limit: ROWS_LIMIT }, { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema });
+  }
+
+  /** Sends one envelope; resolves with its ACK whatever the status. */
+  async send(env: Envelope): Promise<Ack> {
+    const ack = await this.conn.request("v4/command", env, { timeoutMs: V4_TIMEOUTS.command, schema: AckSchema });
+    if (ack.commandId !== env.commandId && ack.commandId !== "") logger.debug(`ACK for ${ack.commandId}, sent ${env.commandId}`);
+    return ack;
+  }
+
+  /** A command that is not CAS (sendText, stop, deleteSession). */
+  async plain(sessionId: string, type: CommandType, payload: Record<string, unknown>): Promise<Ack> {
+    const ack = await this.send({ commandId: uuidv7(), clientId: CLIENT_ID, sessionId, type, payload, issuedAt: Date.now() });
+    return settle(type, ack);
+  }
+
+  /**
+   * A row-targeting CAS command (§3, §4): rows are read, `pick` chooses the
+   * target (undefined: nothing to act on), and the command goes out with the
+   * read's revision and logEpoch. A `stale` ACK (the conversation moved
+   * since the read) re-reads and sends once more, same commandId.
+   */
+  async targeted(sessionId: string, pick: (rows: readonly Row[]) => Pick): Promise<{ ack: Ack; commandId: string; type: CommandType } | undefined> {
+    const commandId = uuidv7();
+    for (let attempt = 0; ; attempt++) {
+      const range = await this.rows(sessionId);
+      const picked = pick(range.rows);
+      if (!picked) return undefined;
+      const type = picked.type;
+      const ack = await this.send({
+        commandId,
+        clientId: CLIENT_ID,
+        sessionId,
+        type,
+        payload: { target: picked.target, ...picked.payload },
+        baseRevision: range.atRevision,
+        baseLogEpoch: range.atLogEpoch,
+        issuedAt: Date.now(),
+      });
+      if (ack.status === "stale" && attempt === 0) {
+        logger.debug(`${type} stale (${ack.reasonCode ?? "no reason"}); reading rows again`);
+        continue;
+      }
+      return { ack: settle(type, ack), commandId, type };
+    }
+  }
+}
+
+/**
+ * accepted, duplicate (ZCode already did it: its settled ACK) and noop pass;
+ * rejected, failed and a second stale throw with ZCode's reason.
+ */
+export function settle(type: CommandType, ack: Ack): Ack {
+  switch (ack.status) {
+    case "accepted":
+    case "duplicate":
+    case "noop":
+      return ack;
+    default:
+      throw new V4CommandError(type, ack);
+  }
+}
+
+/** A row's target, copied as ZCode gave it (never built). */
+export function targetOf(row: Row): { rowId: number; entityId: string } | undefined {
+  return row.entityId ? { rowId: row.rowId, entityId: row.entityId } : undefined;
+}
+
+export type { Ack, Row };
