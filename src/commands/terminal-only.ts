@@ -17,8 +17,11 @@ interface TerminalOnly {
 }
 
 const TERMINAL_ONLY: readonly TerminalOnly[] = [
-  { names: ["login"] },
-  { names: ["logout"] },
+  // `zcode login`/`logout` store the terminal app's own sign-in (credentials.json),
+  // which `zcode app-server` never reads: it asks its host, and we answer from
+  // the ZCode app's config.json (see README, "Sign-in").
+  { names: ["login"], instead: "signIn" },
+  { names: ["logout"], instead: "signIn" },
   { names: ["plugins", "plugin"] },
   { names: ["mcp"], instead: "mcp" },
   { names: ["locale", "language"] },

@@ -75,7 +75,9 @@ test("a skill or plugin command typed goes to ZCode unchanged; /login answers an
 
       const login = await promptAndCollect(h, sessionId, "/login");
       expect(login.response.stopReason).toBe("end_turn");
-      expect(login.text).toBe("`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there.");
+      expect(login.text).toBe(
+        "`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models).",
+      );
       // (A read left over from the turns before may still arrive meanwhile; nothing of /login may.)
       expect(login.frames.map((f) => f.method)).not.toContain("session/send");
       expect(JSON.stringify(login.frames)).not.toContain("login");

@@ -168,7 +168,8 @@ export const cli = {
       `an API key for ${providers} (in ${path}); no GLM Coding Plan, so /quota has nothing to show`,
     noKeyIn: (path: string) => `${path} has no enabled provider with an API key`,
     notSignedIn: (path: string) => `${path} not found`,
-    signInFix: "Open the ZCode app (or run `zcode` in a terminal), sign in to your GLM Coding Plan or add a provider's API key (Settings → Models).",
+    signInFix:
+      "Open the ZCode app, sign in to your GLM Coding Plan or add a provider's API key (Settings → Models). (`zcode login` in a terminal is not enough: the ZCode an editor runs does not use that sign-in.)",
   },
 
   upgrade: {

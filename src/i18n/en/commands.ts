@@ -177,6 +177,8 @@ export const commands = {
       new: "Here, start a new session (thread) in the editor.",
       resume: "Here, open the session from the editor's session history.",
       skill: "Here, type the skill's own name: `/<skill-name> [task]` (your skills are in the / menu).",
+      signIn:
+        "Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models).",
     },
   },
 

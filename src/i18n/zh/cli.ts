@@ -154,7 +154,8 @@ export const cli: typeof en = {
     signedInKey: (providers, path) => `已配置 ${providers} 的 API 密钥（见 ${path}）；没有 GLM Coding Plan，因此 /quota 无内容可显示`,
     noKeyIn: (path) => `${path} 中没有已启用且配置了 API 密钥的供应商`,
     notSignedIn: (path) => `未找到 ${path}`,
-    signInFix: "打开 ZCode 应用（或在终端运行 `zcode`），登录 GLM Coding Plan，或添加某个供应商的 API 密钥（设置 → 模型）。",
+    signInFix:
+      "打开 ZCode 应用，登录 GLM Coding Plan，或添加某个供应商的 API 密钥（设置 → 模型）。（仅在终端运行 `zcode login` 不够：编辑器启动的 ZCode 不使用那里的登录信息。）",
   },
 
   upgrade: {

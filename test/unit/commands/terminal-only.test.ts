@@ -6,10 +6,11 @@ import { skillMd, tempDir, writeTree } from "../support/file-tree.ts";
 import { FakeCaps, runCommand } from "../support/commands-fakes.ts";
 
 describe("ZCode's terminal-only commands", () => {
-  test("/login answers where it works and calls nothing", async () => {
+  test("/login answers where it works, that it does not sign in the editor's ZCode, and calls nothing", async () => {
     const r = await runCommand("/login", {});
     expect(r.calls).toEqual([]);
-    expect(r.said).toEqual(["`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there."]);
+    expect(r.said).toEqual(["`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models)."]);
+    expect((await runCommand("/logout", {})).said.join("")).toContain("does not change the sign-in used here");
   });
 
   test("every one, aliases included, in the name typed (any case, with arguments)", async () => {

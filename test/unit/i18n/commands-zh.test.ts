@@ -163,7 +163,9 @@ describe("the language is read when the menu is built and a command speaks, not 
     const steer = await runCommand("/steer", {});
     expect(steer.said.join("")).toBe("`/steer` 需要给出用来引导当前回合的指令。\n\n用法：`/steer <指令>`");
     const login = await runCommand("/login", {});
-    expect(login.said.join("")).toBe("`/login` 需要在 ZCode 终端应用中使用：请在终端中运行 `zcode`，然后在那里输入。");
+    expect(login.said.join("")).toBe(
+      "`/login` 需要在 ZCode 终端应用中使用：请在终端中运行 `zcode`，然后在那里输入。在那里登录或退出不会改变这里使用的登录：编辑器启动的 ZCode 使用 ZCode 应用的登录信息，请在 ZCode 应用中管理（设置 → 模型）。",
+    );
     const effort = await runCommand("/effort high", {});
     expect(effort.said.join("")).toEndWith("在这里请使用 `/thought <级别>`。");
   });
