@@ -29,6 +29,8 @@ export const compactCommand: SlashCommand = {
       rawInput: instructions ? { instructions } : {},
     });
     let result: Awaited<ReturnType<typeof ctx.api.compact>>;
+    // From the request on, ZCode compacts: an editor that cancels or leaves meanwhile has it stopped.
+    ctx.zcodeWorks();
     try {
       result = await ctx.api.compact({ sessionId: ctx.sessionId, ...(instructions ? { instructions } : {}) });
     } catch (err) {

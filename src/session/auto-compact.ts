@@ -39,7 +39,7 @@ export async function compactInBackground(s: Session, threshold: AutoCompact): P
   // Let the prompt's answer reach the editor first: this runs in the same turn of the event loop otherwise.
   await new Promise((r) => setTimeout(r, 0));
   const usage = s.lastUsage;
-  if (s.closed || !compactionDue(threshold, usage)) return;
+  if (s.winding || !compactionDue(threshold, usage)) return;
   const caps = s.api.capabilities();
   if (caps?.supports("session/compact") === false) {
     logger.debug("this ZCode CLI cannot compact; auto-compact skipped");

@@ -49,6 +49,9 @@ function contextFor(s: Session, args: string, run?: Run): CommandContext {
         if (run) run.zcodeWorking = false;
       }
     },
+    zcodeWorks: () => {
+      if (run) run.zcodeWorking = true;
+    },
     options: () => s.options,
     setMode: (mode) => s.setMode(mode),
     setThoughtLevel: (level) => s.setThoughtLevel(level),

@@ -11,7 +11,6 @@ import { Activation, type ActivationOwner } from "./activation.ts";
 import { stageFile, stagingDirFor } from "./attachment-staging.ts";
 import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
-import { sessionNotFound } from "../translate/errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
@@ -92,6 +91,8 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** Drop events that are not the next turn's (leftovers of a cancelled or failed turn). */
   dropStale = false;
   closed = false;
+  /** session/close has begun: nothing queued starts, nothing new is sent to ZCode. */
+  private closing = false;
   /** Current models found unavailable: logged once, and told once in a turn (per model, so a later one is told too). */
   private readonly unavailableLogged = new Set<string>();
   private readonly unavailableTold = new Set<string>();
@@ -107,6 +108,11 @@ export class Session implements IntakeOwner, ActivationOwner {
     this.tracker = this.newTracker();
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
+  }
+
+  /** Closed or being closed, or the editor has gone: nothing new may start. */
+  get winding(): boolean {
+    return this.closing || this.closed || this.deps.closing();
   }
 
   get api(): ZCodeApi {
@@ -289,10 +295,8 @@ export class Session implements IntakeOwner, ActivationOwner {
     let started = false;
     const queued = this.exclusive(async (): Promise<PromptResponse> => {
       started = true;
-      // Cancelled while it waited, or the editor left: it never reaches ZCode.
-      if (signal.aborted || this.deps.closing()) return { stopReason: "cancelled" };
-      // Closed while this prompt waited for the one before it.
-      if (this.closed) throw sessionNotFound(this.id);
+      // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
+      if (signal.aborted || this.winding) return { stopReason: "cancelled" };
       if (match) return runCommandPrompt(this, match.command, match.args, signal);
       this.tellUnavailableModel();
       const turn = new Turn(this, input);
@@ -342,7 +346,11 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   /** ACP session/close: our side forgets the session; ZCode keeps the conversation (its own close would delete it). */
   async close(): Promise<void> {
+    // At once, before any await: a prompt right behind the close must find it closing.
+    this.closing = true;
     await this.cancel("close");
+    // Whatever was queued or started meanwhile answers (cancelled) before the close does.
+    await this.exclusive(async () => {});
     await this.flush();
     this.closed = true;
   }
