@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
+import { readableName } from "./attachment-name.ts";
 import { invalidParams } from "./errors.ts";
 import { displayPath } from "./tools/format.ts";
 
@@ -72,8 +73,7 @@ function base64Size(data: string, what: string): number {
 /** A name for the attachment: the uri's last segment when it has one, else `<stem>-<n>.<ext>`. */
 function nameFor(uri: string | undefined | null, stem: string, n: number, ext: string): string {
   const last = uri ? basename(filePathOf(uri) ?? uri.replace(/[?#].*$/, "")) : "";
-  const clean = last.replace(/[\u0000-\u001f/\\]/g, "").trim();
-  return clean && clean !== "." && clean !== ".." ? clean : `${stem}-${n}${ext ? `.${ext}` : ""}`;
+  return readableName(last) || `${stem}-${n}${ext ? `.${ext}` : ""}`;
 }
 
 function mimeOf(mimeType: string | undefined | null): string {

@@ -140,3 +140,26 @@ describe("slash commands come from the typed text only", () => {
     });
   });
 });
+
+describe("attachment names", () => {
+  test("bidi, DEL, NEL, LS and zero-width characters are dropped; a 10 MB name is bounded and keeps its extension", async () => {
+    await withBridge({ record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const hostile = "file:///home/me/" + ["invoice", "%E2%80%AE", "gnp", "%7F", "%C2%85", "%E2%80%A8", "%E2%80%8B", "%E2%81%A6", ".exe.png"].join("");
+      const long = `file:///home/me/${"a".repeat(10 * 1024 * 1024)}.png`;
+      const r = await h.prompt(sessionId, [
+        { type: "text", text: "look" },
+        { type: "image", data: PNG, mimeType: "image/png", uri: hostile },
+        { type: "image", data: PNG, mimeType: "image/png", uri: long },
+        { type: "image", data: PNG, mimeType: "image/png", uri: "file:///home/me/%E2%80%AE%E2%80%8B" },
+      ]);
+      expect(r.stopReason).toBe("end_turn");
+      const names = (sends(h).at(-1)!.params.attachments as Array<{ filename: string }>).map((a) => a.filename);
+      expect(names[0]).toBe("invoicegnp.exe.png");
+      expect(Array.from(names[1]!).length).toBeLessThanOrEqual(120);
+      expect(names[1]).toMatch(/^a+…\.png$/);
+      // Nothing readable left: the generated name.
+      expect(names[2]).toBe("image-3.png");
+    });
+  }, 30_000);
+});
