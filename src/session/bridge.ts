@@ -267,6 +267,7 @@ export class Bridge {
   /** Ends the connection: interactions withdrawn, the sink dropped, the child stopped. */
   async shutdown(): Promise<void> {
     this.closing = true;
+    for (const s of this.sessions.values()) s.discardStaged();
     this.router.cancelAll();
     this.sink.close();
     this.appHistory.close();

@@ -8,7 +8,7 @@ import type { Env } from "../zcode/host.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";
-import { stageFile, stagingDirFor } from "./attachment-staging.ts";
+import { StagedAttachments } from "./attachment-staging.ts";
 import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
@@ -99,6 +99,8 @@ export class Session implements IntakeOwner, ActivationOwner {
   /** Names of the slash commands last advertised to the editor. */
   private commandsKey: string | undefined;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Files staged for ZCode by this session's prompts (they go with the session). */
+  private readonly staged: StagedAttachments;
 
   constructor(
     readonly id: string,
@@ -108,6 +110,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     this.tracker = this.newTracker();
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
+    this.staged = new StagedAttachments(deps.env);
   }
 
   /** Closed or being closed, or the editor has gone: nothing new may start. */
@@ -289,14 +292,26 @@ export class Session implements IntakeOwner, ActivationOwner {
 
   /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
   async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
-    const input = promptToInput(blocks, { cwd: this.cwd, stage: (name, bytes) => stageFile(stagingDirFor(this.env), name, bytes) });
+    const batch = this.staged.batch();
+    let input: ReturnType<typeof promptToInput>;
+    try {
+      input = promptToInput(blocks, { cwd: this.cwd, stage: batch.stage });
+    } catch (err) {
+      this.staged.discard(batch.paths);
+      throw err;
+    }
     const match = matchCommand(input.typed, this.api.capabilities());
+    // A slash command takes its words from the typed text alone: what was staged has no use.
+    if (match) this.staged.discard(batch.paths);
     if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
     let started = false;
     const queued = this.exclusive(async (): Promise<PromptResponse> => {
       started = true;
       // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
-      if (signal.aborted || this.winding) return { stopReason: "cancelled" };
+      if (signal.aborted || this.winding) {
+        this.staged.discard(batch.paths);
+        return { stopReason: "cancelled" };
+      }
       if (match) return runCommandPrompt(this, match.command, match.args, signal);
       this.tellUnavailableModel();
       const turn = new Turn(this, input);
@@ -308,6 +323,8 @@ export class Session implements IntakeOwner, ActivationOwner {
         return answer;
       } finally {
         signal.removeEventListener("abort", onAbort);
+        // ZCode never had the prompt: nothing will read its files.
+        if (!turn.reachedZCode) this.staged.discard(batch.paths);
       }
     });
     // A prompt still waiting for the one before it answers a cancel at once.
@@ -353,6 +370,12 @@ export class Session implements IntakeOwner, ActivationOwner {
     await this.exclusive(async () => {});
     await this.flush();
     this.closed = true;
+    this.staged.discard();
+  }
+
+  /** The editor has gone: what was staged for this session has no reader left. */
+  discardStaged(): void {
+    this.staged.discard();
   }
 
   // ---- options ----------------------------------------------------------------------

@@ -54,6 +54,8 @@ export class Turn {
   /** Leftovers of a cancelled turn may still arrive before ours starts. */
   private staleExpected = false;
   private attempts = 0;
+  /** session/send went out: ZCode may have the prompt (and read its attachments). */
+  private sent = false;
   /** One busy budget per turn, however often ZCode says it is busy. */
   private busyDeadline: number | undefined;
   /** Why the turn's last model request ended. */
@@ -92,6 +94,10 @@ export class Turn {
       () => undefined,
       () => undefined,
     );
+  }
+
+  get reachedZCode(): boolean {
+    return this.sent;
   }
 
   get isCancelled(): boolean {
@@ -195,6 +201,7 @@ export class Turn {
           // ("sending": the send is retried after ZCode evicted the session.)
           if (!this.at("preparing") && !this.at("retrying") && !this.at("sending")) return;
           if (!this.at("sending")) this.move("sending");
+          this.sent = true;
           await this.s.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });
         });
         if (this.at("sending")) this.move("running");

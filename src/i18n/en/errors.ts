@@ -46,6 +46,7 @@ export const errors = {
   /** `type` is the block's type, JSON-quoted. */
   unsupportedContent: (type: string) => `Unsupported prompt content of type ${type}`,
   attachmentDirNotPrivate: (dir: string) => `The attachment directory ${dir} is not private to this user; remove it and try again`,
+  attachmentWriteFailed: (name: string, why: string) => `Could not stage the attachment ${name} for ZCode: ${why}`,
 
   // ---- sessions and their options ----
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,

@@ -40,6 +40,7 @@ export const errors: typeof en = {
   audio: "ZCode 不接受提示中的音频；请改为发送文字、图片或文件",
   unsupportedContent: (type) => `不支持的提示内容类型：${type}`,
   attachmentDirNotPrivate: (dir) => `附件目录 ${dir} 不是当前用户私有的；请删除它后重试`,
+  attachmentWriteFailed: (name, why) => `无法为 ZCode 暂存附件 ${name}：${why}`,
 
   cwdNotAbsolute: (cwd) => `\`cwd\` 必须是绝对路径，收到的是 \`${cwd}\``,
   invalidCursor: "分页游标无效",
