@@ -2,7 +2,7 @@ import type { ClientCapabilities, SessionNotification } from "@agentclientprotoc
 import { AppHistory } from "../app-history/app-history.ts";
 import { availableCommands } from "../commands/registry.ts";
 import { forkAtLatestCheckpoint } from "../zcode/fork.ts";
-import type { BridgeConfig } from "../config.ts";
+import { promptWireLimit, type BridgeConfig } from "../config.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { DEFAULT_TIMEOUTS, ZCodeApi, type ZCodeMcpServer } from "../zcode/api.ts";
@@ -90,6 +90,7 @@ export class Bridge {
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       ...(config.autoCompact ? { autoCompact: config.autoCompact } : {}),
       closing: () => this.closing,
+      maxPromptWireBytes: promptWireLimit(config),
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.
       onResumed: (s) => {

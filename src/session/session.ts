@@ -39,6 +39,8 @@ export interface SessionDeps {
   autoCompact?: AutoCompact;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
+  /** The most a prompt may be as sent to ZCode (config.ts promptWireLimit). */
+  maxPromptWireBytes?: number;
   /** A title the editor is told (the ZCode app's history follows it). */
   titleKnown(sessionId: string, title: string): void;
   /** Resumed in a (possibly new) child behind the editor's back. */
@@ -295,7 +297,7 @@ export class Session implements IntakeOwner, ActivationOwner {
     const batch = this.staged.batch();
     let input: ReturnType<typeof promptToInput>;
     try {
-      input = promptToInput(blocks, { cwd: this.cwd, stage: batch.stage });
+      input = promptToInput(blocks, { cwd: this.cwd, stage: batch.stage, maxWireBytes: this.deps.maxPromptWireBytes });
     } catch (err) {
       this.staged.discard(batch.paths);
       throw err;
