@@ -119,13 +119,14 @@ class AcpAgent {
    * request read so far is answered (`cancelled` unless it is done already)
    * and its answer handed to stdout before the child is stopped.
    */
-  private async stopOnSignal(sig: string, stdio: { settle(): Promise<boolean> }): Promise<void> {
+  private async stopOnSignal(sig: string, stdio: { handed(): Promise<void> }): Promise<void> {
     if (this.stopping) return;
     logger.debug("signal:", sig);
     this.bridge.editorGone();
     this.abandon();
     await Promise.allSettled([...this.inFlight]);
-    await stdio.settle();
+    // In stdout's queue before the connection closes; written out (within the exit grace) after the child is stopped.
+    await stdio.handed();
     await this.shutdown(sig);
   }
 
