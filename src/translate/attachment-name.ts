@@ -17,6 +17,8 @@ const UNREADABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/gu;
 /** `name` made readable and bounded; "" when nothing readable is left. */
 export function readableName(name: string): string {
   const clean = name
+    // Breaks and tabs (NEL, LS, PS among them) part words: a space, not nothing.
+    .replace(/[\t\n\v\f\r\u0085\u2028\u2029]/g, " ")
     .replace(UNREADABLE, "")
     .replace(/[/\\]/g, "_")
     .replace(/\s+/gu, " ")

@@ -142,7 +142,7 @@ describe("slash commands come from the typed text only", () => {
 });
 
 describe("attachment names", () => {
-  test("bidi, DEL, NEL, LS and zero-width characters are dropped; a 10 MB name is bounded and keeps its extension", async () => {
+  test("bidi, DEL and zero-width characters are dropped, NEL and LS read as a space; a 10 MB name is bounded and keeps its extension", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
       const hostile = "file:///home/me/" + ["invoice", "%E2%80%AE", "gnp", "%7F", "%C2%85", "%E2%80%A8", "%E2%80%8B", "%E2%81%A6", ".exe.png"].join("");
@@ -155,7 +155,8 @@ describe("attachment names", () => {
       ]);
       expect(r.stopReason).toBe("end_turn");
       const names = (sends(h).at(-1)!.params.attachments as Array<{ filename: string }>).map((a) => a.filename);
-      expect(names[0]).toBe("invoicegnp.exe.png");
+      // The overrides and invisible characters gone; NEL and LS part words like a space.
+      expect(names[0]).toBe("invoicegnp .exe.png");
       expect(Array.from(names[1]!).length).toBeLessThanOrEqual(120);
       expect(names[1]).toMatch(/^a+…\.png$/);
       // Nothing readable left: the generated name.
