@@ -55,3 +55,19 @@ for (const before of ["nothing", "set_mode", "resume", "load"] as const) {
     });
   }, 60_000);
 }
+
+test("session/close under a turn ZCode is running: the prompt answers cancelled, ZCode is told to stop, nothing polls on", async () => {
+  await withBridge({ record: true, env: { ZCODE_ACP_STALL_MS: "40" } }, async (h) => {
+    const { sessionId } = await h.newSession();
+    const prompt = h.prompt(sessionId, "#scenario:slow n=400");
+    await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
+    await h.agent.request(acp.methods.agent.session.close, { sessionId });
+    expect((await prompt).stopReason).toBe("cancelled");
+    const methods = aboutSession(h.simFrames(), sessionId);
+    expect(methods.lastIndexOf("session/stop")).toBeGreaterThan(methods.lastIndexOf("session/send"));
+    const afterClose = h.simFrames().length;
+    const other = await h.newSession();
+    expect((await h.prompt(other.sessionId, "#scenario:slow n=60")).stopReason).toBe("end_turn");
+    expect(aboutSession(h.simFrames(), sessionId, afterClose).filter((x) => x !== "session/stop")).toEqual([]);
+  });
+}, 60_000);
