@@ -52,6 +52,10 @@ export class Bridge {
   private readonly router: InteractionRouter;
   private readonly sessions = new Map<string, Session>();
   private readonly unrouted = new Map<string, () => void>();
+  /** session/close requests per id: a resume or load that began before one must not reopen the session. */
+  private readonly closes = new Map<string, number>();
+  /** Ids whose close is under way (their own forget follows). */
+  private readonly closingNow = new Set<string>();
   private readonly deps: SessionDeps;
   private readonly watchedCaps = new WeakSet<CliCapabilities>();
   /** Sessions started here are added to the ZCode app's history (--no-app-history: not). */
@@ -215,9 +219,13 @@ export class Bridge {
 
   /** session/resume in ZCode: the session in this cwd, replaying nothing. */
   async resume(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<{ session: Session; snapshot: Snapshot }> {
+    const closesBefore = this.closes.get(id) ?? 0;
     const info = await this.conn.start();
     const snapshot = await this.api.resume({ sessionId: id, workspace: cwd, mcpServers });
-    return { session: this.adopt(snapshot, cwd, info.generation, mcpServers), snapshot };
+    const session = this.adopt(snapshot, cwd, info.generation, mcpServers);
+    // The editor closed it while ZCode resumed it: answered, but closed it stays.
+    if ((this.closes.get(id) ?? 0) !== closesBefore && !this.closingNow.has(id)) this.forget(id);
+    return { session, snapshot };
   }
 
   /** session/load: resumed, then its conversation replayed to the editor. */
@@ -246,7 +254,13 @@ export class Bridge {
   /** ACP session/close: our side forgets it; the conversation stays in ZCode. */
   async close(id: string): Promise<void> {
     const s = this.session(id);
-    await s.close();
+    this.closes.set(id, (this.closes.get(id) ?? 0) + 1);
+    this.closingNow.add(id);
+    try {
+      await s.close();
+    } finally {
+      this.closingNow.delete(id);
+    }
     this.forget(id);
   }
 

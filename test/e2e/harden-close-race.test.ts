@@ -35,6 +35,9 @@ async function race(h: Harness, before: Before): Promise<void> {
   expect(c.ok).toBe(true);
   // Answered, and answered `cancelled` (never an error, never left pending).
   expect(p.ok ? p.v.stopReason : String((p as { e: unknown }).e)).toBe("cancelled");
+  // Closed it stays, even when the resume or load before the close answered after it.
+  const again = await h.prompt(sessionId, "after the close").then((r) => r.stopReason, (e: { code?: number }) => e.code);
+  expect(again).toBe(-32002);
   const afterClose = h.simFrames().length;
   const framesNow = h.simFrames();
   const methods = aboutSession(framesNow, sessionId);
