@@ -60,13 +60,34 @@ export interface BridgeConfig {
 /** A context-use threshold: tokens in use, or a percentage of the model's context window. */
 export type AutoCompact = { tokens: number } | { percent: number };
 
-export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 /**
- * A prompt may carry attachments (base64 images of up to 10 MiB each, 50 MiB
- * a prompt are planned): 64 MiB leaves room for those plus the text, and
- * still bounds what one message can make us hold.
+ * A prompt may carry 50 MiB of attachments (file sizes), which travel as
+ * base64 (a third more: 66.7 MiB); 80 MiB leaves room for those plus the
+ * text, and still bounds what one message can make us hold.
  */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 80 * 1024 * 1024;
+/**
+ * Room in ZCode's own lines around what they echo of a prompt (ids, times,
+ * the event's other fields): 1 MiB, or an eighth of a lower line limit.
+ */
+export function zcodeLineMargin(maxLineBytes: number): number {
+  return Math.min(1024 * 1024, Math.floor(maxLineBytes / 8));
+}
+/**
+ * ZCode's lines echo the prompt it was sent (turn.started carries its text):
+ * they must fit whatever the editor may send, or the turn's events are lost.
+ */
+export const DEFAULT_MAX_LINE_BYTES = DEFAULT_MAX_MESSAGE_BYTES + 16 * 1024 * 1024;
+
+/**
+ * The most a prompt may be as sent to ZCode (its text as JSON, its images and
+ * PDFs in base64): what the editor may send, and what ZCode's echo of it in
+ * one of its own lines leaves room for, whichever is less. A prompt over it
+ * is refused before it reaches ZCode.
+ */
+export function promptWireLimit(config: Pick<BridgeConfig, "maxLineBytes" | "maxMessageBytes">): number {
+  return Math.max(0, Math.min(config.maxMessageBytes, config.maxLineBytes - zcodeLineMargin(config.maxLineBytes)));
+}
 
 export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConfig {
   return {

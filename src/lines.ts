@@ -14,7 +14,7 @@ import { DEFAULT_MAX_LINE_BYTES } from "./config.ts";
 // lines after it still arrive.
 
 export interface LineSplitterOptions {
-  /** Longest accepted line in bytes, newline excluded (default 32 MiB). */
+  /** Longest accepted line in bytes, newline excluded (default: config.ts DEFAULT_MAX_LINE_BYTES). */
   maxLineBytes?: number;
   /**
    * Called once per skipped over-long line with its size in bytes, when its

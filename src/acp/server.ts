@@ -86,7 +86,7 @@ class AcpAgent {
     const connection = app.connect(handoff ? handoffStream(stdio.stream, handoff) : stdio.stream);
     this.client = connection.client;
     const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {
-      const h = () => void this.shutdown(sig);
+      const h = () => void this.stopOnSignal(sig, stdio);
       process.on(sig, h);
       return [sig, h] as const;
     });
@@ -115,6 +115,22 @@ class AcpAgent {
     await all;
   }
 
+  /**
+   * A signal: like stdin's EOF, but with no grace for what runs. Every
+   * request read so far is answered (`cancelled` unless it is done already)
+   * and its answer handed to stdout before the child is stopped.
+   */
+  private async stopOnSignal(sig: string, stdio: { handed(): Promise<void> }): Promise<void> {
+    if (this.stopping) return;
+    logger.debug("signal:", sig);
+    this.bridge.editorGone();
+    this.abandon();
+    await Promise.allSettled([...this.inFlight]);
+    // In stdout's queue before the connection closes; written out (within the exit grace) after the child is stopped.
+    await stdio.handed();
+    await this.shutdown(sig);
+  }
+
   private shutdown(why: string): Promise<void> {
     this.stopping ??= (async () => {
       logger.debug("shutting down:", why);
@@ -125,9 +141,11 @@ class AcpAgent {
   }
 
   /** Every handler runs through here: tracked for drain, errors mapped to readable RequestErrors. */
-  private handle<P, R>(fn: (params: P, ctx: acp.AgentRequestContext<P>) => Promise<R>) {
+  private handle<P, R>(fn: (params: P, ctx: acp.AgentRequestContext<P>) => Promise<R>, onAbandon?: () => R) {
     return async (ctx: acp.AgentRequestContext<P>): Promise<R> => {
-      const p = Promise.race([fn(ctx.params, ctx), this.abandoned]).catch((err: unknown) => {
+      // A prompt the editor no longer waits for ends as ACP says a cancelled prompt ends.
+      const abandoned = onAbandon ? this.abandoned.catch(onAbandon) : this.abandoned;
+      const p = Promise.race([fn(ctx.params, ctx), abandoned]).catch((err: unknown) => {
         const sessionId = (ctx.params as { sessionId?: unknown } | undefined)?.sessionId;
         // Our own bugs deserve a stack in the log; ZCode's and the editor's errors are expected.
         if (!isExpectedError(err)) logger.warn(`${ctx.method} failed:`, err);
@@ -156,7 +174,13 @@ class AcpAgent {
       .onRequest(m.session.close, this.handle(async (p) => this.closeSession(p)))
       .onRequest(m.session.delete, this.handle(async (p) => this.deleteSession(p)))
       .onRequest(m.session.fork, this.handle(async (p) => this.forkSession(p)))
-      .onRequest(m.session.prompt, this.handle(async (p, ctx) => this.bridge.session(p.sessionId).prompt(p.prompt, ctx.signal)))
+      .onRequest(
+        m.session.prompt,
+        this.handle(
+          async (p, ctx) => this.bridge.session(p.sessionId).prompt(p.prompt, ctx.signal),
+          (): acp.PromptResponse => ({ stopReason: "cancelled" }),
+        ),
+      )
       .onRequest(m.session.setMode, this.handle(async (p) => this.setMode(p)))
       .onRequest(m.session.setConfigOption, this.handle(async (p) => this.setConfigOption(p)))
       .onRequest(GOAL_METHOD, (p: unknown) => p, this.handle(async (p: unknown, ctx) => this.goal(p, ctx.signal)))

@@ -9,7 +9,10 @@
 // reported once through onGone: Bun does not die of SIGPIPE, it throws.
 //
 // At exit, what is still queued for the editor is flushed within a grace
-// (settle): exiting with stdout backed up cut the last line in half.
+// (settle); what is not yet in the pipe then is dropped whole. The write
+// already handed to the pipe cannot be taken back: exiting before it is done
+// would leave the editor half a line, so exit waits for it, however late the
+// editor reads, until it is done or the pipe breaks.
 //
 // stdin: Bun.stdin.stream(), but EOF is held back until the requests already
 // read have been answered. The SDK closes the connection on EOF and drops any
@@ -54,11 +57,11 @@ export interface StdoutSink {
    * Flushes everything queued, waiting for a slow editor until `deadline`
    * (epoch ms; default STDOUT_SETTLE_MS from now). Lines not yet handed to
    * the pipe by then are dropped whole; the write already in the pipe cannot
-   * be taken back, so it gets `extraMs` more to finish (an editor that reads
-   * late still gets whole lines only). Resolves true when everything was
-   * written.
+   * be taken back, so it is waited for until it is done or the pipe breaks
+   * (never a cut line, whenever the editor reads). Resolves true when
+   * everything was written.
    */
-  settle(deadline?: number, extraMs?: number): Promise<boolean>;
+  settle(deadline?: number): Promise<boolean>;
 }
 
 /** How long exit waits for a slow editor to take what is queued for it. */
@@ -132,7 +135,7 @@ export function openStdoutSink(opts: StdoutSinkOptions): StdoutSink {
     return run();
   };
 
-  const settle = async (deadline = Date.now() + STDOUT_SETTLE_MS, extraMs = STDOUT_SETTLE_MS): Promise<boolean> => {
+  const settle = async (deadline = Date.now() + STDOUT_SETTLE_MS): Promise<boolean> => {
     const pending = () => !gone && (queued > 0 || inFlight !== undefined);
     const started = Date.now();
     while (pending() && Date.now() < deadline) await within(drain(), deadline - Date.now());
@@ -140,15 +143,14 @@ export function openStdoutSink(opts: StdoutSinkOptions): StdoutSink {
     const dropped = queue.length;
     queue = [];
     queued = 0;
-    if (inFlight) await within(inFlight, extraMs);
-    const cut = inFlight !== undefined && !gone;
-    if (dropped > 0 || cut) {
-      log.warn(
-        `the editor did not read our output for ${((Date.now() - started) / 1000).toFixed(1)} s at exit: ` +
-          `${dropped} message(s) not sent${cut ? ", and the last one sent is cut" : ""}`,
-      );
-    }
-    return dropped === 0 && !cut && !gone;
+    const partial = inFlight;
+    log.warn(
+      `the editor did not read our output for ${((Date.now() - started) / 1000).toFixed(1)} s at exit: ` +
+        `${dropped} message(s) not sent${partial ? "; waiting for it to take the rest of the last one sent (a line is never cut)" : ""}`,
+    );
+    // Resolves when the pipe took it all, or broke (the editor closed it).
+    if (partial) await partial;
+    return dropped === 0 && !gone;
   };
 
   const writable = new WritableStream<Uint8Array>({
@@ -278,6 +280,8 @@ export interface AcpStdio {
   stream: acp.Stream;
   /** Before exit: flush what is queued for the editor (see StdoutSink.settle). */
   settle(): Promise<boolean>;
+  /** Resolves once the answers given so far are in stdout's queue (not necessarily in the pipe). */
+  handed(): Promise<void>;
 }
 
 /** Our stdin and stdout as the ACP message stream the SDK's connection runs on. */
@@ -310,5 +314,5 @@ export function openAcpStdio(opts: AcpStdioOptions): AcpStdio {
     await messages.settled(until);
     return stdout.settle(until);
   };
-  return { stream: messages, settle };
+  return { stream: messages, settle, handed: () => messages.settled(shutdownDeadline()) };
 }

@@ -82,6 +82,8 @@ export const compactCommand: SlashCommand = {
     const instructions = ctx.args.trim();
     const progress = await startProgress(ctx, instructions);
     let result: Awaited<ReturnType<typeof ctx.api.compact>>;
+    // From the request on, ZCode compacts: an editor that cancels or leaves meanwhile has it stopped.
+    ctx.zcodeWorks();
     try {
       result = await ctx.api.compact({ sessionId: ctx.sessionId, ...(instructions ? { instructions } : {}) });
     } catch (err) {

@@ -50,6 +50,8 @@ export interface CommandContext {
   turnRunning(): boolean;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
+  /** ZCode is about to work for the command (a compaction): a cancel from now on tells it to stop. */
+  zcodeWorks(): void;
   /** The session's mode, model and thought level as the editor sees them. */
   options(): SessionOptions;
   /** Calls ZCode and sends config_option_update (+ current_mode_update). */

@@ -39,7 +39,7 @@ export async function compactInBackground(s: SessionHost, threshold: AutoCompact
   // Let the prompt's answer reach the editor first: this runs in the same turn of the event loop otherwise.
   await new Promise((r) => setTimeout(r, 0));
   const usage = s.memory.lastUsage;
-  if (s.isClosed || !compactionDue(threshold, usage)) return;
+  if (s.winding || !compactionDue(threshold, usage)) return;
   const caps = s.api.capabilities();
   if (caps?.supports("session/compact") === false) {
     logger.debug("this ZCode CLI cannot compact; auto-compact skipped");

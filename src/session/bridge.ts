@@ -2,7 +2,7 @@ import type { ClientCapabilities, SessionNotification } from "@agentclientprotoc
 import { AppHistory } from "../app-history/app-history.ts";
 import { availableCommands } from "../commands/registry.ts";
 import { forkAtLatestCheckpoint } from "../zcode/fork.ts";
-import type { BridgeConfig } from "../config.ts";
+import { promptWireLimit, type BridgeConfig } from "../config.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import { DEFAULT_TIMEOUTS, ZCodeApi, type ZCodeMcpServer } from "../zcode/api.ts";
@@ -58,6 +58,10 @@ export class Bridge {
   private readonly router: InteractionRouter;
   private readonly sessions = new Map<string, Session>();
   private readonly unrouted = new Map<string, () => void>();
+  /** session/close requests per id: a resume or load that began before one must not reopen the session. */
+  private readonly closes = new Map<string, number>();
+  /** Ids whose close is under way (their own forget follows). */
+  private readonly closingNow = new Set<string>();
   private readonly deps: SessionDeps;
   private readonly watchedCaps = new WeakSet<CliCapabilities>();
   /** Sessions started here are added to the ZCode app's history (--no-app-history: not). */
@@ -97,6 +101,7 @@ export class Bridge {
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       ...(config.autoCompact ? { autoCompact: config.autoCompact, autoCompactWords: describeThreshold(config.autoCompact) } : {}),
       closing: () => this.closing,
+      maxPromptWireBytes: promptWireLimit(config),
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.
       onResumed: (s) => {
@@ -227,9 +232,13 @@ export class Bridge {
 
   /** session/resume in ZCode: the session in this cwd, replaying nothing. */
   async resume(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<{ session: Session; snapshot: Snapshot }> {
+    const closesBefore = this.closes.get(id) ?? 0;
     const info = await this.conn.start();
     const snapshot = await this.api.resume({ sessionId: id, workspace: cwd, mcpServers });
-    return { session: this.adopt(snapshot, cwd, info.generation, mcpServers), snapshot };
+    const session = this.adopt(snapshot, cwd, info.generation, mcpServers);
+    // The editor closed it while ZCode resumed it: answered, but closed it stays.
+    if ((this.closes.get(id) ?? 0) !== closesBefore && !this.closingNow.has(id)) this.forget(id);
+    return { session, snapshot };
   }
 
   /** session/load: resumed, then its conversation replayed to the editor. */
@@ -287,7 +296,13 @@ export class Bridge {
   /** ACP session/close: our side forgets it; the conversation stays in ZCode. */
   async close(id: string): Promise<void> {
     const s = this.session(id);
-    await s.close();
+    this.closes.set(id, (this.closes.get(id) ?? 0) + 1);
+    this.closingNow.add(id);
+    try {
+      await s.close();
+    } finally {
+      this.closingNow.delete(id);
+    }
     this.forget(id);
   }
 
@@ -309,6 +324,7 @@ export class Bridge {
   /** Ends the connection: interactions withdrawn, the sink dropped, the child stopped. */
   async shutdown(): Promise<void> {
     this.closing = true;
+    for (const s of this.sessions.values()) s.discardStaged();
     this.router.cancelAll();
     this.sink.close();
     this.appHistory.close();

@@ -55,6 +55,9 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
         if (run) run.zcodeWorking = false;
       }
     },
+    zcodeWorks: () => {
+      if (run) run.zcodeWorking = true;
+    },
     options: () => s.options,
     setMode: (mode) => s.setMode(mode),
     setThoughtLevel: (level) => s.setThoughtLevel(level),

@@ -49,6 +49,8 @@ export interface SessionHost {
   readonly memory: TranslationMemory;
   readonly intake: { ensureSubscribed(): Promise<void>; recover(): Promise<void> };
   readonly isClosed: boolean;
+  /** Closed or being closed, or the editor has gone: nothing new may start. */
+  readonly winding: boolean;
   /** What the client opted in to. */
   readonly features: ClientFeatures;
 

@@ -9,10 +9,10 @@ import type { Env } from "../zcode/host.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";
-import { stageFile, stagingDirFor } from "./attachment-staging.ts";
+import { StagedAttachments } from "./attachment-staging.ts";
 import { compactInBackground, compactionDue } from "./auto-compact.ts";
 import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
-import { invalidParams, sessionNotFound } from "../translate/errors.ts";
+import { invalidParams } from "../translate/errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
 import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translate/client-features.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
@@ -48,6 +48,8 @@ export interface SessionDeps {
   autoCompactWords?: string;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
+  /** The most a prompt may be as sent to ZCode (config.ts promptWireLimit). */
+  maxPromptWireBytes?: number;
   /** A title the editor is told (the ZCode app's history follows it). */
   titleKnown(sessionId: string, title: string): void;
   /** Resumed in a (possibly new) child behind the editor's back. */
@@ -91,12 +93,16 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /** Drop events that are not the next turn's (leftovers of a cancelled or failed turn). */
   private dropStale = false;
   private closed = false;
+  /** session/close has begun: nothing queued starts, nothing new is sent to ZCode. */
+  private closing = false;
   /** Current models found unavailable: logged once, and told once in a turn (per model, so a later one is told too). */
   private readonly unavailableLogged = new Set<string>();
   private readonly unavailableTold = new Set<string>();
   /** Names of the slash commands last advertised to the editor. */
   private commandsKey: string | undefined;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Files staged for ZCode by this session's prompts (they go with the session). */
+  private readonly staged: StagedAttachments;
 
   constructor(
     readonly id: string,
@@ -109,6 +115,12 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     }
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
+    this.staged = new StagedAttachments(deps.env);
+  }
+
+  /** Closed or being closed, or the editor has gone: nothing new may start. */
+  get winding(): boolean {
+    return this.closing || this.closed || this.deps.closing();
   }
 
   get api(): ZCodeApi {
@@ -433,16 +445,26 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
   async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
-    const input = promptToInput(blocks, { cwd: this.cwd, stage: (name, bytes) => stageFile(stagingDirFor(this.env), name, bytes) });
+    const batch = this.staged.batch();
+    let input: ReturnType<typeof promptToInput>;
+    try {
+      input = promptToInput(blocks, { cwd: this.cwd, stage: batch.stage, maxWireBytes: this.deps.maxPromptWireBytes });
+    } catch (err) {
+      this.staged.discard(batch.paths);
+      throw err;
+    }
     const match = matchCommand(input.typed);
+    // A slash command takes its words from the typed text alone: what was staged has no use.
+    if (match) this.staged.discard(batch.paths);
     if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
     let started = false;
     const queued = this.exclusive(async (): Promise<PromptResponse> => {
       started = true;
-      // Cancelled while it waited, or the editor left: it never reaches ZCode.
-      if (signal.aborted || this.deps.closing()) return { stopReason: "cancelled" };
-      // Closed while this prompt waited for the one before it.
-      if (this.closed) throw sessionNotFound(this.id);
+      // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
+      if (signal.aborted || this.winding) {
+        this.staged.discard(batch.paths);
+        return { stopReason: "cancelled" };
+      }
       if (match) return runCommandPrompt(this, match.command, match.args, signal);
       this.tellUnavailableModel();
       const turn = new Turn(this, input);
@@ -454,6 +476,8 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
         return answer;
       } finally {
         signal.removeEventListener("abort", onAbort);
+        // ZCode never had the prompt: nothing will read its files.
+        if (!turn.reachedZCode) this.staged.discard(batch.paths);
       }
     });
     // A prompt still waiting for the one before it answers a cancel at once.
@@ -498,9 +522,19 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   /** ACP session/close: our side forgets the session; ZCode keeps the conversation (its own close would delete it). */
   async close(): Promise<void> {
+    // At once, before any await: a prompt right behind the close must find it closing.
+    this.closing = true;
     await this.cancel("close");
+    // Whatever was queued or started meanwhile answers (cancelled) before the close does.
+    await this.exclusive(async () => {});
     await this.flush();
     this.closed = true;
+    this.staged.discard();
+  }
+
+  /** The editor has gone: what was staged for this session has no reader left. */
+  discardStaged(): void {
+    this.staged.discard();
   }
 
   // ---- options ----------------------------------------------------------------------

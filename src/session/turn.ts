@@ -61,6 +61,8 @@ export class Turn implements RunningTurn {
   /** Leftovers of a cancelled turn may still arrive before ours starts. */
   private staleExpected = false;
   private attempts = 0;
+  /** session/send went out: ZCode may have the prompt (and read its attachments). */
+  private sent = false;
   /** One busy budget per turn, however often ZCode says it is busy. */
   private busyDeadline: number | undefined;
   /** Why the turn's last model request ended. */
@@ -106,6 +108,10 @@ export class Turn implements RunningTurn {
       () => undefined,
       () => undefined,
     );
+  }
+
+  get reachedZCode(): boolean {
+    return this.sent;
   }
 
   get isCancelled(): boolean {
@@ -247,6 +253,7 @@ export class Turn implements RunningTurn {
           // ("sending": the send is retried after ZCode evicted the session.)
           if (!this.at("preparing") && !this.at("retrying") && !this.at("sending")) return;
           if (!this.at("sending")) this.move("sending");
+          this.sent = true;
           startedInZCode = await this.startInZCode();
         });
         if (!startedInZCode) {

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
+import { readableName } from "./attachment-name.ts";
 import { invalidParams } from "./errors.ts";
 import { displayPath } from "./tools/format.ts";
 
@@ -11,6 +12,7 @@ import { displayPath } from "./tools/format.ts";
 // attachments (images, PDFs, other files). Limits keep one prompt from
 // swamping ZCode or our memory; whatever is refused is refused with a reason.
 
+/** The limits are the files' own sizes (what a user sees in a file manager), not their base64 on the wire. */
 export const PROMPT_LIMITS = {
   blocks: 100,
   imageBytes: 10 * 1024 * 1024,
@@ -72,8 +74,7 @@ function base64Size(data: string, what: string): number {
 /** A name for the attachment: the uri's last segment when it has one, else `<stem>-<n>.<ext>`. */
 function nameFor(uri: string | undefined | null, stem: string, n: number, ext: string): string {
   const last = uri ? basename(filePathOf(uri) ?? uri.replace(/[?#].*$/, "")) : "";
-  const clean = last.replace(/[\u0000-\u001f/\\]/g, "").trim();
-  return clean && clean !== "." && clean !== ".." ? clean : `${stem}-${n}${ext ? `.${ext}` : ""}`;
+  return readableName(last) || `${stem}-${n}${ext ? `.${ext}` : ""}`;
 }
 
 function mimeOf(mimeType: string | undefined | null): string {
@@ -87,7 +88,23 @@ function mimeOf(mimeType: string | undefined | null): string {
 /** Writes a file ZCode takes by path somewhere it can read it; returns the path. The session owns where. */
 export type StageFile = (filename: string, bytes: Uint8Array) => string;
 
-export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: string; stage?: StageFile } = {}): PromptInput {
+/** MiB with one decimal, as the limits are stated. */
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, "");
+/** A size a user can compare with what a file manager shows: MiB, and the exact bytes (grouped the same in every language). */
+const size = (bytes: number): [string, string] => [mib(bytes), bytes.toLocaleString("en-US")];
+
+/** Bytes of the prompt as session/send carries it: the text as JSON, images and PDFs in base64, each attachment's fields. */
+function wireBytes(text: string, attachments: ZCodeAttachment[]): number {
+  let n = Buffer.byteLength(JSON.stringify(text));
+  for (const a of attachments) n += (a.dataBase64?.length ?? 0) + Buffer.byteLength(JSON.stringify(a.filename)) + 256;
+  return n;
+}
+
+/**
+ * maxWireBytes: the most the prompt may be as sent to ZCode (config.ts
+ * promptWireLimit); a larger one is refused before anything is staged.
+ */
+export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: string; stage?: StageFile; maxWireBytes?: number } = {}): PromptInput {
   if (blocks.length > PROMPT_LIMITS.blocks) invalid(t().errors.tooManyBlocks(PROMPT_LIMITS.blocks, blocks.length));
   const pieces: Array<{ text: string; kind: "text" | "link" | "block" }> = [];
   const typed: string[] = [];
@@ -97,11 +114,11 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
   let total = 0;
   const count = (bytes: number) => {
     total += bytes;
-    if (total > PROMPT_LIMITS.promptBytes) invalid(t().errors.attachmentsTooBig(PROMPT_LIMITS.promptBytes / 1024 / 1024));
+    if (total > PROMPT_LIMITS.promptBytes) invalid(t().errors.attachmentsTooBig(mib(PROMPT_LIMITS.promptBytes), ...size(total)));
   };
   const image = (data: string, mimeType: string, uri: string | undefined | null) => {
     const sizeBytes = base64Size(data, t().errors.anImage);
-    if (sizeBytes > PROMPT_LIMITS.imageBytes) invalid(t().errors.imageTooBig(PROMPT_LIMITS.imageBytes / 1024 / 1024));
+    if (sizeBytes > PROMPT_LIMITS.imageBytes) invalid(t().errors.imageTooBig(mib(PROMPT_LIMITS.imageBytes), ...size(sizeBytes)));
     count(sizeBytes);
     const n = attachments.length + 1;
     attachments.push({ kind: "image", filename: nameFor(uri, "image", n, EXT_BY_TYPE[mimeType] ?? ""), mimeType, sizeBytes, dataBase64: data.replace(/\s+/g, "") });
@@ -151,10 +168,6 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
         invalid(t().errors.unsupportedContent(JSON.stringify((b as { type?: unknown }).type)));
     }
   }
-  for (const { index, data } of toStage) {
-    const a = attachments[index]!;
-    a.localPath = opts.stage!(a.filename, Buffer.from(data.replace(/\s+/g, ""), "base64"));
-  }
   let out = "";
   let prev: "text" | "link" | "block" | undefined;
   for (const p of pieces) {
@@ -163,6 +176,14 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
     else if ((p.kind === "link" || prev === "link") && !/\s$/.test(out) && !/^\s/.test(p.text) && p.text !== "") out += ` ${p.text}`;
     else out += p.text;
     prev = p.kind;
+  }
+  if (opts.maxWireBytes !== undefined) {
+    const bytes = wireBytes(out, attachments);
+    if (bytes > opts.maxWireBytes) invalid(t().errors.promptTooBig(...size(bytes), ...size(opts.maxWireBytes)));
+  }
+  for (const { index, data } of toStage) {
+    const a = attachments[index]!;
+    a.localPath = opts.stage!(a.filename, Buffer.from(data.replace(/\s+/g, ""), "base64"));
   }
   return { text: out, typed: typed.join(""), attachments };
 }

@@ -29,10 +29,10 @@ describe("over-long lines", () => {
     });
   });
 
-  test("the default 32 MiB cap against a 40 MiB line", async () => {
+  test("the default 96 MiB cap against a 97 MiB line", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
-      const r = await h.prompt(sessionId, "#scenario:huge-line still here");
+      const r = await h.prompt(sessionId, `#scenario:huge-line bytes=${97 * 1024 * 1024} still here`);
       expect(r.stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Echo: still here");
     });

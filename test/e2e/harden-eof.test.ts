@@ -67,3 +67,25 @@ test("a request still pending 1.5 s after stdin EOF is answered -32800 cancelled
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("stdin EOF right after a turn's answer with --auto-compact due: no session/compact, or one told to stop", async () => {
+  // The compaction is queued as the answer goes out; the EOF follows at once,
+  // while ZCode (slow to answer each request) has the compaction in hand.
+  for (let round = 0; round < 3; round++) {
+    const dir = mkdtempSync(join(tmpdir(), "zcode-eof-"));
+    const h = await Harness.start({ stateDir: dir, record: true, args: ["--auto-compact", "1"], env: { ZCODE_SIM_HANDLER_DELAY_MS: "300" } });
+    try {
+      const { sessionId } = await h.newSession();
+      const answer = h.prompt(sessionId, "fill the context");
+      await h.waitFor(() => h.received.messages.some((m) => (m.result as { stopReason?: string } | undefined)?.stopReason), "the answer", 10_000);
+      expect(await h.close()).toBe(0);
+      expect((await answer).stopReason).toBe("end_turn");
+      const methods = h.simMethods();
+      const compactAt = methods.indexOf("session/compact");
+      if (compactAt !== -1) expect(methods.indexOf("session/stop", compactAt)).toBeGreaterThan(compactAt);
+    } finally {
+      await h.close({ expectExit: "any" }).catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}, 60_000);

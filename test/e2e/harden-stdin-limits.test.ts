@@ -1,6 +1,6 @@
 // Message size from the editor. A line over the SDK's own limit (32 MiB) used
 // to end the bridge (exit 0, nothing answered, nothing logged) with every
-// session in it. Now the limit is ours (--max-message-bytes, 64 MiB by
+// session in it. Now the limit is ours (--max-message-bytes, 80 MiB by
 // default, so prompts with large attachments fit), a request over it gets an
 // error for its id, and the bridge goes on serving; memory stays bounded
 // however long the line is.
@@ -43,18 +43,18 @@ async function writeLarge(client: RawAcpClient, text: string): Promise<void> {
 const answerTo = (client: RawAcpClient, id: number | string): JsonRpcMessage | undefined =>
   client.messages.find((m) => m.id === id && m.method === undefined);
 
-test("a request over the 64 MiB default gets an error for its id; the bridge and its session go on", async () => {
+test("a request over the 80 MiB default gets an error for its id; the bridge and its session go on", async () => {
   const client = spawn();
   try {
     await client.initialize();
     const sessionId = await client.newSession(tmp);
-    await writeLarge(client, `${bigPrompt("too-big", sessionId, 65 * MiB)}\n`);
+    await writeLarge(client, `${bigPrompt("too-big", sessionId, 81 * MiB)}\n`);
     await client.waitFor(() => answerTo(client, "too-big") !== undefined, "the answer to the oversized request", 20_000);
     const err = answerTo(client, "too-big")!.error;
     expect(err?.code).toBe(-32600);
-    expect(err?.message).toContain("67108864");
+    expect(err?.message).toContain("83886080");
     expect(err?.message).toContain("--max-message-bytes");
-    expect(client.stderr).toContain("over the 67108864-byte limit");
+    expect(client.stderr).toContain("over the 83886080-byte limit");
     // The same session still works.
     const r = await client.prompt(sessionId, "hello after the big one");
     expect(r.stopReason).toBe("end_turn");

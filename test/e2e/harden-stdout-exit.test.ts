@@ -4,7 +4,9 @@
 // reader sleeps, then reads everything (a Bun parent would read the child's
 // pipe eagerly and never back it up).
 import { expect, test } from "bun:test";
-import { readdirSync, readlinkSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { BRIDGE_BIN } from "./cli-support.ts";
 
 const N = 5000; // ~3.5 MB of initialize answers: far more than a pipe holds
@@ -92,3 +94,51 @@ test("SIGTERM while the editor is not reading: what was queued arrives, every li
   const { lines } = check(r.text);
   expect(lines).toBeGreaterThan(0);
 }, 40_000);
+
+/**
+ * `bridge | reader`, the reader starting only once the bridge has said on
+ * stderr that it gave up waiting for it (the grace is spent): whatever it
+ * then reads must be whole lines.
+ */
+async function lateEditor(end: "eof" | "sigterm"): Promise<{ text: string; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "zcode-late-editor-"));
+  const errFile = join(dir, "bridge.err");
+  const script =
+    `{ "$0" 2>"$1"; echo "bridge-exit=$?" >>"$1"; } | ` +
+    `{ until grep -q "did not read our output" "$1" 2>/dev/null; do sleep 0.05; done; cat; }`;
+  const sh = Bun.spawn(["/bin/sh", "-c", script, BRIDGE_BIN, errFile], {
+    env: { PATH: process.env.PATH, HOME: "/nonexistent", ZCODE_ACP_LOG_LEVEL: "warn" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const killer = setTimeout(() => sh.kill("SIGKILL"), 60_000);
+  const out = new Response(sh.stdout).text();
+  try {
+    sh.stdin.write(requests(N));
+    await sh.stdin.flush();
+    if (end === "sigterm") {
+      let pid: number | undefined;
+      // Signalled once its answers have backed up: the pipe is full when the bridge stops taking our requests.
+      for (let i = 0; i < 250 && pid === undefined; i++, await Bun.sleep(20)) pid = bridgePid(sh.pid);
+      expect(pid).toBeDefined();
+      process.kill(pid!, "SIGTERM");
+    }
+  } finally {
+    sh.stdin.end();
+  }
+  const [text] = await Promise.all([out, sh.exited]);
+  clearTimeout(killer);
+  const stderr = readFileSync(errFile, "utf8");
+  rmSync(dir, { recursive: true, force: true });
+  return { text, stderr };
+}
+
+for (const end of ["eof", "sigterm"] as const) {
+  test(`${end}: an editor that reads only after the bridge gave up waiting still gets whole lines only`, async () => {
+    const r = await lateEditor(end);
+    expect(r.stderr).toContain("bridge-exit=0");
+    const { lines } = check(r.text);
+    expect(lines).toBeGreaterThan(0);
+  }, 60_000);
+}

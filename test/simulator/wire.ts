@@ -12,8 +12,10 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
   const dec = new TextDecoder();
   let tail = "";
   for await (const chunk of stream) {
+    // Only the new text is searched: a line of many MiB costs its length, not its length squared.
+    const from = tail.length;
     tail += dec.decode(chunk, { stream: true });
-    let nl = tail.indexOf("\n");
+    let nl = tail.indexOf("\n", from);
     if (nl < 0) continue;
     let start = 0;
     while (nl >= 0) {

@@ -27,6 +27,8 @@ export interface HarnessOptions {
   /** Replace the environment entirely (e.g. an empty one). */
   bareEnv?: boolean;
   args?: string[];
+  /** A command the bridge is started through (it must exec its arguments, the bridge first). */
+  wrap?: string[];
   /** Simulator personality (ZCODE_SIM_VERSION). */
   simVersion?: string;
   /** Share a state dir between bridges to test persistence; default: fresh temp dir. */
@@ -156,7 +158,7 @@ export class Harness {
       ...opts.env,
     };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const proc = Bun.spawn([BRIDGE_BIN, ...(opts.args ?? [])], {
+    const proc = Bun.spawn([...(opts.wrap ?? []), BRIDGE_BIN, ...(opts.args ?? [])], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",

@@ -31,9 +31,9 @@ export const cli = {
       "Compact the conversation in the background after a turn that leaves this much context in use: tokens, or a percentage of the context window like 80% (env ZCODE_ACP_AUTO_COMPACT; default off)",
     "no-app-history":
       "Do not add sessions created here to the ZCode app's history (~/.zcode/v2/tasks-index.sqlite) (env ZCODE_ACP_APP_HISTORY=0)",
-    "max-line-bytes": "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 33554432)",
+    "max-line-bytes": "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 100663296). A prompt may be at most this less 1 MiB (an eighth of a lower limit) as sent to ZCode, which echoes it",
     "max-message-bytes":
-      "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 67108864)",
+      "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 83886080: 50 MiB of attachments in base64, and the text)",
     "no-prewarm":
       "Start ZCode when the first session needs it, not in the background once initialize is answered (env ZCODE_ACP_PREWARM=0)",
     version: "Print the version and exit",

@@ -34,8 +34,11 @@ export const errors = {
 
   // ---- prompt content ----
   tooManyBlocks: (max: number, count: number) => `A prompt can have at most ${max} content blocks (this one has ${count})`,
-  attachmentsTooBig: (mib: number) => `A prompt's attachments can be at most ${mib} MiB in all`,
-  imageTooBig: (mib: number) => `Images can be at most ${mib} MiB each`,
+  attachmentsTooBig: (mib: string, totalMib: string, totalBytes: string) =>
+    `A prompt's attachments can be at most ${mib} MiB in all (file sizes); these are ${totalMib} MiB (${totalBytes} bytes)`,
+  imageTooBig: (mib: string, sizeMib: string, sizeBytes: string) => `Images can be at most ${mib} MiB each (file size); this one is ${sizeMib} MiB (${sizeBytes} bytes)`,
+  promptTooBig: (sizeMib: string, sizeBytes: string, limitMib: string, limitBytes: string) =>
+    `This prompt is ${sizeMib} MiB (${sizeBytes} bytes) as sent to ZCode (its text, with images and PDFs in base64, a third larger than the files), over the limit of ${limitMib} MiB (${limitBytes} bytes; --max-message-bytes and --max-line-bytes set it)`,
   /** `what` is one of anImage / thePdf / theFile. */
   notBase64: (what: string) => `${what} is not valid base64 data`,
   anImage: "An image",
@@ -49,6 +52,7 @@ export const errors = {
   /** `type` is the block's type, JSON-quoted. */
   unsupportedContent: (type: string) => `Unsupported prompt content of type ${type}`,
   attachmentDirNotPrivate: (dir: string) => `The attachment directory ${dir} is not private to this user; remove it and try again`,
+  attachmentWriteFailed: (name: string, why: string) => `Could not stage the attachment ${name} for ZCode: ${why}`,
 
   // ---- sessions and their options ----
   /** `authenticate` with a method id initialize did not offer. */

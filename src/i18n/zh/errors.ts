@@ -28,8 +28,10 @@ export const errors: typeof en = {
   unexpected: "zcode-acp-server 发生意外错误",
 
   tooManyBlocks: (max, count) => `一条提示最多只能有 ${max} 个内容块（这一条有 ${count} 个）`,
-  attachmentsTooBig: (mib) => `一条提示的附件总共不能超过 ${mib} MiB`,
-  imageTooBig: (mib) => `每张图片不能超过 ${mib} MiB`,
+  attachmentsTooBig: (mib, totalMib, totalBytes) => `一条提示的附件总共不能超过 ${mib} MiB（按文件大小计）；这些附件共 ${totalMib} MiB（${totalBytes} 字节）`,
+  imageTooBig: (mib, sizeMib, sizeBytes) => `每张图片不能超过 ${mib} MiB（按文件大小计）；这张图片为 ${sizeMib} MiB（${sizeBytes} 字节）`,
+  promptTooBig: (sizeMib, sizeBytes, limitMib, limitBytes) =>
+    `这条提示发给 ZCode 时为 ${sizeMib} MiB（${sizeBytes} 字节；文本加上以 base64 编码的图片和 PDF，比文件本身大三分之一），超过了 ${limitMib} MiB（${limitBytes} 字节）的上限（由 --max-message-bytes 和 --max-line-bytes 决定）`,
   notBase64: (what) => `${what}：不是有效的 base64 数据`,
   anImage: "图片",
   thePdf: (uri) => `PDF 文件 ${uri}`,
@@ -40,6 +42,7 @@ export const errors: typeof en = {
   audio: "ZCode 不接受提示中的音频；请改为发送文字、图片或文件",
   unsupportedContent: (type) => `不支持的提示内容类型：${type}`,
   attachmentDirNotPrivate: (dir) => `附件目录 ${dir} 不是当前用户私有的；请删除它后重试`,
+  attachmentWriteFailed: (name, why) => `无法为 ZCode 暂存附件 ${name}：${why}`,
 
   unknownAuthMethod: (id, methods) => `未知的认证方式 \`${id}\`；此智能体提供：${ids(methods)}`,
   goalNeedsObjective: "设置目标需要非空的 `objective`",

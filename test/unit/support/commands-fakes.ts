@@ -219,6 +219,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       const idle = opts.idle ?? true;
       return typeof idle === "function" ? idle() : idle;
     },
+    zcodeWorks: () => {},
     options: () => options,
     setMode: async (m) => {
       modeSets.push(m);
