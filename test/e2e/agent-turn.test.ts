@@ -99,7 +99,9 @@ describe("ordering and recovery", () => {
       expect((await h.prompt(sessionId, "#scenario:seq-gap")).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toBe("one two three four five six seven eight");
       const resubs = h.simFrames().filter((f) => f.method === "session/subscribe" && f.params.afterSeq !== undefined);
-      expect(resubs.length).toBeGreaterThanOrEqual(2);
+      // Two holes (2-3 and 6); one re-read may cover both when the second is
+      // already written by then (a loaded machine), so at least one.
+      expect(resubs.length).toBeGreaterThanOrEqual(1);
     });
   });
 

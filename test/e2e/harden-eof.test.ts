@@ -73,7 +73,7 @@ test("stdin EOF right after a turn's answer with --auto-compact due: no session/
   // while ZCode (slow to answer each request) has the compaction in hand.
   for (let round = 0; round < 3; round++) {
     const dir = mkdtempSync(join(tmpdir(), "zcode-eof-"));
-    const h = await Harness.start({ stateDir: dir, record: true, args: ["--auto-compact", "1"], env: { ZCODE_SIM_HANDLER_DELAY_MS: "300" } });
+    const h = await Harness.start({ stateDir: dir, record: true, args: ["--auto-compact", "0.001%"], env: { ZCODE_SIM_HANDLER_DELAY_MS: "300" } });
     try {
       const { sessionId } = await h.newSession();
       const answer = h.prompt(sessionId, "fill the context");
