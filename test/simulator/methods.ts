@@ -198,7 +198,8 @@ const methods: Record<string, Handler> = {
   },
 
   "session/list"(sim, p) {
-    let list = sim.store.all().filter((s) => s.persistence !== "deferred");
+    // A subagent's session is no task of the list (task-list-session-membership.ts).
+    let list = sim.store.all().filter((s) => s.persistence !== "deferred" && (p.sessionIds || s.taskType !== "subagent_child"));
     if (p.sessionIds) list = list.filter((s) => p.sessionIds.includes(s.id));
     if (p.workspace) list = list.filter((s) => workspaceMatches(s, p.workspace));
     list.sort((a, b) => b.updatedAt - a.updatedAt);
@@ -242,6 +243,8 @@ const methods: Record<string, Handler> = {
 
   "session/send"(sim, p, ctx) {
     const { s, r } = requireSession(sim, p.sessionId);
+    // sendPrompt: "The legacy input portal must also remain read-only for subagents".
+    if (s.taskType === "subagent_child") throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
     assertRevision(r, p.expectedRevision);
     if (r.turn) throw new RpcError(-32010, "A prompt is already running for this session");
     if (r.prefsError) {

@@ -290,6 +290,38 @@ describe("tools", () => {
   });
 });
 
+describe("subagent", () => {
+  test("the Agent tool spawns a child session: Spawned/Message/Stopped on the parent, mirrored tools, the child's own events", async () => {
+    const { c, id, ev } = await run("#scenario:subagent");
+    const updated = ev.filter((e) => e.type === "session.updated").map((e) => e.payload);
+    const spawned = updated.find((p) => p.status === "running")!;
+    const agentCall = tools(ev).find((p) => p.kind === "scheduled" && p.toolName === "Agent")!;
+    expect(spawned).toMatchObject({ agentType: "general-purpose", description: "Find callers of greet", parentToolCallId: agentCall.toolCallId, status: "running" });
+    expect(spawned.agentId).toMatch(/^agent_/);
+    expect(spawned.childSessionId).toBe(`sess_subagent_${spawned.agentId}`);
+    expect(updated.find((p) => p.summaryText)).toEqual({ agentId: spawned.agentId, childSessionId: spawned.childSessionId, summaryText: expect.any(String) });
+    expect(updated.find((p) => p.status === "completed")).toMatchObject({ agentId: spawned.agentId, childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, totalToolUseCount: 1 });
+    const mirrored = tools(ev).filter((p) => p.source === "subagent");
+    expect(mirrored.map((p) => p.kind)).toEqual(["scheduled", "started", "result"]);
+    expect(mirrored[0]).toMatchObject({ childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, toolName: "Grep" });
+    expect(mirrored[0].toolCallId).toBe(`tool_subagent_${spawned.agentId}_${mirrored[0].childToolCallId}`);
+    expect(seqsContiguous(ev)).toBe(true);
+    // The child: a session of its own, read-only, not listed, its events from seq 1.
+    const child = spawned.childSessionId;
+    const sub = await c.call("session/subscribe", { sessionId: child, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    expect(sub.events[0]).toMatchObject({ sessionId: child, seq: 1, type: "turn.started" });
+    expect(seqsContiguous(sub.events)).toBe(true);
+    expect(texts(sub.events)).toContain("Found 2 callers");
+    expect(sub.events.at(-1).type).toBe("turn.completed");
+    const read = await c.call("session/read", { sessionId: child });
+    expect(read.session).toMatchObject({ sessionKind: "subagent_child", parentSessionId: id });
+    const send = await c.request("session/send", { sessionId: child, content: "hi" });
+    expect(send.error).toMatchObject({ code: -32010, message: "Subagent sessions are read-only" });
+    const list = await c.call("session/list", { workspace: { workspacePath: "/w/proj", workspaceKey: "/w/proj" } });
+    expect(list.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
+  });
+});
+
 describe("permission", () => {
   test("interaction/requestPermission: ZCode's params and options, re-announced with new server-N ids on the CLI's schedule", async () => {
     const c = sim({ ZCODE_SIM_RESEND_MS: "40" });

@@ -66,6 +66,7 @@ test("results, events, requests to the bridge and state.updated of every ordinar
     "#scenario:max-turns",
     "#scenario:max-tool-calls",
     "#scenario:seq-gap",
+    "#scenario:subagent",
     "#scenario:nope",
   ];
   for (const p of prompts) {

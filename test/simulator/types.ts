@@ -153,6 +153,8 @@ export interface SessionRecord {
   promptCounts: Record<string, number>;
   persistence: "immediate" | "deferred";
   parentSessionId?: string;
+  /** The CLI's task type: a subagent's session is "subagent_child" (read-only, never listed); absent is "interactive". */
+  taskType?: "subagent_child";
   mcpServerNames: string[];
   /** "Always allow" rules the user granted (permissionUpdates of an allow answer). */
   permissionRules: PermissionRule[];
