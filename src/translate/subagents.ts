@@ -18,7 +18,15 @@ import type { SessionUpdated } from "../zcode/event-schemas.ts";
 // translated like any session's.
 
 export type SubagentEvent =
-  | { kind: "spawned"; agentId: string; childSessionId: string; parentToolCallId?: string; agentType?: string; description?: string; prompt?: string }
+  | {
+      kind: "spawned";
+      agentId: string;
+      childSessionId: string;
+      parentToolCallId?: string;
+      agentType?: string;
+      description?: string;
+      prompt?: string;
+    }
   | { kind: "stopped"; agentId: string; childSessionId?: string; status: string; error?: string; summary?: string }
   | { kind: "message"; agentId: string; childSessionId?: string; text: string };
 
@@ -77,7 +85,13 @@ export function announceChild(e: Extract<SubagentEvent, { kind: "spawned" }>): S
     title,
     ...(e.prompt && e.prompt.trim() !== title ? { description: e.prompt.trim() } : {}),
     state: { state: "running" },
-    _meta: { zcode: { agentId: e.agentId, ...(e.agentType ? { agentType: e.agentType } : {}), ...(e.parentToolCallId ? { parentToolCallId: e.parentToolCallId } : {}) } },
+    _meta: {
+      zcode: {
+        agentId: e.agentId,
+        ...(e.agentType ? { agentType: e.agentType } : {}),
+        ...(e.parentToolCallId ? { parentToolCallId: e.parentToolCallId } : {}),
+      },
+    },
   };
 }
 

@@ -26,7 +26,8 @@ test("subagents opted in: subagent_update, session_message and the child's own s
     expect((await h.prompt(sessionId, "#scenario:subagent")).stopReason).toBe("end_turn");
     const child = childOf(h, sessionId);
     await h.waitFor(
-      () => h.updatesOfKind(sessionId, "subagent_update").some((u) => u.state?.state === "idle") && h.text(child).includes("Found 2 callers"),
+      () =>
+        h.updatesOfKind(sessionId, "subagent_update").some((u) => u.state?.state === "idle") && h.text(child).includes("Found 2 callers"),
       "the child's answer and its end",
     );
 
@@ -34,7 +35,10 @@ test("subagents opted in: subagent_update, session_message and the child's own s
     const [announce, ...rest] = h.updatesOfKind(sessionId, "subagent_update");
     expect(announce).toMatchObject({ title: "Find callers of greet", state: { state: "running" } });
     expect(announce!.description).toContain("Search the codebase for every call of greet()");
-    expect((announce!._meta as { zcode: Record<string, string> }).zcode).toMatchObject({ agentType: "general-purpose", parentToolCallId: call.toolCallId });
+    expect((announce!._meta as { zcode: Record<string, string> }).zcode).toMatchObject({
+      agentType: "general-purpose",
+      parentToolCallId: call.toolCallId,
+    });
     expect(child).toMatch(/^sess_subagent_agent_/);
     expect(rest.at(-1)).toEqual({ sessionUpdate: "subagent_update", sessionId: child, state: { state: "idle", stopReason: "end_turn" } });
 
@@ -62,8 +66,15 @@ test("subagents opted in: subagent_update, session_message and the child's own s
 
     // The parent keeps its Agent tool call, without the child's tools mirrored into it.
     expect(h.updatesOfKind(sessionId, "tool_call").map((c) => c.name)).toEqual(["Agent"]);
-    expect(h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId).at(-1)!.status).toBe("completed");
-    expect(h.simFrames().some((f) => f.method === "session/subscribe" && f.params?.sessionId === child && f.params?.afterSeq === 0)).toBe(true);
+    expect(
+      h
+        .updatesOfKind(sessionId, "tool_call_update")
+        .filter((u) => u.toolCallId === call.toolCallId)
+        .at(-1)!.status,
+    ).toBe("completed");
+    expect(h.simFrames().some((f) => f.method === "session/subscribe" && f.params?.sessionId === child && f.params?.afterSeq === 0)).toBe(
+      true,
+    );
   });
 });
 
@@ -76,11 +87,21 @@ test("subagents not opted in: the flat tool calls as before, nothing of the chil
     // The subagent's Grep, mirrored into the parent by ZCode, shown there as it always was.
     expect(calls[1]!.toolCallId).toMatch(/^tool_subagent_agent_/);
     for (const c of calls) {
-      expect(h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === c.toolCallId).at(-1)!.status).toBe("completed");
+      expect(
+        h
+          .updatesOfKind(sessionId, "tool_call_update")
+          .filter((u) => u.toolCallId === c.toolCallId)
+          .at(-1)!.status,
+      ).toBe("completed");
     }
     expect(h.text(sessionId)).toContain("The subagent found two callers.");
     expect(h.received.updates.every((n) => n.sessionId === sessionId)).toBe(true);
     for (const k of SUBAGENT_KINDS) expect(h.updates(sessionId).some((u) => u.sessionUpdate === k)).toBe(false);
-    expect(h.simFrames().filter((f) => f.method === "session/subscribe").every((f) => f.params?.sessionId === sessionId)).toBe(true);
+    expect(
+      h
+        .simFrames()
+        .filter((f) => f.method === "session/subscribe")
+        .every((f) => f.params?.sessionId === sessionId),
+    ).toBe(true);
   });
 });

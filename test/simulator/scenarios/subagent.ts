@@ -78,10 +78,22 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
   emit("model.streaming", { assistantMessageId: amid, kind: "tool_input_start", toolCallId: childToolCallId, toolName: "Grep" });
   emit("model.streaming", { assistantMessageId: amid, kind: "tool_input_end", toolCallId: childToolCallId });
   emit("model.streaming", { assistantMessageId: amid, input, kind: "tool_call", toolCallId: childToolCallId, toolName: "Grep" });
-  emit("session.updated", { stopReason: "tool-calls", usage: { inputTokens: 900, outputTokens: 40, totalTokens: 940 }, contextWindow: 200_000 });
+  emit("session.updated", {
+    stopReason: "tool-calls",
+    usage: { inputTokens: 900, outputTokens: 40, totalTokens: 940 },
+    contextWindow: 200_000,
+  });
   const mirroredId = `tool_subagent_${agentId}_${childToolCallId}`;
   const schedule = { executionOrder: [childToolCallId], parallelGroups: [[childToolCallId]] };
-  emit("tool.updated", { assistantMessageId: amid, inputOmitted: true, inputRef: "model_stream", kind: "scheduled", schedule, toolCallId: childToolCallId, toolName: "Grep" });
+  emit("tool.updated", {
+    assistantMessageId: amid,
+    inputOmitted: true,
+    inputRef: "model_stream",
+    kind: "scheduled",
+    schedule,
+    toolCallId: childToolCallId,
+    toolName: "Grep",
+  });
   await t.emit("tool.updated", {
     ...mirrorBase,
     assistantMessageId: amid,
@@ -94,18 +106,43 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
   });
   const toolStart = Date.now();
   emit("tool.updated", { kind: "started", startedAt: toolStart, toolCallId: childToolCallId, toolName: "Grep" });
-  await t.emit("tool.updated", { ...mirrorBase, childToolCallId, kind: "started", startedAt: toolStart, toolCallId: mirroredId, toolName: "Grep" });
+  await t.emit("tool.updated", {
+    ...mirrorBase,
+    childToolCallId,
+    kind: "started",
+    startedAt: toolStart,
+    toolCallId: mirroredId,
+    toolName: "Grep",
+  });
   await t.pace();
-  const content = "src/index.ts:3:greet(user.name)\nsrc/cli.ts:12:greet(argv[2] ?? \"world\")";
+  const content = 'src/index.ts:3:greet(user.name)\nsrc/cli.ts:12:greet(argv[2] ?? "world")';
   const result = { success: true, content, truncated: false, budgetStrategy: "truncate" };
   emit("tool.updated", { duration: 12, kind: "result", result, toolCallId: childToolCallId });
-  await t.emit("tool.updated", { ...mirrorBase, childToolCallId, duration: 12, kind: "result", result, toolCallId: mirroredId, toolName: "Grep" });
+  await t.emit("tool.updated", {
+    ...mirrorBase,
+    childToolCallId,
+    duration: 12,
+    kind: "result",
+    result,
+    toolCallId: mirroredId,
+    toolName: "Grep",
+  });
   emit("tool.updated", { errorCount: 0, kind: "batch", successCount: 1, toolCallIds: [childToolCallId] });
   const amid2 = `msg_${uuid().replaceAll("-", "").slice(0, 24)}`;
   emit("model.streaming", { assistantMessageId: amid2, delta: SUBAGENT_ANSWER, done: false, kind: "text_delta" });
-  emit("session.updated", { stopReason: "stop", usage: { inputTokens: 1000, outputTokens: 60, totalTokens: 1060 }, contextWindow: 200_000 });
+  emit("session.updated", {
+    stopReason: "stop",
+    usage: { inputTokens: 1000, outputTokens: 60, totalTokens: 1060 },
+    contextWindow: 200_000,
+  });
   const totalDurationMs = Date.now() - startedAt;
-  emit("turn.completed", { response: SUBAGENT_ANSWER, tokenCount: 2000, toolCallCount: 1, duration: totalDurationMs, resultType: "success" });
+  emit("turn.completed", {
+    response: SUBAGENT_ANSWER,
+    tokenCount: 2000,
+    toolCallCount: 1,
+    duration: totalDurationMs,
+    resultType: "success",
+  });
 
   await t.emit("session.updated", { agentId, childSessionId: child.id, summaryText: SUBAGENT_SUMMARY });
   await t.emit("session.updated", {

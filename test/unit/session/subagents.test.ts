@@ -35,7 +35,14 @@ function owner(opts: { optedIn?: boolean; subscribeFails?: boolean } = {}) {
   return { o, parent, onChild, routes, subscribed };
 }
 
-const spawn = (n: number) => ({ kind: "spawned" as const, agentId: `agent_${n}`, childSessionId: `child_${n}`, parentToolCallId: `call_${n}`, description: `task ${n}`, prompt: `do ${n}` });
+const spawn = (n: number) => ({
+  kind: "spawned" as const,
+  agentId: `agent_${n}`,
+  childSessionId: `child_${n}`,
+  parentToolCallId: `call_${n}`,
+  description: `task ${n}`,
+  prompt: `do ${n}`,
+});
 
 describe("Subagents", () => {
   test("a spawn is announced with its task, then followed from seq 0; its events land on the child's id", async () => {

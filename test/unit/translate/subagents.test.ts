@@ -2,7 +2,14 @@
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { applyEvent, type EventContext, type EventState, type SubagentHooks } from "../../../src/translate/events.ts";
-import { announceChild, childStopped, reportMessage, subagentEventOf, taskMessage, type SubagentEvent } from "../../../src/translate/subagents.ts";
+import {
+  announceChild,
+  childStopped,
+  reportMessage,
+  subagentEventOf,
+  taskMessage,
+  type SubagentEvent,
+} from "../../../src/translate/subagents.ts";
 import { ToolCallTracker } from "../../../src/translate/tools/tracker.ts";
 import { parseEvent, readEnvelope, type SessionUpdated, type ZCodeEvent } from "../../../src/zcode/event-schemas.ts";
 import { CWD, expectValid } from "../support/bridge-fixtures.ts";
@@ -18,7 +25,15 @@ const SPAWNED = {
   status: "running",
   allowedTools: ["Read", "Grep"],
 };
-const STOPPED = { agentId: "agent_1", agentType: "general-purpose", childSessionId: "sess_subagent_agent_1", parentToolCallId: "call_1", status: "completed", totalDurationMs: 10, totalToolUseCount: 1 };
+const STOPPED = {
+  agentId: "agent_1",
+  agentType: "general-purpose",
+  childSessionId: "sess_subagent_agent_1",
+  parentToolCallId: "call_1",
+  status: "completed",
+  totalDurationMs: 10,
+  totalToolUseCount: 1,
+};
 
 let seq = 0;
 function ev(type: string, payload: unknown): ZCodeEvent {
@@ -46,15 +61,35 @@ describe("subagentEventOf", () => {
       description: "Find callers of greet",
       prompt: "Search the codebase for greet()",
     });
-    expect(subagentEventOf(payload({ agentId: "agent_1", childSessionId: "c", summaryText: "scanned" }))).toEqual({ kind: "message", agentId: "agent_1", childSessionId: "c", text: "scanned" });
-    expect(subagentEventOf(payload({ agentId: "agent_1", text: "progress" }))).toEqual({ kind: "message", agentId: "agent_1", text: "progress" });
-    expect(subagentEventOf(payload(STOPPED))).toEqual({ kind: "stopped", agentId: "agent_1", childSessionId: "sess_subagent_agent_1", status: "completed" });
-    expect(subagentEventOf(payload({ ...STOPPED, status: "failed", error: "429 rate limited" }))).toMatchObject({ kind: "stopped", status: "failed", error: "429 rate limited" });
+    expect(subagentEventOf(payload({ agentId: "agent_1", childSessionId: "c", summaryText: "scanned" }))).toEqual({
+      kind: "message",
+      agentId: "agent_1",
+      childSessionId: "c",
+      text: "scanned",
+    });
+    expect(subagentEventOf(payload({ agentId: "agent_1", text: "progress" }))).toEqual({
+      kind: "message",
+      agentId: "agent_1",
+      text: "progress",
+    });
+    expect(subagentEventOf(payload(STOPPED))).toEqual({
+      kind: "stopped",
+      agentId: "agent_1",
+      childSessionId: "sess_subagent_agent_1",
+      status: "completed",
+    });
+    expect(subagentEventOf(payload({ ...STOPPED, status: "failed", error: "429 rate limited" }))).toMatchObject({
+      kind: "stopped",
+      status: "failed",
+      error: "429 rate limited",
+    });
   });
 
   test("other session.updated payloads are not subagent events", () => {
     // A background task of a subagent names the child but is a task, not the subagent.
-    expect(subagentEventOf(payload({ taskId: "agent_1", taskKind: "subagent", childSessionId: "c", status: "completed", agentId: "agent_1" }))).toBeUndefined();
+    expect(
+      subagentEventOf(payload({ taskId: "agent_1", taskKind: "subagent", childSessionId: "c", status: "completed", agentId: "agent_1" })),
+    ).toBeUndefined();
     expect(subagentEventOf(payload({ mode: "build", previousMode: "plan" }))).toBeUndefined();
     expect(subagentEventOf(payload({ stopReason: "stop", usage: { inputTokens: 3 } }))).toBeUndefined();
     expect(subagentEventOf(payload({ trigger: "manual", preCompactTokenCount: 9, status: "failed" }))).toBeUndefined();
@@ -114,7 +149,17 @@ describe("applyEvent with subagent hooks", () => {
     };
   }
   const mirrored = (kind: string, extra: Record<string, unknown> = {}) =>
-    ev("tool.updated", { kind, toolCallId: "tool_subagent_agent_1_call_9", toolName: "Grep", source: "subagent", childSessionId: "sess_subagent_agent_1", childToolCallId: "call_9", parentToolCallId: "call_1", agentId: "agent_1", ...extra });
+    ev("tool.updated", {
+      kind,
+      toolCallId: "tool_subagent_agent_1_call_9",
+      toolName: "Grep",
+      source: "subagent",
+      childSessionId: "sess_subagent_agent_1",
+      childToolCallId: "call_9",
+      parentToolCallId: "call_1",
+      agentId: "agent_1",
+      ...extra,
+    });
 
   test("subagent payloads go to the hooks, nothing to the parent's own stream", () => {
     const seen: SubagentEvent[] = [];
@@ -130,7 +175,11 @@ describe("applyEvent with subagent hooks", () => {
   test("a child's mirrored tool is hidden only while the child's own session shows it", () => {
     for (const shown of [true, false]) {
       const out: SessionUpdate[] = [];
-      const ctx: EventContext = { session: state(), emit: (u) => out.push(u), subagents: { event: () => {}, shows: (id) => shown && id === "sess_subagent_agent_1" } };
+      const ctx: EventContext = {
+        session: state(),
+        emit: (u) => out.push(u),
+        subagents: { event: () => {}, shows: (id) => shown && id === "sess_subagent_agent_1" },
+      };
       applyEvent(ctx, mirrored("scheduled", { input: { pattern: "greet" } }));
       applyEvent(ctx, mirrored("started", { startedAt: 1 }));
       applyEvent(ctx, mirrored("result", { result: { success: true, content: "x" }, duration: 1 }));
