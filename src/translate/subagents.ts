@@ -31,6 +31,8 @@ export type SubagentEvent =
   | { kind: "message"; agentId: string; childSessionId?: string; text: string };
 
 const STOPPED = new Set(["completed", "failed", "error", "stopped", "cancelled", "killed"]);
+/** ZCode's own reading of a failure that was a cancel (subagent-session-query.ts CANCELLATION_PATTERN). */
+const CANCELLATION = /abort|cancel|interrupt|stop/i;
 
 function errorText(e: unknown): string | undefined {
   if (typeof e === "string") return e.trim() || undefined;
@@ -125,7 +127,8 @@ const STOP_REASON: Record<string, "end_turn" | "cancelled" | "error"> = {
 
 /** The child's work ended (it stays, idle: ZCode may resume it with a SendMessage). */
 export function childStopped(childId: string, e: Extract<SubagentEvent, { kind: "stopped" }>): SessionUpdate {
-  const stopReason = STOP_REASON[e.status] ?? "end_turn";
+  const failedByCancel = STOP_REASON[e.status] === "error" && e.error !== undefined && CANCELLATION.test(e.error);
+  const stopReason = failedByCancel ? "cancelled" : (STOP_REASON[e.status] ?? "end_turn");
   const state =
     stopReason === "error"
       ? { state: "idle" as const, stopReason, ...(e.error ? { error: { code: -32603, message: e.error } } : {}) }

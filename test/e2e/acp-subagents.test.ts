@@ -105,3 +105,22 @@ test("subagents not opted in: the flat tool calls as before, nothing of the chil
     ).toBe(true);
   });
 });
+
+test("subagents opted in, cancelled under a running subagent: the child ends idle and cancelled, its tool failed", async () => {
+  await withBridge({ clientCapabilities: { subagents: {} } as acp.ClientCapabilities }, async (h) => {
+    const { sessionId } = await h.newSession();
+    const answer = h.prompt(sessionId, "#scenario:subagent hold=60000");
+    await h.waitFor(() => h.updatesOfKind(sessionId, "subagent_update").length > 0, "the announce");
+    const child = childOf(h, sessionId);
+    await h.waitFor(() => h.updatesOfKind(child, "tool_call").length > 0, "the child's Grep");
+    await h.cancel(sessionId);
+    expect((await answer).stopReason).toBe("cancelled");
+    await h.waitFor(() => h.updatesOfKind(sessionId, "subagent_update").some((u) => u.state?.state === "idle"), "the child's end");
+    expect(h.updatesOfKind(sessionId, "subagent_update").at(-1)!.state).toEqual({ state: "idle", stopReason: "cancelled" });
+    const grep = h.updatesOfKind(child, "tool_call")[0]!;
+    await h.waitFor(
+      () => h.updatesOfKind(child, "tool_call_update").some((u) => u.toolCallId === grep.toolCallId && u.status === "failed"),
+      "the child's Grep cancelled",
+    );
+  });
+});

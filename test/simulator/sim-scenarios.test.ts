@@ -320,6 +320,26 @@ describe("subagent", () => {
     const list = await c.call("session/list", { workspace: { workspacePath: "/w/proj", workspaceKey: "/w/proj" } });
     expect(list.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
   });
+
+  test("a stop under a running subagent: the child's tool and turn cancelled, SubagentStopped failed with the abort", async () => {
+    const c = sim();
+    const id = await c.create("/w/proj");
+    await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
+    const from = c.frames.length;
+    await c.call("session/send", { sessionId: id, content: "#scenario:subagent hold=60000" });
+    await c.waitFor((f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started", 5000, from);
+    await c.call("session/stop", { sessionId: id });
+    await c.waitTurnEnd(id, 5000, from);
+    const ev = c.events(id);
+    const stopped = ev.filter((e) => e.type === "session.updated" && e.payload.status === "failed").map((e) => e.payload);
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0].error).toContain("Agent was cancelled");
+    const mirroredEnd = tools(ev).filter((p) => p.source === "subagent").at(-1);
+    expect(mirroredEnd).toMatchObject({ kind: "error", error: { type: "tool_cancelled" } });
+    expect(ev.at(-1)!.payload.resultType).toBe("cancelled");
+    const sub = await c.call("session/subscribe", { sessionId: stopped[0].childSessionId, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    expect(sub.events.at(-1)).toMatchObject({ type: "turn.completed", payload: { resultType: "cancelled" } });
+  });
 });
 
 describe("permission", () => {

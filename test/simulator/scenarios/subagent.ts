@@ -24,7 +24,7 @@
 //   description.
 // - The Agent tool's result is the child's answer, then the agentId line and
 //   the usage block.
-import type { ToolCall, Turn } from "../turn.ts";
+import { Stopped, type ToolCall, type Turn } from "../turn.ts";
 import { uuid } from "../store.ts";
 import type { SessionRecord } from "../types.ts";
 import { useTools } from "./tools.ts";
@@ -33,6 +33,8 @@ export const SUBAGENT_DESCRIPTION = "Find callers of greet";
 export const SUBAGENT_PROMPT = "Search the codebase for every call of greet() and report whether any passes an empty name.";
 export const SUBAGENT_ANSWER = "Found 2 callers of greet(): src/index.ts:3 and src/cli.ts:12. Neither passes an empty name.";
 export const SUBAGENT_SUMMARY = "Scanned src/ for greet() calls.";
+/** guardSubagentPromiseWithAbort's error when the parent's turn is stopped under a foreground subagent. */
+export const SUBAGENT_CANCELLED = "Agent was cancelled before the subagent returned findings or background launch completed";
 
 /** The child session's runtime: its own events, its own seq. */
 function childEmitter(t: Turn, child: SessionRecord, turnId: string) {
@@ -54,6 +56,63 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
   child.title = description;
   t.sim.activate(child);
   const mirrorBase = { agentId, agentType, childSessionId: child.id, description, parentToolCallId: call.toolCallId, source: "subagent" };
+  const childTurn = `turn_${uuid()}`;
+  /** What a stop finds running: the child's tool (and its mirror), once the spawn was announced. */
+  const open: { spawned?: boolean; child?: string; mirrored?: string } = {};
+  try {
+    return await childWork(t, call, { agentId, agentType, description, prompt, startedAt, child, childTurn, mirrorBase, open });
+  } catch (err) {
+    if (err instanceof Stopped && open.spawned) {
+      // The parent's stop aborts the child (runner.ts): its tool and turn end cancelled, then SubagentStopped "failed".
+      const now = Date.now();
+      const cancelled = { error: { type: "tool_cancelled", message: "Tool execution cancelled" }, kind: "error" };
+      if (open.child) t.sim.emit(child, "tool.updated", { ...cancelled, toolCallId: open.child }, { turnId: childTurn });
+      if (open.mirrored)
+        t.sim.emit(
+          t.s,
+          "tool.updated",
+          { ...mirrorBase, ...cancelled, childToolCallId: open.child, toolCallId: open.mirrored, toolName: "Grep" },
+          { turnId: t.id },
+        );
+      t.sim.emit(
+        child,
+        "turn.completed",
+        { response: "", tokenCount: 0, toolCallCount: 1, duration: now - startedAt, resultType: "cancelled" },
+        { turnId: childTurn },
+      );
+      t.sim.emit(
+        t.s,
+        "session.updated",
+        {
+          agentId,
+          agentType,
+          childSessionId: child.id,
+          parentToolCallId: call.toolCallId,
+          status: "failed",
+          totalDurationMs: now - startedAt,
+          error: SUBAGENT_CANCELLED,
+        },
+        { turnId: t.id },
+      );
+    }
+    throw err;
+  }
+}
+
+interface ChildRun {
+  agentId: string;
+  agentType: string;
+  description: string;
+  prompt: string;
+  startedAt: number;
+  child: SessionRecord;
+  childTurn: string;
+  mirrorBase: Record<string, string>;
+  open: { spawned?: boolean; child?: string; mirrored?: string };
+}
+
+async function childWork(t: Turn, call: ToolCall, c: ChildRun): Promise<string> {
+  const { agentId, agentType, description, prompt, startedAt, child, childTurn, mirrorBase, open } = c;
 
   await t.emit("session.updated", {
     agentId,
@@ -65,8 +124,8 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
     status: "running",
     allowedTools: ["Read", "Grep", "Glob", "Bash"],
   });
+  open.spawned = true;
 
-  const childTurn = `turn_${uuid()}`;
   const emit = childEmitter(t, child, childTurn);
   const amid = `msg_${uuid().replaceAll("-", "").slice(0, 24)}`;
   emit("turn.started", { turnNumber: 1, input: prompt, inputSource: "subagent" });
@@ -114,6 +173,11 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
     toolCallId: mirroredId,
     toolName: "Grep",
   });
+  open.child = childToolCallId;
+  open.mirrored = mirroredId;
+  // `hold=<ms>`: the child's tool runs that long (a stop meanwhile cancels it).
+  const hold = t.num("hold", 0);
+  if (hold > 0) await t.sleep(hold);
   await t.pace();
   const content = 'src/index.ts:3:greet(user.name)\nsrc/cli.ts:12:greet(argv[2] ?? "world")';
   const result = { success: true, content, truncated: false, budgetStrategy: "truncate" };
@@ -127,6 +191,8 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
     toolCallId: mirroredId,
     toolName: "Grep",
   });
+  open.child = undefined;
+  open.mirrored = undefined;
   emit("tool.updated", { errorCount: 0, kind: "batch", successCount: 1, toolCallIds: [childToolCallId] });
   const amid2 = `msg_${uuid().replaceAll("-", "").slice(0, 24)}`;
   emit("model.streaming", { assistantMessageId: amid2, delta: SUBAGENT_ANSWER, done: false, kind: "text_delta" });

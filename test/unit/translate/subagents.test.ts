@@ -135,6 +135,16 @@ describe("the updates", () => {
   });
 });
 
+test("a failure that was the parent's cancel reads as cancelled, as ZCode's own query reads it", () => {
+  const u = childStopped("c", {
+    kind: "stopped",
+    agentId: "a",
+    status: "failed",
+    error: "Agent was cancelled before the subagent returned findings or background launch completed",
+  });
+  expect(u).toEqual({ sessionUpdate: "subagent_update", sessionId: "c", state: { state: "idle", stopReason: "cancelled" } });
+});
+
 describe("applyEvent with subagent hooks", () => {
   function state(): EventState {
     return {
