@@ -77,7 +77,9 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
   },
   "tool.updated": (ctx, e) => {
     const p = e.payload;
-    if (p.source === "subagent" && p.childSessionId && ctx.subagents?.shows(p.childSessionId)) return;
+    // A subagent's tool mirrored into the parent: its own session shows it, unless the parent
+    // already does (a permission request for it announced it there) and must see it finish.
+    if (p.source === "subagent" && p.childSessionId && p.toolCallId && ctx.subagents?.shows(p.childSessionId) && !ctx.session.tracker.pending(p.toolCallId)) return;
     ctx.session.messageIds = {};
     // The plan is the TodoWrite input; the result does not repeat it (and the tracker forgets it on finishing).
     const todo = p.kind === "result" && p.toolCallId ? ctx.session.tracker.pending(p.toolCallId) : undefined;

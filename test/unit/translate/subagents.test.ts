@@ -199,6 +199,20 @@ describe("applyEvent with subagent hooks", () => {
     }
   });
 
+  test("a mirrored tool the parent already shows (announced for a permission request) finishes there", () => {
+    const out: SessionUpdate[] = [];
+    const s = state();
+    const ctx: EventContext = { session: s, emit: (u) => out.push(u), subagents: { event: () => {}, shows: () => true } };
+    applyEvent(ctx, mirrored("scheduled", { input: { pattern: "greet" } }));
+    expect(out).toEqual([]);
+    // What the interaction router does before asking the editor.
+    out.push(...s.tracker.ensureAnnounced("tool_subagent_agent_1_call_9", { toolName: "Grep", input: { pattern: "greet" } }));
+    applyEvent(ctx, mirrored("started", { startedAt: 1 }));
+    applyEvent(ctx, mirrored("result", { result: { success: true, content: "x" }, duration: 1 }));
+    expectValid(out);
+    expect(out.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "tool_subagent_agent_1_call_9", status: "completed" });
+  });
+
   test("without hooks (a client that did not opt in) the payloads change nothing", () => {
     const out: SessionUpdate[] = [];
     applyEvent({ session: state(), emit: (u) => out.push(u) }, ev("session.updated", SPAWNED));
