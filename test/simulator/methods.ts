@@ -214,6 +214,57 @@ const methods: Record<string, Handler> = {
     return snapshot(sim, s, { availability: "current", messageLimit: p.messageLimit });
   },
 
+  /**
+   * listSessionSubagents (server-operations.ts) over projectSessionSubagents
+   * (subagent-session-query.ts): the parent's subagent_child sessions, the
+   * running ones newest first, the ended ones by endedAt (then id) newest
+   * first, paged by a base64url cursor of {childSessionId, endedAt}.
+   */
+  "session/subagents"(sim, p) {
+    const parent = sim.store.get(p.sessionId);
+    if (!parent) throw new RpcError(-32004, `Session not found: ${p.sessionId}`);
+    const children = sim.store.all().filter((c) => c.parentSessionId === parent.id && c.taskType === "subagent_child" && c.subagent);
+    const item = (c: SessionRecord) => {
+      const a = c.subagent!;
+      return { childSessionId: c.id, agentId: a.agentId, toolCallId: a.toolCallId, subagentType: a.subagentType, title: c.title || "Subagent", startedAt: a.startedAt };
+    };
+    const running = children
+      .filter((c) => !c.subagent!.status)
+      .map((c) => ({ ...item(c), status: "running" }))
+      .sort((l, r) => r.startedAt - l.startedAt || r.childSessionId.localeCompare(l.childSessionId));
+    const ended = children
+      .filter((c) => c.subagent!.status)
+      .map((c) => ({ ...item(c), status: c.subagent!.status!, ...(c.subagent!.summary ? { summary: c.subagent!.summary } : {}), endedAt: c.subagent!.endedAt ?? c.updatedAt }))
+      .sort((l, r) => r.endedAt - l.endedAt || r.childSessionId.localeCompare(l.childSessionId));
+    let start = 0;
+    if (p.endedCursor) {
+      let cur: { childSessionId?: unknown; endedAt?: unknown } = {};
+      try {
+        cur = JSON.parse(Buffer.from(p.endedCursor, "base64url").toString("utf8"));
+      } catch {
+        /* a bad cursor reads as none */
+      }
+      if (typeof cur.childSessionId === "string" && typeof cur.endedAt === "number") {
+        const at = cur.endedAt;
+        const id = cur.childSessionId;
+        start = ended.findIndex((e) => e.endedAt < at || (e.endedAt === at && e.childSessionId.localeCompare(id) < 0));
+      }
+    }
+    const items = start < 0 ? [] : ended.slice(start, start + p.endedLimit);
+    const last = items.at(-1);
+    const more = last && start >= 0 && start + items.length < ended.length;
+    return {
+      revision: sim.rt(parent.id)?.revision ?? parent.updatedAt,
+      childSessionIds: children.map((c) => c.id),
+      running,
+      ended: {
+        total: ended.length,
+        items,
+        ...(more ? { nextCursor: Buffer.from(JSON.stringify({ childSessionId: last.childSessionId, endedAt: last.endedAt })).toString("base64url") } : {}),
+      },
+    };
+  },
+
   "session/messages"(sim, p) {
     const { s } = requireSession(sim, p.sessionId);
     let messages = s.messages;

@@ -321,6 +321,33 @@ describe("subagent", () => {
     expect(list.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
   });
 
+  test("session/subagents: running while the child works, then ended (cancelled, success), newest first, paged by cursor", async () => {
+    const c = sim();
+    const id = await c.create("/w/proj");
+    await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
+    const from = c.frames.length;
+    await c.call("session/send", { sessionId: id, content: "#scenario:subagent hold=60000" });
+    await c.waitFor((f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started", 5000, from);
+    const during = await c.call("session/subagents", { sessionId: id });
+    expect(during.running).toHaveLength(1);
+    expect(during.running[0]).toMatchObject({ status: "running", subagentType: "general-purpose", title: "Find callers of greet" });
+    expect(during.ended).toEqual({ total: 0, items: [] });
+    await c.call("session/stop", { sessionId: id });
+    await c.waitTurnEnd(id, 5000, from);
+    await c.turn(id, "#scenario:subagent");
+    const first = await c.call("session/subagents", { sessionId: id, endedLimit: 1 });
+    expect(first.running).toEqual([]);
+    expect(first.childSessionIds).toHaveLength(2);
+    expect(first.ended.total).toBe(2);
+    expect(first.ended.items[0]).toMatchObject({ status: "success", summary: expect.stringContaining("Found 2 callers") });
+    const second = await c.call("session/subagents", { sessionId: id, endedLimit: 1, endedCursor: first.ended.nextCursor });
+    expect(second.ended.items).toHaveLength(1);
+    expect(second.ended.items[0].status).toBe("cancelled");
+    expect(second.ended.nextCursor).toBeUndefined();
+    expect(second.ended.items[0].endedAt).toBeLessThanOrEqual(first.ended.items[0].endedAt);
+    expect(new Set([first.ended.items[0].childSessionId, second.ended.items[0].childSessionId]).size).toBe(2);
+  });
+
   test("a stop under a running subagent: the child's tool and turn cancelled, SubagentStopped failed with the abort", async () => {
     const c = sim();
     const id = await c.create("/w/proj");

@@ -54,6 +54,7 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
   child.taskType = "subagent_child";
   child.parentSessionId = t.s.id;
   child.title = description;
+  child.subagent = { agentId, toolCallId: call.toolCallId, subagentType: agentType, startedAt };
   t.sim.activate(child);
   const mirrorBase = { agentId, agentType, childSessionId: child.id, description, parentToolCallId: call.toolCallId, source: "subagent" };
   const childTurn = `turn_${uuid()}`;
@@ -62,9 +63,10 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
   try {
     return await childWork(t, call, { agentId, agentType, description, prompt, startedAt, child, childTurn, mirrorBase, open });
   } catch (err) {
-    if (err instanceof Stopped && open.spawned) {
+    if (err instanceof Stopped && open.spawned && child.subagent) {
       // The parent's stop aborts the child (runner.ts): its tool and turn end cancelled, then SubagentStopped "failed".
       const now = Date.now();
+      child.subagent = { ...child.subagent, status: "cancelled", endedAt: now, summary: SUBAGENT_CANCELLED };
       const cancelled = { error: { type: "tool_cancelled", message: "Tool execution cancelled" }, kind: "error" };
       if (open.child) t.sim.emit(child, "tool.updated", { ...cancelled, toolCallId: open.child }, { turnId: childTurn });
       if (open.mirrored)
@@ -210,6 +212,7 @@ async function childWork(t: Turn, call: ToolCall, c: ChildRun): Promise<string> 
     resultType: "success",
   });
 
+  if (child.subagent) child.subagent = { ...child.subagent, status: "success", endedAt: Date.now(), summary: SUBAGENT_ANSWER };
   await t.emit("session.updated", { agentId, childSessionId: child.id, summaryText: SUBAGENT_SUMMARY });
   await t.emit("session.updated", {
     agentId,
