@@ -1,4 +1,5 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { t } from "../i18n/index.ts";
 import type { SessionUpdated } from "../zcode/event-schemas.ts";
 
 // ZCode's subagents (its Agent/Task tools) as ACP child sessions, for a
@@ -80,7 +81,7 @@ export function subagentEventOf(p: SessionUpdated): SubagentEvent | undefined {
 
 /** The first subagent_update: the child exists, belongs to the parent's Agent tool call, and is working. */
 export function announceChild(e: Extract<SubagentEvent, { kind: "spawned" }>): SessionUpdate {
-  const title = e.description ?? e.agentType ?? "Subagent";
+  const title = e.description ?? e.agentType ?? t().tools.subagent;
   return {
     sessionUpdate: "subagent_update",
     sessionId: e.childSessionId,
