@@ -42,7 +42,8 @@ class ChildSession implements IntakeOwner {
   private unroute: (() => void) | undefined;
   private gone = false;
   stopped = false;
-  reports = 0;
+  /** Messages to and from the parent so far (a resumed child gets new tasks; ids never repeat). */
+  messages = 0;
 
   constructor(
     readonly id: string,
@@ -114,13 +115,13 @@ export class Subagents implements SubagentHooks {
     if (!childId || !this.byAgent.has(e.agentId)) return;
     const child = this.children.get(childId);
     if (e.kind === "message") {
-      const n = child ? ++child.reports : 1;
-      for (const u of reportMessage(this.owner.id, childId, `${childId}-report-${n}`, e.text)) this.owner.emit(u);
+      for (const u of reportMessage(this.owner.id, childId, `${childId}-message-${child ? ++child.messages : 0}`, e.text))
+        this.owner.emit(u);
       return;
     }
     if (e.summary) {
-      const n = child ? ++child.reports : 1;
-      for (const u of reportMessage(this.owner.id, childId, `${childId}-report-${n}`, e.summary)) this.owner.emit(u);
+      for (const u of reportMessage(this.owner.id, childId, `${childId}-message-${child ? ++child.messages : 0}`, e.summary))
+        this.owner.emit(u);
     }
     this.owner.emit(childStopped(childId, e));
     if (child) child.stopped = true;
@@ -131,15 +132,16 @@ export class Subagents implements SubagentHooks {
     this.byAgent.set(e.agentId, e.childSessionId);
     // Announced before any traffic of the child (the subscription comes after it).
     this.owner.emit(announceChild(e));
-    if (e.prompt) this.owner.emit(taskMessage(this.owner.id, e.childSessionId, e.prompt));
     if (known && !known.isClosed) {
       // Resumed by a SendMessage: the same child works again, already followed.
       known.stopped = false;
+      if (e.prompt) this.owner.emit(taskMessage(this.owner.id, known.id, `${known.id}-message-${++known.messages}`, e.prompt));
       return;
     }
     this.makeRoom();
     const child = new ChildSession(e.childSessionId, this.owner);
     this.children.set(e.childSessionId, child);
+    if (e.prompt) this.owner.emit(taskMessage(this.owner.id, child.id, `${child.id}-message-${++child.messages}`, e.prompt));
     void child.follow();
   }
 

@@ -98,11 +98,11 @@ export function announceChild(e: Extract<SubagentEvent, { kind: "spawned" }>): S
   };
 }
 
-/** The task the parent gave the child, as a message from the parent session to the child (the child's view and the parent's share its id). */
-export function taskMessage(parentId: string, childId: string, prompt: string): SessionUpdate {
+/** The task the parent gave the child, as a message from the parent session to the child. */
+export function taskMessage(parentId: string, childId: string, messageId: string, prompt: string): SessionUpdate {
   return {
     sessionUpdate: "session_message",
-    messageId: `${childId}-task`,
+    messageId,
     senderSessionId: parentId,
     recipientSessionId: childId,
     content: [{ type: "text", text: prompt }],

@@ -63,6 +63,22 @@ describe("Subagents", () => {
     expect(subs.shows("child_1")).toBe(false);
   });
 
+  test("a child resumed by SendMessage (spawned again) is announced again with a new task, and followed once", async () => {
+    const { o, parent, subscribed } = owner();
+    const subs = new Subagents(o);
+    subs.event(spawn(1));
+    subs.event({ kind: "stopped", agentId: "agent_1", childSessionId: "child_1", status: "completed" });
+    subs.event({ ...spawn(1), prompt: "and now this" });
+    await Bun.sleep(0);
+    expect(subscribed).toHaveLength(1);
+    const tasks = parent.filter((u) => u.sessionUpdate === "session_message") as Array<{ messageId: string }>;
+    expect(tasks.map((m) => m.messageId)).toEqual(["child_1-message-1", "child_1-message-2"]);
+    expect(
+      parent.filter((u) => u.sessionUpdate === "subagent_update").map((u) => (u as { state?: { state: string } }).state?.state),
+    ).toEqual(["running", "idle", "running"]);
+    subs.dispose();
+  });
+
   test("a client that did not opt in gets nothing; a message or stop of an unknown agent is dropped", () => {
     const off = owner({ optedIn: false });
     new Subagents(off.o).event(spawn(1));

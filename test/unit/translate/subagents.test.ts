@@ -117,16 +117,21 @@ describe("the updates", () => {
 
   test("task and report messages; the end as an idle state with ACP's stop reason", () => {
     const out: SessionUpdate[] = [
-      taskMessage("p", "c", "do it"),
-      ...reportMessage("p", "c", "c-report-1", "done"),
+      taskMessage("p", "c", "c-message-1", "do it"),
+      ...reportMessage("p", "c", "c-message-2", "done"),
       childStopped("c", { kind: "stopped", agentId: "a", status: "completed" }),
       childStopped("c", { kind: "stopped", agentId: "a", status: "stopped" }),
       childStopped("c", { kind: "stopped", agentId: "a", status: "failed", error: "boom" }),
     ];
     expectValid(out);
-    expect(out[0]).toMatchObject({ senderSessionId: "p", recipientSessionId: "c", content: [{ type: "text", text: "do it" }] });
-    expect(out[1]).toEqual({ sessionUpdate: "session_message", messageId: "c-report-1", senderSessionId: "c", recipientSessionId: "p" });
-    expect(out[2]).toEqual({ sessionUpdate: "session_message_chunk", messageId: "c-report-1", content: { type: "text", text: "done" } });
+    expect(out[0]).toMatchObject({
+      messageId: "c-message-1",
+      senderSessionId: "p",
+      recipientSessionId: "c",
+      content: [{ type: "text", text: "do it" }],
+    });
+    expect(out[1]).toEqual({ sessionUpdate: "session_message", messageId: "c-message-2", senderSessionId: "c", recipientSessionId: "p" });
+    expect(out[2]).toEqual({ sessionUpdate: "session_message_chunk", messageId: "c-message-2", content: { type: "text", text: "done" } });
     expect(out.slice(3).map((u) => (u as { state: unknown }).state)).toEqual([
       { state: "idle", stopReason: "end_turn" },
       { state: "idle", stopReason: "cancelled" },
@@ -210,7 +215,11 @@ describe("applyEvent with subagent hooks", () => {
     applyEvent(ctx, mirrored("started", { startedAt: 1 }));
     applyEvent(ctx, mirrored("result", { result: { success: true, content: "x" }, duration: 1 }));
     expectValid(out);
-    expect(out.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "tool_subagent_agent_1_call_9", status: "completed" });
+    expect(out.at(-1)).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "tool_subagent_agent_1_call_9",
+      status: "completed",
+    });
   });
 
   test("without hooks (a client that did not opt in) the payloads change nothing", () => {
