@@ -108,6 +108,7 @@ export class Bridge {
         this.watchCapabilities();
         s.announceCommands(true);
       },
+      routeEvents: (id, cb) => this.conn.onEvent(id, cb),
     };
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
     this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));

@@ -6,6 +6,7 @@ import { log } from "../log.ts";
 import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
 import type { Env } from "../zcode/host.ts";
+import type { EventListener } from "../zcode/event-router.ts";
 import type { Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";
@@ -16,6 +17,7 @@ import { invalidParams } from "../translate/errors.ts";
 import { applyEvent, emitUsage, type EventContext } from "../translate/events.ts";
 import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translate/client-features.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
+import { Subagents } from "./subagents.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
 import { autoCompactValue, configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
@@ -54,6 +56,8 @@ export interface SessionDeps {
   titleKnown(sessionId: string, title: string): void;
   /** Resumed in a (possibly new) child behind the editor's back. */
   onResumed(s: Session): void;
+  /** ZCode's events of a session id (a subagent's child session); returns the unsubscribe. */
+  routeEvents(sessionId: string, cb: EventListener): () => void;
 }
 
 /**
@@ -103,6 +107,8 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   private tail: Promise<unknown> = Promise.resolve();
   /** Files staged for ZCode by this session's prompts (they go with the session). */
   private readonly staged: StagedAttachments;
+  /** ZCode's subagents as child sessions, for a client that takes them. */
+  private readonly subagents: Subagents;
 
   constructor(
     readonly id: string,
@@ -116,6 +122,23 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     this.intake = new EventIntake(this, deps.api);
     this.activationState = new Activation(this, deps.api);
     this.staged = new StagedAttachments(deps.env);
+    const session = this;
+    this.subagents = new Subagents({
+      id,
+      get cwd() {
+        return session.cwd;
+      },
+      api: deps.api,
+      get features() {
+        return deps.features();
+      },
+      terminalOutput: () => deps.terminalOutput(),
+      emit: (u) => this.emit(u),
+      emitOn: (sessionId, u) => {
+        if (!this.closed) deps.sink.push(sessionId, u);
+      },
+      routeEvents: (sessionId, cb) => deps.routeEvents(sessionId, cb),
+    });
   }
 
   /** Closed or being closed, or the editor has gone: nothing new may start. */
@@ -304,7 +327,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   }
 
   eventContext(): EventContext {
-    return { session: this.memory, emit: (u) => this.emit(u) };
+    return { session: this.memory, emit: (u) => this.emit(u), subagents: this.subagents };
   }
 
   // ---- the turn or command running, and what ZCode may still send of an earlier one ----
@@ -369,6 +392,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /** The bridge forgot the session: nothing more of it reaches the editor. */
   forgotten(): void {
     this.closed = true;
+    this.subagents.dispose();
   }
 
   // ---- settings and reads ------------------------------------------------------
@@ -529,6 +553,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     await this.exclusive(async () => {});
     await this.flush();
     this.closed = true;
+    this.subagents.dispose();
     this.staged.discard();
   }
 

@@ -17,6 +17,8 @@ export interface ClientFeatures {
   terminalOutput: boolean;
   /** JetBrains Air (`_meta.jetbrains.air`) or `_meta.goal`: the goal's state in session_info_update `_meta.goal`. */
   goal: boolean;
+  /** `subagents`: ZCode's subagents as child sessions (subagent_update, session_message). */
+  subagents: boolean;
 }
 
 const present = (v: unknown) => v !== undefined && v !== null;
@@ -31,6 +33,7 @@ export function clientFeatures(caps: ClientCapabilities | undefined): ClientFeat
     booleanOptions: present(session?.configOptions?.boolean),
     terminalOutput: c._meta?.["terminal_output"] === true,
     goal: present((c._meta?.["jetbrains"] as { air?: unknown } | undefined)?.air) || present(c._meta?.["goal"]),
+    subagents: present((c as { subagents?: unknown }).subagents),
   };
 }
 

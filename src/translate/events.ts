@@ -5,6 +5,7 @@ import { t } from "../i18n/index.ts";
 import type { ClientFeatures } from "./client-features.ts";
 import { planEntries, planUpdate, TODO_PLAN_ID } from "./history.ts";
 import { optionUpdates, withCurrent, type SessionOptions } from "./options/options.ts";
+import { subagentEventOf, type SubagentEvent } from "./subagents.ts";
 import type { ToolCallTracker } from "./tools/tracker.ts";
 
 /** What a running turn learns from its events (the table below feeds it). */
@@ -36,11 +37,19 @@ export interface EventState {
   compactionId: string | undefined;
 }
 
+/** Where a parent session's subagents go (present for a client that takes child sessions). */
+export interface SubagentHooks {
+  event(e: SubagentEvent): void;
+  /** The child's own session reaches the editor: its tools mirrored into the parent are not shown twice. */
+  shows(childSessionId: string): boolean;
+}
+
 export interface EventContext {
   session: EventState;
   emit(u: SessionUpdate): void;
   /** Present while one of our prompt turns consumes the events. */
   turn?: TurnHooks;
+  subagents?: SubagentHooks;
 }
 
 type Handler<T extends ZCodeEventType> = (ctx: EventContext, e: Extract<ZCodeEvent, { type: T }>) => void;
@@ -84,6 +93,9 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
   },
   "tool.updated": (ctx, e) => {
     const p = e.payload;
+    // A subagent's tool mirrored into the parent: its own session shows it, unless the parent
+    // already does (a permission request for it announced it there) and must see it finish.
+    if (p.source === "subagent" && p.childSessionId && p.toolCallId && ctx.subagents?.shows(p.childSessionId) && !ctx.session.tracker.pending(p.toolCallId)) return;
     ctx.session.messageIds = {};
     // The plan is the TodoWrite input; the result does not repeat it (and the tracker forgets it on finishing).
     const todo = p.kind === "result" && p.toolCallId ? ctx.session.tracker.pending(p.toolCallId) : undefined;
@@ -112,6 +124,8 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     ctx.emit({ sessionUpdate: "session_info_update", title });
   },
   "session.updated": (ctx, e) => {
+    const subagent = subagentEventOf(e.payload);
+    if (subagent) return ctx.subagents?.event(subagent);
     const compaction = compactionUpdate(ctx.session, e.payload);
     if (compaction) return ctx.emit(compaction);
     for (const u of sessionUpdatedToUpdates(ctx.session, e.payload)) ctx.emit(u);

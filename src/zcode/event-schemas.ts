@@ -77,6 +77,9 @@ export const ToolUpdatedSchema = loose({
   toolCallIds: maybe(v.array(str)),
   successCount: maybe(num),
   errorCount: maybe(num),
+  /** "subagent": a tool of a subagent mirrored into the parent (tool-event-mirror.ts), with the child session. */
+  source: maybe(str),
+  childSessionId: maybe(str),
 });
 export type ToolUpdated = v.InferOutput<typeof ToolUpdatedSchema>;
 
@@ -106,8 +109,24 @@ export const SessionUpdatedSchema = loose({
   trigger: maybe(str),
   preCompactTokenCount: maybe(num),
   postCompactTokenCount: maybe(num),
-  /** A compaction that ended without a result: failed or interrupted. */
+  /** A compaction that ended without a result (failed, interrupted); a subagent's state (running, completed, failed, stopped). */
   status: maybe(str),
+  /**
+   * ZCode's subagent events (SubagentSpawned / SubagentMessage / SubagentStopped,
+   * core/src/subagent/runner.ts) arrive here untyped: the child session, the
+   * parent's Agent tool call, and the words of each.
+   */
+  agentId: maybe(str),
+  agentType: maybe(str),
+  childSessionId: maybe(str),
+  parentToolCallId: maybe(str),
+  description: maybe(str),
+  prompt: maybe(str),
+  summaryText: maybe(str),
+  text: maybe(str),
+  error: maybe(v.unknown()),
+  /** Set on a background task's payload (taskKind "subagent"), which is not a subagent event. */
+  taskKind: maybe(str),
 });
 export type SessionUpdated = v.InferOutput<typeof SessionUpdatedSchema>;
 export type TurnStarted = v.InferOutput<(typeof EVENT_PAYLOADS)["turn.started"]>;

@@ -199,7 +199,8 @@ const methods: Record<string, Handler> = {
   },
 
   "session/list"(sim, p) {
-    let list = sim.store.all().filter((s) => s.persistence !== "deferred");
+    // A subagent's session is no task of the list (task-list-session-membership.ts).
+    let list = sim.store.all().filter((s) => s.persistence !== "deferred" && (p.sessionIds || s.taskType !== "subagent_child"));
     if (p.sessionIds) list = list.filter((s) => p.sessionIds.includes(s.id));
     if (p.workspace) list = list.filter((s) => workspaceMatches(s, p.workspace));
     list.sort((a, b) => b.updatedAt - a.updatedAt);
@@ -214,6 +215,57 @@ const methods: Record<string, Handler> = {
     // A read flushes the batched tail of the stream (it takes the next seq).
     sim.flushDeltas(s);
     return snapshot(sim, s, { availability: "current", messageLimit: p.messageLimit });
+  },
+
+  /**
+   * listSessionSubagents (server-operations.ts) over projectSessionSubagents
+   * (subagent-session-query.ts): the parent's subagent_child sessions, the
+   * running ones newest first, the ended ones by endedAt (then id) newest
+   * first, paged by a base64url cursor of {childSessionId, endedAt}.
+   */
+  "session/subagents"(sim, p) {
+    const parent = sim.store.get(p.sessionId);
+    if (!parent) throw new RpcError(-32004, `Session not found: ${p.sessionId}`);
+    const children = sim.store.all().filter((c) => c.parentSessionId === parent.id && c.taskType === "subagent_child" && c.subagent);
+    const item = (c: SessionRecord) => {
+      const a = c.subagent!;
+      return { childSessionId: c.id, agentId: a.agentId, toolCallId: a.toolCallId, subagentType: a.subagentType, title: c.title || "Subagent", startedAt: a.startedAt };
+    };
+    const running = children
+      .filter((c) => !c.subagent!.status)
+      .map((c) => ({ ...item(c), status: "running" }))
+      .sort((l, r) => r.startedAt - l.startedAt || r.childSessionId.localeCompare(l.childSessionId));
+    const ended = children
+      .filter((c) => c.subagent!.status)
+      .map((c) => ({ ...item(c), status: c.subagent!.status!, ...(c.subagent!.summary ? { summary: c.subagent!.summary } : {}), endedAt: c.subagent!.endedAt ?? c.updatedAt }))
+      .sort((l, r) => r.endedAt - l.endedAt || r.childSessionId.localeCompare(l.childSessionId));
+    let start = 0;
+    if (p.endedCursor) {
+      let cur: { childSessionId?: unknown; endedAt?: unknown } = {};
+      try {
+        cur = JSON.parse(Buffer.from(p.endedCursor, "base64url").toString("utf8"));
+      } catch {
+        /* a bad cursor reads as none */
+      }
+      if (typeof cur.childSessionId === "string" && typeof cur.endedAt === "number") {
+        const at = cur.endedAt;
+        const id = cur.childSessionId;
+        start = ended.findIndex((e) => e.endedAt < at || (e.endedAt === at && e.childSessionId.localeCompare(id) < 0));
+      }
+    }
+    const items = start < 0 ? [] : ended.slice(start, start + p.endedLimit);
+    const last = items.at(-1);
+    const more = last && start >= 0 && start + items.length < ended.length;
+    return {
+      revision: sim.rt(parent.id)?.revision ?? parent.updatedAt,
+      childSessionIds: children.map((c) => c.id),
+      running,
+      ended: {
+        total: ended.length,
+        items,
+        ...(more ? { nextCursor: Buffer.from(JSON.stringify({ childSessionId: last.childSessionId, endedAt: last.endedAt })).toString("base64url") } : {}),
+      },
+    };
   },
 
   "session/messages"(sim, p) {
@@ -245,6 +297,8 @@ const methods: Record<string, Handler> = {
 
   "session/send"(sim, p, ctx) {
     const { s, r } = requireSession(sim, p.sessionId);
+    // sendPrompt: "The legacy input portal must also remain read-only for subagents".
+    if (s.taskType === "subagent_child") throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
     assertRevision(r, p.expectedRevision);
     if (r.turn) throw new RpcError(-32010, "A prompt is already running for this session");
     if (r.prefsError) {

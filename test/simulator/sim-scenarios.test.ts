@@ -290,6 +290,85 @@ describe("tools", () => {
   });
 });
 
+describe("subagent", () => {
+  test("the Agent tool spawns a child session: Spawned/Message/Stopped on the parent, mirrored tools, the child's own events", async () => {
+    const { c, id, ev } = await run("#scenario:subagent");
+    const updated = ev.filter((e) => e.type === "session.updated").map((e) => e.payload);
+    const spawned = updated.find((p) => p.status === "running")!;
+    const agentCall = tools(ev).find((p) => p.kind === "scheduled" && p.toolName === "Agent")!;
+    expect(spawned).toMatchObject({ agentType: "general-purpose", description: "Find callers of greet", parentToolCallId: agentCall.toolCallId, status: "running" });
+    expect(spawned.agentId).toMatch(/^agent_/);
+    expect(spawned.childSessionId).toBe(`sess_subagent_${spawned.agentId}`);
+    expect(updated.find((p) => p.summaryText)).toEqual({ agentId: spawned.agentId, childSessionId: spawned.childSessionId, summaryText: expect.any(String) });
+    expect(updated.find((p) => p.status === "completed")).toMatchObject({ agentId: spawned.agentId, childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, totalToolUseCount: 1 });
+    const mirrored = tools(ev).filter((p) => p.source === "subagent");
+    expect(mirrored.map((p) => p.kind)).toEqual(["scheduled", "started", "result"]);
+    expect(mirrored[0]).toMatchObject({ childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, toolName: "Grep" });
+    expect(mirrored[0].toolCallId).toBe(`tool_subagent_${spawned.agentId}_${mirrored[0].childToolCallId}`);
+    expect(seqsContiguous(ev)).toBe(true);
+    // The child: a session of its own, read-only, not listed, its events from seq 1.
+    const child = spawned.childSessionId;
+    const sub = await c.call("session/subscribe", { sessionId: child, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    expect(sub.events[0]).toMatchObject({ sessionId: child, seq: 1, type: "turn.started" });
+    expect(seqsContiguous(sub.events)).toBe(true);
+    expect(texts(sub.events)).toContain("Found 2 callers");
+    expect(sub.events.at(-1).type).toBe("turn.completed");
+    const read = await c.call("session/read", { sessionId: child });
+    expect(read.session).toMatchObject({ sessionKind: "subagent_child", parentSessionId: id });
+    const send = await c.request("session/send", { sessionId: child, content: "hi" });
+    expect(send.error).toMatchObject({ code: -32010, message: "Subagent sessions are read-only" });
+    const list = await c.call("session/list", { workspace: { workspacePath: "/w/proj", workspaceKey: "/w/proj" } });
+    expect(list.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
+  });
+
+  test("session/subagents: running while the child works, then ended (cancelled, success), newest first, paged by cursor", async () => {
+    const c = sim();
+    const id = await c.create("/w/proj");
+    await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
+    const from = c.frames.length;
+    await c.call("session/send", { sessionId: id, content: "#scenario:subagent hold=60000" });
+    await c.waitFor((f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started", 5000, from);
+    const during = await c.call("session/subagents", { sessionId: id });
+    expect(during.running).toHaveLength(1);
+    expect(during.running[0]).toMatchObject({ status: "running", subagentType: "general-purpose", title: "Find callers of greet" });
+    expect(during.ended).toEqual({ total: 0, items: [] });
+    await c.call("session/stop", { sessionId: id });
+    await c.waitTurnEnd(id, 5000, from);
+    await c.turn(id, "#scenario:subagent");
+    const first = await c.call("session/subagents", { sessionId: id, endedLimit: 1 });
+    expect(first.running).toEqual([]);
+    expect(first.childSessionIds).toHaveLength(2);
+    expect(first.ended.total).toBe(2);
+    expect(first.ended.items[0]).toMatchObject({ status: "success", summary: expect.stringContaining("Found 2 callers") });
+    const second = await c.call("session/subagents", { sessionId: id, endedLimit: 1, endedCursor: first.ended.nextCursor });
+    expect(second.ended.items).toHaveLength(1);
+    expect(second.ended.items[0].status).toBe("cancelled");
+    expect(second.ended.nextCursor).toBeUndefined();
+    expect(second.ended.items[0].endedAt).toBeLessThanOrEqual(first.ended.items[0].endedAt);
+    expect(new Set([first.ended.items[0].childSessionId, second.ended.items[0].childSessionId]).size).toBe(2);
+  });
+
+  test("a stop under a running subagent: the child's tool and turn cancelled, SubagentStopped failed with the abort", async () => {
+    const c = sim();
+    const id = await c.create("/w/proj");
+    await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
+    const from = c.frames.length;
+    await c.call("session/send", { sessionId: id, content: "#scenario:subagent hold=60000" });
+    await c.waitFor((f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started", 5000, from);
+    await c.call("session/stop", { sessionId: id });
+    await c.waitTurnEnd(id, 5000, from);
+    const ev = c.events(id);
+    const stopped = ev.filter((e) => e.type === "session.updated" && e.payload.status === "failed").map((e) => e.payload);
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0].error).toContain("Agent was cancelled");
+    const mirroredEnd = tools(ev).filter((p) => p.source === "subagent").at(-1);
+    expect(mirroredEnd).toMatchObject({ kind: "error", error: { type: "tool_cancelled" } });
+    expect(ev.at(-1)!.payload.resultType).toBe("cancelled");
+    const sub = await c.call("session/subscribe", { sessionId: stopped[0].childSessionId, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    expect(sub.events.at(-1)).toMatchObject({ type: "turn.completed", payload: { resultType: "cancelled" } });
+  });
+});
+
 describe("permission", () => {
   test("interaction/requestPermission: ZCode's params and options, re-announced with new server-N ids on the CLI's schedule", async () => {
     const c = sim({ ZCODE_SIM_RESEND_MS: "40" });

@@ -66,6 +66,7 @@ test("results, events, requests to the bridge and state.updated of every ordinar
     "#scenario:max-turns",
     "#scenario:max-tool-calls",
     "#scenario:seq-gap",
+    "#scenario:subagent",
     "#scenario:nope",
   ];
   for (const p of prompts) {
@@ -98,6 +99,7 @@ test("results, events, requests to the bridge and state.updated of every ordinar
   await call("session/events", { sessionId: sid, afterSeq: 10, limit: 5 });
   await call("session/read", { sessionId: sid, messageLimit: 2 });
   await call("session/messages", { sessionId: sid });
+  await call("session/subagents", { sessionId: sid, endedLimit: 1 });
   await call("session/list", { workspace: ws });
   await call("session/resume", { sessionId: sid });
   await call("session/goal", { sessionId: sid, action: "show" });

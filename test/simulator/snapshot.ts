@@ -42,7 +42,7 @@ export function sessionInfo(sim: Sim, s: SessionRecord): Record<string, unknown>
   };
   if (s.parentSessionId) info.parentSessionId = s.parentSessionId;
   info.traceId = s.traceId;
-  info.sessionKind = "interactive";
+  info.sessionKind = s.taskType ?? "interactive";
   info.title = s.title;
   if (s.titleSource) info.titleSource = s.titleSource;
   info.mode = s.mode;

@@ -180,6 +180,18 @@ export interface SessionRecord {
   promptCounts: Record<string, number>;
   persistence: "immediate" | "deferred";
   parentSessionId?: string;
+  /** The CLI's task type: a subagent's session is "subagent_child" (read-only, never listed); absent is "interactive". */
+  taskType?: "subagent_child";
+  /** A subagent's session: what session/subagents reports of it (from the parent's Agent tool and its end). */
+  subagent?: {
+    agentId: string;
+    toolCallId: string;
+    subagentType: string;
+    startedAt: number;
+    endedAt?: number;
+    status?: "success" | "failed" | "cancelled";
+    summary?: string;
+  };
   mcpServerNames: string[];
   /** "Always allow" rules the user granted (permissionUpdates of an allow answer). */
   permissionRules: PermissionRule[];

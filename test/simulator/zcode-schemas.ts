@@ -115,6 +115,7 @@ export const params: Record<string, Schema> = {
     contentProfile: o(enm(["full", "index"])),
   }),
   "session/messages": obj({ sessionId: nonEmpty(), afterMessageId: o(nonEmpty()), limit: o(int({ positive: true })) }),
+  "session/subagents": obj({ sessionId: nonEmpty(), endedCursor: o(nonEmpty()), endedLimit: withDefault(int({ positive: true, max: 100 }), 20) }),
   "session/events": obj({ sessionId: nonEmpty(), afterSeq: o(nonNegInt()), limit: o(int({ positive: true })) }),
   "session/subscribe": obj({
     sessionId: nonEmpty(),
@@ -694,6 +695,21 @@ export const stateUpdated = obj({
   patch: unknown(),
 });
 
+/** zcodeSessionRunningSubagentSchema / zcodeSessionEndedSubagentSchema. */
+function subagentItem(statuses: readonly string[]): Schema {
+  return obj({
+    childSessionId: nonEmpty(),
+    agentId: o(nonEmpty()),
+    toolCallId: o(nonEmpty()),
+    subagentType: nonEmpty(),
+    title: nonEmpty(),
+    summary: o(str()),
+    startedAt: o(nonNegInt()),
+    endedAt: o(nonNegInt()),
+    status: enm(statuses),
+  });
+}
+
 export const results: Record<string, Schema> = {
   "session/create": snapshot,
   "session/resume": snapshot,
@@ -702,6 +718,12 @@ export const results: Record<string, Schema> = {
   "session/messages": obj({ messages: arr(messageWithParts) }),
   "session/events": obj({ events: arr(sessionEvent) }),
   "session/subscribe": obj({ sessionId: nonEmpty(), eventSeq: nonNegInt(), events: arr(sessionEvent), snapshot: o(snapshot) }),
+  "session/subagents": obj({
+    revision: nonNegInt(),
+    childSessionIds: arr(nonEmpty()),
+    running: arr(subagentItem(["running", "waiting", "blocked"])),
+    ended: obj({ total: nonNegInt(), items: arr(subagentItem(["success", "failed", "cancelled", "lost"])), nextCursor: o(nonEmpty()) }),
+  }),
   "session/send": obj({ sessionId: nonEmpty(), accepted: lit(true), stateRevision: nonNegInt() }),
   "session/stop": obj({}),
   "session/close": obj({ closed: o(bool()) }),

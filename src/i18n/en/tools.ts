@@ -5,6 +5,8 @@
 export const tools = {
   /** A tool ZCode did not name. */
   tool: "Tool",
+  /** A subagent's child session that ZCode gave no description or type. */
+  subagent: "Subagent",
   runCommand: "Run command",
   readFile: "Read file",
   /** Read, with the 1-based line range when the call has one. */

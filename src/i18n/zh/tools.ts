@@ -5,6 +5,7 @@ const where = (path?: string) => (path ? `在 ${path} 中` : "");
 
 export const tools: typeof en = {
   tool: "工具",
+  subagent: "子代理",
   runCommand: "运行命令",
   readFile: "读取文件",
   read: (path, from, to) =>

@@ -3,6 +3,7 @@ import type { Turn } from "../turn.ts";
 import { basicScenarios } from "./basic.ts";
 import { faultScenarios } from "./faults.ts";
 import { interactiveScenarios } from "./interactive.ts";
+import { subagentScenarios } from "./subagent.ts";
 import { toolScenarios } from "./tools.ts";
 
 export type Scenario = (t: Turn) => Promise<void>;
@@ -12,4 +13,5 @@ export const scenarios: Record<string, Scenario> = {
   ...toolScenarios,
   ...interactiveScenarios,
   ...faultScenarios,
+  ...subagentScenarios,
 };
