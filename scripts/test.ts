@@ -1,6 +1,8 @@
-// `npm test`: typecheck, build the bridge and the simulator, run every test,
-// and end with the line CI reads: `N passed, N failed`.
-// Extra arguments go to `bun test` (e.g. `npm test -- test/unit`).
+// `npm test`: typecheck, build the bridge and the simulator, run the unit
+// tests (fast: a broken change fails there first), then the end-to-end
+// tests, and end with the line CI reads: `N passed, N failed` (both runs summed).
+// Extra arguments replace the two runs by one `bun test` with them
+// (e.g. `npm test -- test/unit/session`).
 export {};
 
 const extra = process.argv.slice(2);
@@ -46,13 +48,20 @@ if (build.code !== 0) {
   process.exit(1);
 }
 
-const tests = await run([process.execPath, "test", ...extra], true);
-const pass = /^\s*(\d+) pass$/m.exec(tests.out);
-const fail = /^\s*(\d+) fail$/m.exec(tests.out);
-passed += pass ? Number(pass[1]) : 0;
-failed += fail ? Number(fail[1]) : 0;
-if (tests.code !== 0 && !fail?.[1]) failed++; // the runner itself broke
-if (!pass) failed++; // ran no test: that is a failure, not a success
+/** One `bun test` run, its counts added to the totals. */
+async function testRun(paths: string[]): Promise<void> {
+  const tests = await run([process.execPath, "test", ...paths], true);
+  const pass = /^\s*(\d+) pass$/m.exec(tests.out);
+  const fail = /^\s*(\d+) fail$/m.exec(tests.out);
+  passed += pass ? Number(pass[1]) : 0;
+  failed += fail ? Number(fail[1]) : 0;
+  if (tests.code !== 0 && !fail?.[1]) failed++; // the runner itself broke
+  if (!pass) failed++; // ran no test: that is a failure, not a success
+}
+
+const UNIT = ["test/unit", "test/simulator"];
+const E2E = ["test/e2e"];
+for (const paths of extra.length ? [extra] : [UNIT, E2E]) await testRun(paths);
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
