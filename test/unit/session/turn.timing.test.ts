@@ -166,3 +166,25 @@ describe("transient turn.failed", () => {
     expect(t.count("session/send")).toBe(D.retryTries + 1);
   });
 });
+
+describe("idle wait", () => {
+  test("the child dies while a prompt waits for idle: the prompt fails, and its wait never goes on to send it", async () => {
+    const f = await fakeSession({ timings: D });
+    f.zcode.answers["session/read"] = { session: { sessionId: "s1" }, projection: { status: "running" } };
+    f.s.needsIdleWait = true;
+    const turn = new Turn(f.s, { text: "never sent", attachments: [] });
+    let error: unknown;
+    turn.run().catch((e) => (error = e));
+    await advance(1000, 10);
+    expect(f.zcode.methods()).toContain("session/read");
+    f.zcode.exit();
+    await settle();
+    expect(error).toBeDefined();
+    // A new child would answer idle at once: a wait that went on would send now.
+    f.zcode.answers["session/read"] = { session: { sessionId: "s1" }, projection: { status: "idle" } };
+    const reads = f.zcode.methods().filter((m) => m === "session/read").length;
+    await advance(D.busyWaitMs, 100);
+    expect(f.zcode.methods().filter((m) => m === "session/read").length).toBe(reads);
+    expect(f.zcode.methods()).not.toContain("session/send");
+  });
+});
