@@ -26,12 +26,11 @@ describe("/steer during a running turn", () => {
         "the slow turn to stream",
       );
       const steerAt = h.received.updates.length;
-      const steer = await h.prompt(sid, "/steer use tabs, not spaces");
-      expect(steer.stopReason).toBe("end_turn");
-      // Answered while the turn still runs.
+      // Answered while the turn still runs: the turn's answer has not come before the steer's.
       let turnDone = false;
       void turn.then(() => (turnDone = true));
-      await Bun.sleep(0);
+      const steer = await h.prompt(sid, "/steer use tabs, not spaces");
+      expect(steer.stopReason).toBe("end_turn");
       expect(turnDone).toBe(false);
       const confirmation = "Steering the running turn with:\n\n> use tabs, not spaces";
       expect(chunkText(h.received.updates.slice(steerAt).map((u) => u.update))).toContain(confirmation);
