@@ -1,6 +1,9 @@
-// `npm test`: typecheck, build the bridge and the simulator, run every test,
-// and end with the line CI reads: `N passed, N failed`.
-// Extra arguments go to `bun test` (e.g. `npm test -- test/unit`).
+// `npm test`: lint (Biome) and the layer check, typecheck, build the bridge
+// and the simulator, run the unit
+// tests (fast: a broken change fails there first), then the end-to-end
+// tests, and end with the line CI reads: `N passed, N failed` (both runs summed).
+// Extra arguments replace the two runs by one `bun test` with them
+// (e.g. `npm test -- test/unit/session`).
 export {};
 
 const extra = process.argv.slice(2);
@@ -32,12 +35,19 @@ async function run(cmd: string[], capture = false): Promise<{ code: number; out:
 let passed = 0;
 let failed = 0;
 
-const tsc = await run([process.execPath, "x", "tsc", "--noEmit"]);
-if (tsc.code === 0) passed++;
-else {
-  failed++;
-  console.error("typecheck: FAILED");
+/** A check that counts as one test: passed, or failed with its name said. */
+async function check(name: string, cmd: string[]): Promise<void> {
+  const r = await run(cmd);
+  if (r.code === 0) passed++;
+  else {
+    failed++;
+    console.error(`${name}: FAILED`);
+  }
 }
+
+await check("lint (biome check)", [process.execPath, "x", "biome", "check", "src", "test", "scripts"]);
+await check("layers", [process.execPath, "scripts/check-layers.ts"]);
+await check("typecheck", [process.execPath, "x", "tsc", "--noEmit"]);
 
 const build = await run([process.execPath, "scripts/build.ts"]);
 if (build.code !== 0) {
@@ -46,13 +56,20 @@ if (build.code !== 0) {
   process.exit(1);
 }
 
-const tests = await run([process.execPath, "test", ...extra], true);
-const pass = /^\s*(\d+) pass$/m.exec(tests.out);
-const fail = /^\s*(\d+) fail$/m.exec(tests.out);
-passed += pass ? Number(pass[1]) : 0;
-failed += fail ? Number(fail[1]) : 0;
-if (tests.code !== 0 && !fail?.[1]) failed++; // the runner itself broke
-if (!pass) failed++; // ran no test: that is a failure, not a success
+/** One `bun test` run, its counts added to the totals. */
+async function testRun(paths: string[]): Promise<void> {
+  const tests = await run([process.execPath, "test", ...paths], true);
+  const pass = /^\s*(\d+) pass$/m.exec(tests.out);
+  const fail = /^\s*(\d+) fail$/m.exec(tests.out);
+  passed += pass ? Number(pass[1]) : 0;
+  failed += fail ? Number(fail[1]) : 0;
+  if (tests.code !== 0 && !fail?.[1]) failed++; // the runner itself broke
+  if (!pass) failed++; // ran no test: that is a failure, not a success
+}
+
+const UNIT = ["test/unit", "test/simulator"];
+const E2E = ["test/e2e"];
+for (const paths of extra.length ? [extra] : [UNIT, E2E]) await testRun(paths);
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

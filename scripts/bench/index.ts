@@ -1,11 +1,11 @@
 // `bun run bench` runs every benchmark that exists (splitter, startup,
-// throughput), one after the other so they do not compete for the CPU;
+// throughput, latency), one after the other so they do not compete for the CPU;
 // `bun run bench <name> [args]` runs one (also `load`, run only when named). Each module exports
 // `main(argv)`; a result with `checks` counts towards the exit code.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-const BENCHES = ["splitter", "startup", "throughput"] as const;
+const BENCHES = ["splitter", "startup", "throughput", "latency"] as const;
 /** Run only when named: `load` builds a 200 MB conversation first. */
 const ON_DEMAND = ["load"] as const;
 

@@ -28,6 +28,11 @@ export interface Handoff {
    * the initialize line until this call.
    */
   onAgentInitialized?: () => void;
+  /**
+   * Called once the agent's own signal handlers are installed: the CLI's
+   * early ones can go then, with no moment in between without a handler.
+   */
+  onSignalsHandled?: () => void;
 }
 
 /** The agent's stream, wrapped as the handoff needs (see above). */

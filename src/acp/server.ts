@@ -90,6 +90,7 @@ class AcpAgent {
       process.on(sig, h);
       return [sig, h] as const;
     });
+    handoff?.onSignalsHandled?.();
     try {
       await Promise.race([connection.closed, this.stopped]);
     } finally {

@@ -111,9 +111,9 @@ export async function serve(config: BridgeConfig): Promise<number> {
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   });
   const handoff: Handoff = answered !== undefined
-    ? { input, answeredId: answered, onAgentInitialized: agentReady }
-    : { input, initializeId, onAgentInitialized: agentReady };
-  return runAgent(config, handoff, releaseSignals, early);
+    ? { input, answeredId: answered, onAgentInitialized: agentReady, onSignalsHandled: releaseSignals }
+    : { input, initializeId, onAgentInitialized: agentReady, onSignalsHandled: releaseSignals };
+  return runAgent(config, handoff, early);
 }
 
 /** Loaded here, after the answer: the child's module is not needed to answer initialize. */
@@ -122,10 +122,11 @@ async function prewarm(config: BridgeConfig): Promise<ZCodeConnection> {
   return prewarmZCode(config);
 }
 
-async function runAgent(config: BridgeConfig, handoff: Handoff, releaseSignals: () => void, conn?: ZCodeConnection): Promise<number> {
+async function runAgent(config: BridgeConfig, handoff: Handoff, conn?: ZCodeConnection): Promise<number> {
   const { runServer } = await import("../acp/server.ts");
-  // The agent installs its own handlers (it has a child to stop).
-  releaseSignals();
+  // The agent installs its own handlers (it has a child to stop) and only
+  // then releases ours (handoff.onSignalsHandled): a signal is never left to
+  // its default action, which would end us with 143 and the child left behind.
   await runServer(config, handoff, conn);
   return 0;
 }

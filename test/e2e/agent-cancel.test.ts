@@ -1,9 +1,11 @@
 // Cancellation: session/cancel, $/cancel_request on the prompt and
-// session/close all end the turn `cancelled` within a second, nothing of that
-// turn reaches the editor after the answer, and the next prompt works.
+// session/close all end the turn `cancelled` without waiting for ZCode (or the
+// editor) to finish, nothing of that turn reaches the editor after the
+// answer, and the next prompt works. How soon (the cancel grace, to the
+// millisecond) is turn.timing.test.ts's; these tests assert order, not time.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
@@ -33,33 +35,30 @@ function resume(pid: number): void {
 }
 
 describe("cancel", () => {
-  test("during streaming: cancelled within a second, nothing after the response, next prompt works", async () => {
+  test("during streaming: cancelled before the turn's end, nothing after the response, next prompt works", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:slow n=400");
       await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
-      const t0 = Date.now();
       await h.cancel(sessionId);
       expect((await p).stopReason).toBe("cancelled");
-      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(h.text(sessionId)).not.toContain("chunk 399 ");
       const idx = responseIndex(h, "cancelled");
-      await Bun.sleep(300);
-      expect(updatesAfter(h, idx, sessionId)).toEqual([]);
       const next = await h.prompt(sessionId, "after cancel");
       expect(next.stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Echo: after cancel");
+      // Up to the next answer (updates are ordered), nothing more of the cancelled turn.
+      expect(updatesAfter(h, idx, sessionId).filter((u) => JSON.stringify(u).includes("chunk "))).toEqual([]);
     });
   });
 
-  test("ZCode ignores the stop and keeps streaming: still cancelled within a second; nothing leaks; next prompt not lost", async () => {
+  test("ZCode ignores the stop and keeps streaming: still cancelled before ZCode ends the turn; nothing leaks; next prompt not lost", async () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "1200" }, record: true }, async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:ignore-stop n=30");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
-      const t0 = Date.now();
       await h.cancel(sessionId);
       expect((await p).stopReason).toBe("cancelled");
-      expect(Date.now() - t0).toBeLessThan(1000);
       const idx = responseIndex(h, "cancelled");
       // Sent right away, while ZCode still streams the cancelled turn.
       const next = await h.prompt(sessionId, "right after");
@@ -70,19 +69,25 @@ describe("cancel", () => {
       );
       expect(leaked).toEqual([]);
       expect(h.text(sessionId)).toContain("Echo: right after");
-      expect(h.simFrames().filter((f) => f.method === "session/stop").length).toBe(1);
+      const frames = h.simFrames();
+      expect(frames.filter((f) => f.method === "session/stop").length).toBe(1);
+      // Answered on the grace, while ZCode still ran the turn: so the next
+      // prompt had to wait for idle (session/read) before its send. Had the
+      // answer waited for ZCode's own end, nothing would be left to wait for.
+      const stop = frames.findIndex((f) => f.method === "session/stop");
+      const lastSend = frames.findLastIndex((f) => f.method === "session/send");
+      expect(frames.slice(stop, lastSend).some((f) => f.method === "session/read")).toBe(true);
     });
   });
 
-  test("a send ZCode never answers: cancel still answers within a second", async () => {
-    await withBridge({}, async (h) => {
+  test("a send ZCode never answers: cancel still answers", async () => {
+    await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:hang-request");
-      await Bun.sleep(200);
-      const t0 = Date.now();
+      await h.waitFor(() => h.simMethods().includes("session/send"), "the send");
       await h.cancel(sessionId);
+      // The send is never answered: this answer owes nothing to ZCode.
       expect((await p).stopReason).toBe("cancelled");
-      expect(Date.now() - t0).toBeLessThan(1000);
     });
   });
 
@@ -96,10 +101,9 @@ describe("cancel", () => {
         { cancellationSignal: ac.signal },
       );
       await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
-      const t0 = Date.now();
       ac.abort();
       expect((await p).stopReason).toBe("cancelled");
-      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(h.text(sessionId)).not.toContain("chunk 399 ");
       expect((await h.prompt(sessionId, "again")).stopReason).toBe("end_turn");
     });
   });
@@ -128,7 +132,7 @@ describe("cancel", () => {
     });
   });
 
-  test("a slash command ZCode does not answer: cancelled within a second, its tool call failed, nothing after", async () => {
+  test("a slash command ZCode does not answer: cancelled while ZCode is frozen, its tool call failed, nothing after", async () => {
     await withBridge({}, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "something to compact");
@@ -137,10 +141,9 @@ describe("cancel", () => {
       try {
         const p = h.prompt(sessionId, "/compact");
         await h.waitFor(() => h.updatesOfKind(sessionId, "tool_call").some((u) => u.title === "Compacting conversation"), "the compact tool call");
-        const t0 = Date.now();
+        // ZCode is stopped (SIGSTOP): the answer cannot have waited for it.
         await h.cancel(sessionId);
         expect((await p).stopReason).toBe("cancelled");
-        expect(Date.now() - t0).toBeLessThan(1000);
       } finally {
         resume(child);
       }
@@ -148,10 +151,11 @@ describe("cancel", () => {
       const last = h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId).at(-1);
       expect(last?.status).toBe("failed");
       const idx = responseIndex(h, "cancelled");
-      // ZCode finishes the compaction unseen.
-      await Bun.sleep(300);
-      expect(updatesAfter(h, idx, sessionId).filter((u) => u.sessionUpdate !== "usage_update")).toEqual([]);
+      // ZCode finishes the compaction unseen: up to the next prompt's answer
+      // (it reaches ZCode after the compaction), nothing of it.
       expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
+      const after = updatesAfter(h, idx, sessionId).filter((u) => u.sessionUpdate !== "usage_update");
+      expect(after.filter((u) => ("toolCallId" in u && u.toolCallId === call.toolCallId) || JSON.stringify(u).includes("ompact"))).toEqual([]);
     });
   });
 
@@ -163,10 +167,9 @@ describe("cancel", () => {
       try {
         const p = h.prompt(sessionId, "/compact");
         await h.waitFor(() => h.updatesOfKind(sessionId, "tool_call").length > 0, "the compact tool call");
-        const t0 = Date.now();
+        // ZCode is stopped (SIGSTOP): the answer cannot have waited for it, and it came before the bridge exited.
         h.proc.stdin.end();
         expect((await p).stopReason).toBe("cancelled");
-        expect(Date.now() - t0).toBeLessThan(1000);
       } finally {
         resume(child);
       }
@@ -176,24 +179,27 @@ describe("cancel", () => {
   test("a slash command cancelled while ZCode restarts under it never reaches ZCode", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zcode-slow-start-"));
     const slow = join(dir, "slow");
+    const booting = join(dir, "booting");
     const bin = join(dir, "zcode");
-    // While `slow` exists, each new child takes 800 ms to boot (its version
-    // is known from the first one: this file does not change).
-    writeFileSync(bin, `#!/bin/sh\nif [ -e '${slow}' ]; then sleep 0.8; fi\nexec '${SIM_BIN}' "$@"\n`, { mode: 0o755 });
+    // While `slow` exists, a new child says it is booting and waits until the
+    // test removes `slow` (its version is known from the first one: this file
+    // does not change).
+    writeFileSync(bin, `#!/bin/sh\nif [ -e '${slow}' ]; then touch '${booting}'; while [ -e '${slow}' ]; do sleep 0.02; done; fi\nexec '${SIM_BIN}' "$@"\n`, { mode: 0o755 });
     try {
       await withBridge({ env: { ZCODE_BIN: bin }, record: true }, async (h) => {
         const { sessionId } = await h.newSession();
         await h.prompt(sessionId, "#scenario:crash").catch(() => {});
         writeFileSync(slow, "");
         const p = h.prompt(sessionId, "/compact");
-        await Bun.sleep(200);
-        const t0 = Date.now();
+        await h.waitFor(() => existsSync(booting), "the new child to start booting");
         await h.cancel(sessionId);
+        // Answered while the child is held before it boots.
         expect((await p).stopReason).toBe("cancelled");
-        expect(Date.now() - t0).toBeLessThan(500);
-        // The session is resumed in the new child, but the command stays unsent.
+        rmSync(slow);
+        // The session is resumed in the new child, but the command stays unsent,
+        // up to the next prompt's answer (a pending /compact would go first).
         await h.waitFor(() => h.simMethods().includes("session/resume"), "the resume");
-        await Bun.sleep(200);
+        expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
         expect(h.simMethods()).not.toContain("session/compact");
         expect(h.updatesOfKind(sessionId, "tool_call").filter((u) => u.title === "Compacting conversation")).toEqual([]);
       });
@@ -217,10 +223,9 @@ describe("cancel", () => {
         await h.waitFor(() => h.received.permissionRequests.length > 0, "permission request");
         const toolCallId = h.received.permissionRequests[0]!.toolCall.toolCallId;
         expect(h.updatesOfKind(sessionId, "tool_call").some((u) => u.toolCallId === toolCallId)).toBe(true);
-        const t0 = Date.now();
+        // The client never answers the permission request: the answer cannot have waited for it.
         await h.cancel(sessionId);
         expect((await p).stopReason).toBe("cancelled");
-        expect(Date.now() - t0).toBeLessThan(1000);
         await h.waitFor(() => h.received.messages.some((x) => x.method === "$/cancel_request"), "$/cancel_request");
         release?.();
         expect(h.received.permissionRequests.length).toBe(1);

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, SIM_BIN, rejection, withBridge, type Harness } from "../support/acp-harness.ts";
+import { simSaved } from "./sim-store-support.ts";
 
 const m = acp.methods.agent;
 
@@ -268,8 +269,8 @@ describe("sessions", () => {
         await h.prompt(sessionId, "first question");
         await h.prompt(sessionId, "#scenario:todo make a plan");
         expect(h.updatesOfKind(sessionId, "plan").at(-1)?.entries.length).toBe(3);
-        // ZCode stores the todos ~50 ms after the tool result.
-        await Bun.sleep(200);
+        // ZCode stores the todos shortly after the tool result.
+        await h.waitFor(() => simSaved(stateDir, sessionId)?.todos?.length === 3, "ZCode to save the todos");
       });
       // A new bridge process: the ACP id is ZCode's id, so it loads directly.
       await withBridge({ stateDir }, async (h) => {

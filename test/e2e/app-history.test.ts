@@ -53,7 +53,8 @@ test("--no-app-history: nothing is written", async () => {
     await withBridge({ stateDir: dir, args: ["--no-app-history"] }, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "Fix the login page");
-      await Bun.sleep(200);
+      // The title is what the app's history would have been told last; the bridge then exits.
+      await h.waitFor(() => h.updatesOfKind(sessionId, "session_info_update").some((u) => !!u.title), "the title");
     });
     expect(rows(file)).toEqual([]);
   } finally {

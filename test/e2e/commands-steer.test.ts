@@ -26,12 +26,11 @@ describe("/steer during a running turn", () => {
         "the slow turn to stream",
       );
       const steerAt = h.received.updates.length;
-      const steer = await h.prompt(sid, "/steer use tabs, not spaces");
-      expect(steer.stopReason).toBe("end_turn");
-      // Answered while the turn still runs.
+      // Answered while the turn still runs: the turn's answer has not come before the steer's.
       let turnDone = false;
       void turn.then(() => (turnDone = true));
-      await Bun.sleep(0);
+      const steer = await h.prompt(sid, "/steer use tabs, not spaces");
+      expect(steer.stopReason).toBe("end_turn");
       expect(turnDone).toBe(false);
       const confirmation = "Steering the running turn with:\n\n> use tabs, not spaces";
       expect(chunkText(h.received.updates.slice(steerAt).map((u) => u.update))).toContain(confirmation);
@@ -76,8 +75,7 @@ describe("command list follows what the CLI really supports", () => {
       expect(advertised(h, sid)).toEqual(EXPECTED_COMMANDS["0.15.3"]!);
 
       const turn = h.prompt(sid, "#scenario:slow n=30");
-      await h.waitFor(() => h.simFrames().some((f) => f.method === "session/send"), "the slow turn to start");
-      await Bun.sleep(20);
+      await h.waitFor(() => h.text(sid).includes("chunk 1 "), "the slow turn to stream");
       const steer = await promptAndCollect(h, sid, "/steer use tabs");
       expect(steer.response.stopReason).toBe("end_turn");
       // The turn keeps streaming meanwhile, so its chunks may surround the reply.

@@ -38,19 +38,17 @@ async function streaming(h: Harness): Promise<{ sessionId: string; prompt: Promi
 }
 
 describe("the ZCode child dies", () => {
-  test("SIGKILL mid-turn: the prompt fails within a second saying the CLI died; the next prompt gets a new child and works", async () => {
+  test("SIGKILL mid-turn: the prompt fails saying the CLI died (not on a timeout); the next prompt gets a new child and works", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId, prompt } = await streaming(h);
       const child = await zcodeChild(h.proc.pid);
-      const t0 = Date.now();
       process.kill(child, "SIGKILL");
       const err = await prompt.then(
         () => undefined,
         (e: Error) => e,
       );
-      const elapsed = Date.now() - t0;
+      // Failed by the exit itself: the message names the signal.
       expect(err).toBeInstanceOf(Error);
-      expect(elapsed).toBeLessThan(1000);
       expect(err!.message).toMatch(/ZCode|CLI/i);
       expect(err!.message).toMatch(/died|exited|killed|SIGKILL/i);
       expect(err!.message).toContain("SIGKILL");
@@ -75,10 +73,10 @@ describe("the editor goes away", () => {
     await streaming(h);
     const child = await zcodeChild(h.proc.pid);
     const t0 = Date.now();
+    // Exit 0 (a bridge that hung would be SIGKILLed by the harness), then the child goes.
     const code = await h.close({ expectExit: "any", allowProblems: true });
     await gone(child, 2000 - (Date.now() - t0));
     expect(code).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("%s mid-turn: the child is gone within 2 s and the bridge exits 0", async (signal) => {
@@ -99,8 +97,7 @@ describe("the editor goes away", () => {
     const child = await zcodeChild(h.proc.pid);
     h.kill("SIGKILL");
     await h.proc.exited;
-    const took = await gone(child, 5000);
-    expect(took).toBeLessThan(5000);
+    await gone(child, 5000);
     await h.close({ expectExit: "any", allowProblems: true });
   });
 

@@ -43,11 +43,9 @@ describe("requests and frames nobody expects", () => {
   test("an unknown request from ZCode mid-turn is answered -32601 and the turn completes", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      const t0 = Date.now();
       const r = await h.prompt(sessionId, "#scenario:unknown-request odd");
       expect(r.stopReason).toBe("end_turn");
-      // Answered at once (the simulator gives up after 5 s otherwise).
-      expect(Date.now() - t0).toBeLessThan(4000);
+      // Answered (the simulator says so in the turn; it would give up after 5 s and say that instead).
       expect(h.text(sessionId)).toContain("unknown request answered with error -32601");
       const answer = h.simFrames().find((f) => f.error && f.method === undefined && String(f.id).startsWith("server-") && f.error.code === -32601);
       expect(answer).toBeDefined();

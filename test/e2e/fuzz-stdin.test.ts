@@ -192,8 +192,10 @@ describe("fuzz: random input on the bridge's stdin", () => {
           `answers to ${owed.length} requests`,
           15_000,
         );
-        // Give duplicates a moment to show up, then check exactly-once.
-        await Bun.sleep(200);
+        // Still serving; then EOF: once the bridge has exited, every answer
+        // it will ever give is in, and each owed one must be there once.
+        expect(client.proc.exitCode).toBeNull();
+        expect(await client.close()).toBe(0);
         const got = responsesById(client.messages);
         const dupes = owed.filter((id) => (got.get(key(id)) ?? 0) !== 1);
         expect(dupes).toEqual([]);
@@ -201,7 +203,6 @@ describe("fuzz: random input on the bridge's stdin", () => {
         console.log(`  ${FRAMES} lines, ${owed.length} requests owed an answer, ${client.messages.length} messages back (${errors} errors)`);
         for (const m of client.messages) expect(m.jsonrpc).toBe("2.0");
         expect(client.junk).toEqual([]);
-        expect(client.proc.exitCode).toBeNull();
       } finally {
         const code = await client.close();
         rmSync(stateDir, { recursive: true, force: true });
@@ -262,7 +263,9 @@ describe("fuzz: line sizes around the message limit", () => {
         }
         expect(await client.request("authenticate", { methodId: "zcode-app" })).toEqual({});
         await client.waitFor(() => [...owed.keys()].every((id) => client.messages.some((m) => m.id === id)), `answers to ${owed.size} requests`, 15_000);
-        await Bun.sleep(100);
+        // Still serving; after EOF and the exit, every answer is in: each exactly once.
+        expect(client.proc.exitCode).toBeNull();
+        expect(await client.close()).toBe(0);
         for (const [id, over] of owed) {
           const answers = client.messages.filter((m) => m.id === id && m.method === undefined);
           expect({ id, count: answers.length, code: answers[0]?.error?.code }).toEqual({ id, count: 1, code: over ? -32600 : -32002 });

@@ -44,7 +44,8 @@ test("invalid requests are answered with their own id when it can be read, id nu
     client.writeLine('{"jsonrpc":"2.0","id":1,"result":');
     // Still serving, and everything before it has been answered.
     expect(await client.request("authenticate", { methodId: "zcode-app" })).toEqual({});
-    await Bun.sleep(100);
+    // After EOF and the exit, every answer the bridge will give is in.
+    expect(await client.close()).toBe(0);
     const answers = client.messages.filter((m) => m.method === undefined);
     for (const [line, id, code] of ECHOED) {
       const a = answers.filter((m) => m.id === id);

@@ -18,6 +18,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const INIT = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } })}\n`;
 const stray = (i: number) => `${JSON.stringify({ jsonrpc: "2.0", id: 900_000 + i, result: {} })}\n`;
 
+const BARRIER = `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "authenticate", params: { methodId: "zcode-app" } })}\n`;
+
 /** initialize, then `n` responses to requests the bridge never sent, then EOF. */
 async function strays(n: number, args: string[]): Promise<{ stderr: string; stdout: string; code: number }> {
   const p = Bun.spawn([BRIDGE_BIN, ...args], {
@@ -27,19 +29,29 @@ async function strays(n: number, args: string[]): Promise<{ stderr: string; stdo
     stderr: "pipe",
   });
   const killer = setTimeout(() => p.kill("SIGKILL"), 20_000);
-  const out = new Response(p.stdout).text();
+  const reader = p.stdout.getReader();
+  const dec = new TextDecoder();
+  let stdout = "";
+  /** Reads stdout until `done` holds or it ends. */
+  const readUntil = async (done: () => boolean) => {
+    while (!done()) {
+      const r = await reader.read();
+      if (r.done) return;
+      stdout += dec.decode(r.value, { stream: true });
+    }
+  };
   const err = new Response(p.stderr).text();
   p.stdin.write(INIT);
   await p.stdin.flush();
   // The agent (and with it the SDK) loads when a second message arrives.
   let body = "";
   for (let i = 0; i < n; i++) body += stray(i);
-  p.stdin.write(body);
+  p.stdin.write(body + BARRIER);
   await p.stdin.flush();
-  // Let the SDK see them all before EOF ends the connection.
-  await Bun.sleep(300);
+  // The SDK has seen them all once the request behind them is answered (stdin is read in order); then EOF.
+  await readUntil(() => stdout.includes('"id":2'));
   p.stdin.end();
-  const [stdout, stderr, code] = await Promise.all([out, err, p.exited]);
+  const [, stderr, code] = await Promise.all([readUntil(() => false), err, p.exited]);
   clearTimeout(killer);
   return { stdout, stderr, code };
 }

@@ -135,10 +135,9 @@ describe("AskUserQuestion", () => {
       const { sessionId } = await h.newSession();
       const done = h.prompt(sessionId, "#scenario:question");
       await h.waitFor(() => h.received.elicitations.length > 0, "the form");
-      const t0 = Date.now();
+      // The form is never answered: the cancelled answer cannot have waited for it.
       await h.cancel(sessionId);
       expect((await done).stopReason).toBe("cancelled");
-      expect(Date.now() - t0).toBeLessThan(1000);
       const formId = h.received.messages.find((m) => m.method === "elicitation/create")!.id;
       await h.waitFor(
         () => h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === formId),

@@ -102,10 +102,8 @@ describe("2. cancel", () => {
       await h.waitFor(() => h.updatesOfKind(sessionId, "agent_message_chunk").length > 2, "streaming");
       await h.cancel(sessionId);
       expect((await p).stopReason).toBe("cancelled");
-      const t0 = Date.now();
       expect((await h.prompt(sessionId, "next one")).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Echo: next one");
-      expect(Date.now() - t0).toBeLessThan(10_000);
     });
   });
 });

@@ -138,9 +138,9 @@ describe("the version probe beside the child", () => {
       (e: unknown) => e,
     );
     for (let i = 0; i < 100 && !z.events().some((e) => e[0] === "server"); i++) await Bun.sleep(20);
-    const t0 = performance.now();
     await c.close();
-    expect(performance.now() - t0).toBeLessThan(3000);
+    // Closed before the 5 s probe could finish: close() did not wait for it.
+    expect(z.events().some((e) => e[0] === "version-done")).toBe(false);
     expect(await starting).toBeInstanceOf(Error);
     const server = z.events().find((e) => e[0] === "server")!;
     expect(await gone(Number(server[2]))).toBe(true);

@@ -2,7 +2,7 @@
 // (test/fixtures/zcode-app/tasks-index.sql), read back the way the app reads it.
 
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, jest, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AppHistory, type AppHistoryOptions } from "../../../src/app-history/app-history.ts";
@@ -305,10 +305,18 @@ describe("the app's file", () => {
 
   test("the handle is closed when idle and opened again for the next write", async () => {
     const { history, app } = setup({ idleCloseMs: 30 });
-    await history.sessionCreated({ sessionId: "sess_i1", cwd: CWD });
-    expect(history.isOpen).toBe(true);
-    await Bun.sleep(80);
-    expect(history.isOpen).toBe(false);
+    // On fake time: open until idleCloseMs has passed, closed at it.
+    jest.useFakeTimers();
+    try {
+      await history.sessionCreated({ sessionId: "sess_i1", cwd: CWD });
+      expect(history.isOpen).toBe(true);
+      jest.advanceTimersByTime(29);
+      expect(history.isOpen).toBe(true);
+      jest.advanceTimersByTime(1);
+      expect(history.isOpen).toBe(false);
+    } finally {
+      jest.useRealTimers();
+    }
     await history.titleKnown("sess_i1", "again");
     expect(row(app, "sess_i1")!.title).toBe("again");
   });

@@ -4,6 +4,7 @@ import { InteractionRouter, type InteractionPort } from "../../../src/session/in
 import { ToolCallTracker } from "../../../src/translate/tools/tracker.ts";
 import { checkAgentMessage } from "../../support/schema.ts";
 import { CWD, DENIED_BY_USER, PERMISSION_OPTIONS, PLAN_REQUEST, QUESTIONS, expectValid, permissionParams, questionRequest } from "../support/bridge-fixtures.ts";
+import { settle } from "../support/session-fakes.ts";
 
 type Any = Record<string, any>;
 
@@ -144,7 +145,7 @@ describe("permission", () => {
     const r = new InteractionRouter(port);
     const a = r.handlePermission(permParams());
     const other = r.handlePermission(permParams({ sessionId: "s2" }));
-    await Bun.sleep(1);
+    await settle();
     expect(r.pendingCount).toBe(2);
     r.cancelSession("s1");
     expect(await a).toEqual({ decision: "deny", reason: "cancelled" });
@@ -305,7 +306,7 @@ describe("AskUserQuestion", () => {
     port2.answer = () => new Promise(() => {});
     const r2 = new InteractionRouter(port2);
     const pending = r2.handleUserInput(PLAN_REQUEST);
-    await Bun.sleep(1);
+    await settle();
     r2.cancelSession("s1");
     expect(await pending).toEqual({ action: "decline" });
     expect(port2.calls[0]!.signal.aborted).toBe(true);

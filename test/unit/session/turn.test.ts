@@ -3,14 +3,18 @@
 // answered, and races the simulator cannot time precisely (a cancel that
 // lands while the turn is still getting ready to send must end it without
 // ever sending the prompt to ZCode).
-import { describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, jest, test } from "bun:test";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { DEFAULT_TIMINGS, type Timings } from "../../../src/session/timings.ts";
 import { Turn } from "../../../src/session/turn.ts";
 import type { ZCodeAttachment } from "../../../src/zcode/api.ts";
-import { fakeSession, tick, zcodeError } from "../support/session-fakes.ts";
+import { advance, fakeSession, settle, tick, zcodeError } from "../support/session-fakes.ts";
 
+// Under fake timers: "at once" is "with no time passing", and "never sent" holds however long we wait.
 describe("Turn", () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   test("cancelled while resuming before the send: answers cancelled at once and never sends the prompt", async () => {
     const f = await fakeSession({ timings: { cancelGraceMs: DEFAULT_TIMINGS.cancelGraceMs } });
     // The child restarts right after the subscription; the resume answers only when told.
@@ -26,20 +30,23 @@ describe("Turn", () => {
       return new Promise((r) => (answerResume = () => r({ session: { sessionId: "s1" } })));
     };
     const turn = new Turn(f.s, { text: "do not send me", attachments: [] });
-    const answer = turn.run();
+    let answer: unknown;
+    void turn.run().then((r) => (answer = r));
     await resuming;
-    const t0 = Date.now();
     turn.cancel();
-    expect(await answer).toEqual({ stopReason: "cancelled" });
-    expect(Date.now() - t0).toBeLessThan(DEFAULT_TIMINGS.cancelGraceMs);
+    await settle();
+    expect(answer).toEqual({ stopReason: "cancelled" });
     answerResume();
-    await Bun.sleep(20);
+    await advance(DEFAULT_TIMINGS.busyWaitMs, 100);
     expect(f.zcode.methods()).not.toContain("session/send");
     expect(f.zcode.methods()).not.toContain("session/stop");
   });
 });
 
 describe("interactions of a cancelled turn", () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   test("refused from the cancel until the next turn has really started, also while that turn waits", async () => {
     const f = await fakeSession({ timings: { cancelGraceMs: 20, busyWaitMs: DEFAULT_TIMINGS.busyWaitMs } });
     const s = f.s;
@@ -47,18 +54,22 @@ describe("interactions of a cancelled turn", () => {
     const first = new Turn(s, { text: "first", attachments: [] });
     const firstAnswer = first.run();
     // ZCode starts the turn once the prompt reached it.
-    while (sends() < 1) await Bun.sleep(1);
+    await settle();
+    expect(sends()).toBe(1);
     f.zcode.emit("turn.started", {}, { seq: 1 });
     expect(s.refusesInteractions).toBe(false);
     first.cancel();
     expect(s.refusesInteractions).toBe(true);
+    await advance(20);
     expect(await firstAnswer).toEqual({ stopReason: "cancelled" });
     // ZCode ignored the stop: the next turn waits, and what ZCode asks meanwhile is the old turn's.
     const second = new Turn(s, { text: "second", attachments: [] });
     const secondAnswer = second.run();
     expect(s.refusesInteractions).toBe(true);
     f.zcode.emit("turn.completed", { resultType: "cancelled" }, { seq: 2 });
-    await Bun.sleep(10);
+    // ZCode idle now: the second turn is sent, and until its turn.started, still refused.
+    for (let i = 0; i < 100 && sends() < 2; i++) await advance(1);
+    expect(sends()).toBe(2);
     expect(s.refusesInteractions).toBe(true);
     f.zcode.emit("turn.started", {}, { seq: 3 });
     expect(s.refusesInteractions).toBe(false);

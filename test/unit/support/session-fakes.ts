@@ -1,11 +1,12 @@
 // A scripted ZCode behind a real Bridge for the session and turn unit tests:
 // the api methods sessions call, the connection's event routing (raw
 // envelopes, as the real connection delivers them), and the editor's side.
+import { jest } from "bun:test";
 import type { ClientCapabilities, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { Bridge, type EditorPort } from "../../../src/session/bridge.ts";
 import { DEFAULT_TIMINGS, type Timings } from "../../../src/session/timings.ts";
 import type { Settings } from "../../../src/zcode/schemas.ts";
-import type { BridgeConfig } from "../../../src/config.ts";
+import type { AutoCompact, BridgeConfig } from "../../../src/config.ts";
 import type { ZCodeApi, ZCodeMcpServer } from "../../../src/zcode/api.ts";
 import { ZCodeError } from "../../../src/zcode/errors.ts";
 import { checkSessionUpdate } from "../../support/schema.ts";
@@ -49,6 +50,7 @@ export class FakeZCode {
     "session/create": { session: { sessionId: "s1" } },
     "session/messages": { messages: [] },
     "session/list": { sessions: [] },
+    "session/compact": { compact: { state: "started" } },
   };
   generation = 1;
   private listeners = new Map<string, (e: unknown) => void>();
@@ -97,6 +99,7 @@ export class FakeZCode {
       hasV4: async () => false,
       retryTurn: async () => undefined,
       stopV4Turn: call("v4/command stop"),
+      compact: call("session/compact"),
     } as unknown as ZCodeApi;
   }
 
@@ -167,6 +170,7 @@ export interface FakeOptions {
   title?: string;
   cwd?: string;
   mcpServers?: ZCodeMcpServer[];
+  autoCompact?: AutoCompact;
 }
 
 /** A Bridge over a scripted ZCode and a recording editor. */
@@ -174,7 +178,7 @@ export function fakeBridge(opts: FakeOptions = {}) {
   const zcode = new FakeZCode();
   const editor = new FakeEditor();
   if (opts.terminalOutput) editor.clientCapabilities = { _meta: { terminal_output: true } };
-  const config = { env: {} } as BridgeConfig;
+  const config = { env: {}, ...(opts.autoCompact ? { autoCompact: opts.autoCompact } : {}) } as BridgeConfig;
   const bridge = new Bridge(config, editor, { api: zcode.api, timings: { ...FAST, ...opts.timings } });
   return { zcode, editor, bridge };
 }
@@ -190,3 +194,21 @@ export async function fakeSession(opts: FakeOptions = {}) {
 
 /** Lets queued promise callbacks and timers run. */
 export const tick = (ms = 0) => Bun.sleep(ms);
+
+/** Lets every queued promise callback run (no timer fires). */
+export async function settle(rounds = 50): Promise<void> {
+  for (let i = 0; i < rounds; i++) await Promise.resolve();
+}
+
+/**
+ * Under `jest.useFakeTimers()`: moves the clock (setTimeout, Date.now,
+ * Bun.sleep) on by `ms`, `step` at a time, letting promise callbacks run
+ * between steps as they would between real timer ticks.
+ */
+export async function advance(ms: number, step = 1): Promise<void> {
+  await settle();
+  for (let done = 0; done < ms; done += step) {
+    jest.advanceTimersByTime(Math.min(step, ms - done));
+    await settle();
+  }
+}
