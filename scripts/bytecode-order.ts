@@ -42,7 +42,8 @@ export async function recordBytecodeOrder(bridge: string, sim: string): Promise<
     await c.request("session/list", {});
     const code = await c.close();
     const file = join(dir, `order-${c.pid}`);
-    if (code !== 0 || !existsSync(file)) throw new Error(`the recording session ended with ${code} and no profile${c.stderr ? `: ${c.stderr.slice(-500)}` : ""}`);
+    if (code !== 0 || !existsSync(file))
+      throw new Error(`the recording session ended with ${code} and no profile${c.stderr ? `: ${c.stderr.slice(-500)}` : ""}`);
     return { file, cleanup };
   } catch (e) {
     cleanup();

@@ -90,7 +90,9 @@ function render(update: acp.SessionUpdate): void {
       break;
     case "tool_call":
       lastKind = "tool";
-      say(`${color.off}\n${color.cyan}▶ [${update.kind ?? "other"}] ${update.title}${color.off} ${color.dim}(${update.status ?? "pending"})${color.off}`);
+      say(
+        `${color.off}\n${color.cyan}▶ [${update.kind ?? "other"}] ${update.title}${color.off} ${color.dim}(${update.status ?? "pending"})${color.off}`,
+      );
       break;
     case "tool_call_update": {
       lastKind = "tool";
@@ -106,7 +108,9 @@ function render(update: acp.SessionUpdate): void {
     }
     case "plan":
       lastKind = "plan";
-      say(`\n${color.bold}Plan:${color.off}\n${update.entries.map((e) => `  [${e.status === "completed" ? "x" : " "}] ${e.content}`).join("\n")}`);
+      say(
+        `\n${color.bold}Plan:${color.off}\n${update.entries.map((e) => `  [${e.status === "completed" ? "x" : " "}] ${e.content}`).join("\n")}`,
+      );
       break;
     case "usage_update":
       lastKind = "usage";
@@ -167,7 +171,9 @@ try {
     clientCapabilities: {},
     clientInfo: { name: "zcode-acp-demo", version: "1.0.0" },
   });
-  say(`${color.bold}Connected to ${init.agentInfo?.title ?? "agent"} ${init.agentInfo?.version ?? ""}${color.off} (ACP v${init.protocolVersion})\n`);
+  say(
+    `${color.bold}Connected to ${init.agentInfo?.title ?? "agent"} ${init.agentInfo?.version ?? ""}${color.off} (ACP v${init.protocolVersion})\n`,
+  );
 
   const session = await agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
   say(`session ${session.sessionId} in ${workspace}`);
@@ -196,7 +202,11 @@ try {
     if (next) {
       lastKind = "";
       say(`\n\n${color.bold}The user picks "${next.name}" in the model menu${color.off} ${color.dim}(${next.value})${color.off}`);
-      await agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: "model", value: next.value });
+      await agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId: session.sessionId,
+        configId: "model",
+        value: next.value,
+      });
     }
   }
 

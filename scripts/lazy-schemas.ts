@@ -20,7 +20,8 @@ export const SDK_SCHEMA_FILE = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/].
 const EXPORT = /^export const (z\w+) = ([\s\S]*);$/;
 
 export function lazifySchemas(source: string, file = "zod.gen.js"): { code: string; wrapped: number } {
-  if (!/^import \* as z from "zod(\/v4)?";$/m.test(source)) throw new Error(`${file}: no \`import * as z from "zod/v4"\`; update scripts/lazy-schemas.ts`);
+  if (!/^import \* as z from "zod(\/v4)?";$/m.test(source))
+    throw new Error(`${file}: no \`import * as z from "zod/v4"\`; update scripts/lazy-schemas.ts`);
   // Top-level statements start at column 0; a schema's own lines (fields,
   // their doc comments) are indented.
   const chunks = source.split(/^(?=\/\*\*|\/\/|export |import )/m);

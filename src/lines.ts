@@ -241,8 +241,7 @@ export class LineSplitter {
         if (nl - start > max) {
           this.reducer = this.newReducer([chunk.subarray(start, nl)]);
           this.reportOverlong(nl - start, this.headOf([], chunk.subarray(start, nl)));
-        }
-        else this.emit(chunk, start, nl);
+        } else this.emit(chunk, start, nl);
       }
       start = nl + 1;
       nl = chunk.indexOf(NL, start);
@@ -304,11 +303,7 @@ export interface ReadLinesOptions extends LineSplitterOptions {
  * Reads `stream` to its end, handing each line to `onLine` synchronously.
  * Resolves at EOF, rejects if the stream errors. The client uses this one.
  */
-export async function readLines(
-  stream: ReadableStream<Uint8Array>,
-  onLine: LineHandler,
-  opts: ReadLinesOptions = {},
-): Promise<void> {
+export async function readLines(stream: ReadableStream<Uint8Array>, onLine: LineHandler, opts: ReadLinesOptions = {}): Promise<void> {
   const splitter = new LineSplitter(onLine, opts);
   const reader = stream.getReader();
   const beforeRead = opts.beforeRead;
@@ -334,10 +329,7 @@ export async function readLines(
  * with one resolved promise each, without the generator's extra awaits.
  * The push API (readLines) is still faster: no promise per line at all.
  */
-export function lines(
-  stream: ReadableStream<Uint8Array>,
-  opts: LineSplitterOptions = {},
-): AsyncIterableIterator<string> {
+export function lines(stream: ReadableStream<Uint8Array>, opts: LineSplitterOptions = {}): AsyncIterableIterator<string> {
   let batch: string[] = [];
   let index = 0;
   let done = false;

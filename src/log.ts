@@ -9,14 +9,7 @@ import { redact, redactLine } from "./redact.ts";
 // pulls in node:tty and node:util and costs ~20 ms of start-up.
 
 export type LogLevelName = "silent" | "error" | "warn" | "info" | "debug" | "trace";
-export const LOG_LEVEL_NAMES: readonly LogLevelName[] = [
-  "silent",
-  "error",
-  "warn",
-  "info",
-  "debug",
-  "trace",
-];
+export const LOG_LEVEL_NAMES: readonly LogLevelName[] = ["silent", "error", "warn", "info", "debug", "trace"];
 
 const LEVEL_VALUE: Record<LogLevelName, number> = {
   silent: LogLevels.silent,
@@ -33,11 +26,7 @@ function format(obj: LogObject): string {
   const parts = obj.args.map((a) =>
     // Everything goes through redaction: logs end up in bug reports, and
     // strings include raw child frames and stderr lines.
-    typeof a === "string"
-      ? redactLine(a)
-      : a instanceof Error
-        ? redactLine(a.stack ?? a.message)
-        : safeJson(redact(a)),
+    typeof a === "string" ? redactLine(a) : a instanceof Error ? redactLine(a.stack ?? a.message) : safeJson(redact(a)),
   );
   const tag = obj.tag ? `[${obj.tag}] ` : "";
   return `${obj.date.toISOString()} ${obj.type.toUpperCase()} ${tag}${parts.join(" ")}\n`;

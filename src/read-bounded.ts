@@ -14,7 +14,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "
 export const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export type BoundedRead =
-  | { ok: true; text: string; /** Only the first maxBytes were read (`prefix`). */ truncated: boolean }
+  | { ok: true; text: string /** Only the first maxBytes were read (`prefix`). */; truncated: boolean }
   | { ok: false; why: "missing" | "not_a_file" | "too_large" | "unreadable" };
 
 export interface BoundedReadOptions {

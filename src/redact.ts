@@ -9,8 +9,7 @@ export const REDACTED = "[REDACTED]";
 // `apiKey`, `API-KEY` and `x-api-key` are the same. A key that merely
 // contains "token" is not a secret (`inputTokens`, `totalTokenCount`), so
 // token only counts at the end; the other words count anywhere.
-const SECRET_ANYWHERE =
-  /apikey|secret|passwd|password|credential|cookie|privatekey|passphrase|authorization|accesskey|bearer/;
+const SECRET_ANYWHERE = /apikey|secret|passwd|password|credential|cookie|privatekey|passphrase|authorization|accesskey|bearer/;
 const SECRET_AT_END = /token$/;
 // Names in `{name, value}` pairs (MCP server env and headers in ACP) are
 // environment variable or header names: OPENAI_API_KEY, GITHUB_TOKEN,
@@ -87,9 +86,7 @@ function isSecretName(name: string): boolean {
 function redactString(s: string): string {
   let out = s;
   if (AUTH_SCHEME_TEST.test(out)) {
-    out = out.replace(AUTH_SCHEME, (m, scheme: string, cred: string) =>
-      looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m,
-    );
+    out = out.replace(AUTH_SCHEME, (m, scheme: string, cred: string) => (looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m));
   }
   if (TOKEN_SHAPE_TEST.test(out)) out = out.replace(TOKEN_SHAPE, REDACTED);
   return redactUserInfo(out);

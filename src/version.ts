@@ -4,5 +4,4 @@ import pkg from "../package.json" with { type: "json" };
 // time; running from source falls back to package.json.
 declare const __VERSION__: string | undefined;
 
-export const VERSION: string =
-  typeof __VERSION__ === "string" ? __VERSION__ : pkg.version;
+export const VERSION: string = typeof __VERSION__ === "string" ? __VERSION__ : pkg.version;

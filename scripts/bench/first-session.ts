@@ -138,7 +138,10 @@ export async function simSession(sim: string, o: { stateDir: string; bootMs: num
         buf = buf.slice(i + 1);
         // ZCode asks for the runtime preferences right after create: answer like the bridge does.
         if (msg.method === "session/requestRuntimePreferences") {
-          send({ id: msg.id, result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false } });
+          send({
+            id: msg.id,
+            result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false },
+          });
         } else if (typeof msg.id === "number" && msg.method === undefined) answers.get(msg.id)?.(performance.now());
       }
     }

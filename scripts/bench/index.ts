@@ -33,7 +33,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
   const names = first && !first.startsWith("-") ? [first] : [...BENCHES];
   const args = first && !first.startsWith("-") ? rest : argv;
   for (const n of names) {
-    if (![...BENCHES, ...ON_DEMAND].includes(n as never)) throw new Error(`unknown benchmark "${n}" (have: ${[...BENCHES, ...ON_DEMAND].join(", ")})`);
+    if (![...BENCHES, ...ON_DEMAND].includes(n as never))
+      throw new Error(`unknown benchmark "${n}" (have: ${[...BENCHES, ...ON_DEMAND].join(", ")})`);
   }
   const checks: Check[] = [];
   for (const n of names) checks.push(...(await run(n, args)));

@@ -27,7 +27,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const max = (xs: number[]) => Math.max(...xs);
 
 /** One bridge over the simulator, `runs` times `measure` in one session. */
-async function measureRuns(runs: number, env: Record<string, string>, measure: (c: RawAcpClient, sessionId: string) => Promise<number>): Promise<number[]> {
+async function measureRuns(
+  runs: number,
+  env: Record<string, string>,
+  measure: (c: RawAcpClient, sessionId: string) => Promise<number>,
+): Promise<number[]> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-acp-bench-latency-"));
   const c = RawAcpClient.spawn({ env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error", ...env }, cwd: stateDir });
   try {
@@ -75,7 +79,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
   const runs = Number(flag(argv, "--runs") ?? 5);
   const rows: Array<[string, number[], number]> = [
     ["cancel while streaming", await measureRuns(runs, {}, cancelAfterStreaming("#scenario:slow n=400")), 1000],
-    ["cancel ZCode ignores", await measureRuns(runs, { ZCODE_SIM_STOP_IGNORE_MS: "1500" }, cancelAfterStreaming("#scenario:ignore-stop n=40")), 1000],
+    [
+      "cancel ZCode ignores",
+      await measureRuns(runs, { ZCODE_SIM_STOP_IGNORE_MS: "1500" }, cancelAfterStreaming("#scenario:ignore-stop n=40")),
+      1000,
+    ],
     ["child dies mid-turn", await measureRuns(runs, {}, childDeath), 2000],
   ];
   const checks: Check[] = [];

@@ -41,7 +41,9 @@ export async function main(argv: string[] = []) {
     const t0 = performance.now();
     await maker.prompt(sessionId, `#scenario:huge-history n=${Math.ceil(messages / 2)} bytes=${bytes} big=${big} text=${text}`, 600_000);
     await maker.close();
-    console.log(`built ${messages.toLocaleString("en-US")} messages, ${(bytes / 1e6).toFixed(0)} MB of tool output in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `built ${messages.toLocaleString("en-US")} messages, ${(bytes / 1e6).toFixed(0)} MB of tool output in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     // 2. A fresh bridge loads it.
     let first = 0;
@@ -91,7 +93,11 @@ export async function main(argv: string[] = []) {
     return {
       checks: [
         { name: "session/load answers", pass: !failed, detail: failed ?? "" },
-        { name: `first update within ${FIRST_UPDATE_MS} ms`, pass: first > 0 && first <= FIRST_UPDATE_MS, detail: `${first.toFixed(0)} ms` },
+        {
+          name: `first update within ${FIRST_UPDATE_MS} ms`,
+          pass: first > 0 && first <= FIRST_UPDATE_MS,
+          detail: `${first.toFixed(0)} ms`,
+        },
         { name: `peak RSS growth under ${PEAK_GROWTH_MB} MB`, pass: growth < PEAK_GROWTH_MB, detail: `${growth.toFixed(0)} MB` },
         { name: "no update over 4 MB", pass: largest <= LARGEST_UPDATE_BYTES, detail: `${largest} bytes` },
       ],

@@ -167,14 +167,7 @@ async function runInChild(): Promise<void> {
 
 // ---------------------------------------------------------------- parent
 
-async function measure(
-  label: string,
-  name: string,
-  file: string,
-  parse: boolean,
-  cap?: number,
-  repeats = 1,
-): Promise<VariantResult> {
+async function measure(label: string, name: string, file: string, parse: boolean, cap?: number, repeats = 1): Promise<VariantResult> {
   let best: VariantResult | undefined;
   for (let i = 0; i < repeats; i++) {
     const p = Bun.spawn(
@@ -245,7 +238,14 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Spli
   }
   for (const [label] of mixedVariants) rows.push(best.get(label)!);
   const [floor, ours, oursIter, naive, rl, oursP, naiveP, rlP] = mixedVariants.map(([label]) => best.get(label)!) as [
-    VariantResult, VariantResult, VariantResult, VariantResult, VariantResult, VariantResult, VariantResult, VariantResult,
+    VariantResult,
+    VariantResult,
+    VariantResult,
+    VariantResult,
+    VariantResult,
+    VariantResult,
+    VariantResult,
+    VariantResult,
   ];
 
   const hugeOurs = await run("64 MiB line: splitter, no cap", "splitter", huge, false, undefined, repeats);

@@ -133,8 +133,18 @@ async function build(dir: string, baselineRef: string | undefined): Promise<Comm
   const baseline = baselineRef ? buildBaseline(baselineRef, join(dir, "baseline-src")) : undefined;
   const nodeBundle = join(dir, "bridge.mjs");
   const b = Bun.spawnSync(
-    [process.execPath, "build", join(ROOT, "src/main.ts"), "--target=node", "--format=esm", "--minify",
-      "--define", `__VERSION__=${JSON.stringify(pkg.version)}`, "--outfile", nodeBundle],
+    [
+      process.execPath,
+      "build",
+      join(ROOT, "src/main.ts"),
+      "--target=node",
+      "--format=esm",
+      "--minify",
+      "--define",
+      `__VERSION__=${JSON.stringify(pkg.version)}`,
+      "--outfile",
+      nodeBundle,
+    ],
     { stdout: "pipe", stderr: "pipe", env: { ...process.env, BUN_BE_BUN: "1" } },
   );
   if (b.exitCode !== 0) throw new Error(`node bundle failed: ${b.stderr.toString()}`);
@@ -158,8 +168,13 @@ async function build(dir: string, baselineRef: string | undefined): Promise<Comm
 function stubBunModules(bundle: string, dir: string): void {
   const code = readFileSync(bundle, "utf8").replace(/import\s*\{([^}]*)\}\s*from\s*"bun:(\w+)"/g, (_, names: string, mod: string) => {
     const stub = join(dir, `bun-${mod}-stub.mjs`);
-    const exported = names.split(",").map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean);
-    const body = exported.map((n) => `export class ${n} { constructor() { throw new Error("bun:${mod} is not in the Node comparison build"); } }`);
+    const exported = names
+      .split(",")
+      .map((n) => n.trim().split(/\s+as\s+/)[0])
+      .filter(Boolean);
+    const body = exported.map(
+      (n) => `export class ${n} { constructor() { throw new Error("bun:${mod} is not in the Node comparison build"); } }`,
+    );
     writeFileSync(stub, `${body.join("\n")}\n`);
     return `import{${names}}from${JSON.stringify(stub)}`;
   });
@@ -227,7 +242,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
   const dir = mkdtempSync(join(tmpdir(), "zcode-acp-bench-startup-"));
   try {
     const cmds = await build(dir, baselineRef);
-    const nodeVersion = cmds.node ? Bun.spawnSync([cmds.node[0] as string, "--version"]).stdout.toString().trim() : "absent";
+    const nodeVersion = cmds.node
+      ? Bun.spawnSync([cmds.node[0] as string, "--version"])
+          .stdout.toString()
+          .trim()
+      : "absent";
 
     const floorStart: number[] = [];
     const bridgeVersion: number[] = [];
@@ -264,7 +283,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
     const mb = (x: number) => `${x.toFixed(1)} MB`;
     console.log(`startup (median of ${runs}; bun ${Bun.version}, node ${nodeVersion})`);
     console.log(`  floor (empty compiled program) spawn->exit   ${ms(f)}`);
-    console.log(`  bridge --version                             ${ms(median(bridgeVersion))}  (${(median(bridgeVersion) / f).toFixed(2)}x floor)`);
+    console.log(
+      `  bridge --version                             ${ms(median(bridgeVersion))}  (${(median(bridgeVersion) / f).toFixed(2)}x floor)`,
+    );
     if (cmds.node) console.log(`  node build --version                         ${ms(median(nodeVersionMs))}`);
     console.log(`  bridge spawn->initialize response            ${ms(bi)}  (${(bi / f).toFixed(2)}x floor)`);
     if (cmds.node) console.log(`  node build spawn->initialize response        ${ms(ni)}  (bridge/node = ${(bi / ni).toFixed(2)})`);
@@ -280,7 +301,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
       const ready = medianOf(sim, (x) => x.ready);
       const create = medianOf(sim, (x) => x.create);
       const floor = ready + create;
-      console.log(`  boot ${String(bootMs).padStart(4)} ms: ZCode alone: spawn->ready ${ms(ready)} + its first session/create ${ms(create)} = floor ${ms(floor)}`);
+      console.log(
+        `  boot ${String(bootMs).padStart(4)} ms: ZCode alone: spawn->ready ${ms(ready)} + its first session/create ${ms(create)} = floor ${ms(floor)}`,
+      );
       for (const [name, runsOf] of subjects) {
         const xs = runsOf.get(bootMs) ?? [];
         const sn = medianOf(xs, (x) => x.sessionNew);
@@ -314,7 +337,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ch
     const releaseDir = join(ROOT, "dist/release");
     if (existsSync(releaseDir)) {
       console.log("  release archives:");
-      for (const name of readdirSync(releaseDir).filter((n) => /\.(tar\.gz|zip)$/.test(n)).sort()) {
+      for (const name of readdirSync(releaseDir)
+        .filter((n) => /\.(tar\.gz|zip)$/.test(n))
+        .sort()) {
         console.log(`    ${name.padEnd(46)} ${(statSync(join(releaseDir, name)).size / 1e6).toFixed(1)} MB`);
       }
     } else {

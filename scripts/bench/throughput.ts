@@ -157,7 +157,11 @@ export async function bridgeFlood(
     await client.initialize();
     const sid = await client.newSession(stateDir);
     // The RSS run samples often: the flatness check needs many samples per stretch of the stream.
-    const sampler = rssSampler(() => client.pid, opts.rss ? 25 : 250, () => client.byteCount);
+    const sampler = rssSampler(
+      () => client.pid,
+      opts.rss ? 25 : 250,
+      () => client.byteCount,
+    );
     const t0 = performance.now();
     const r = await client.prompt(sid, prompt, 600_000);
     const t1 = performance.now();
@@ -209,7 +213,10 @@ async function relayMain(prompt: string): Promise<void> {
       // The CLI asks this before answering session/create; anything else: -32601.
       const answer =
         m.method === "session/requestRuntimePreferences"
-          ? { id: m.id, result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false } }
+          ? {
+              id: m.id,
+              result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false },
+            }
           : { id: m.id, error: { code: -32601, message: "not handled by the relay" } };
       sim.stdin.write(`${JSON.stringify(answer)}\n`);
       void sim.stdin.flush();
@@ -256,7 +263,11 @@ async function relayMain(prompt: string): Promise<void> {
   await sim.exited;
 }
 
-export async function floorFlood(label: string, prompt: string, opts: { n: number; size: number; withLatency: boolean }): Promise<FloodStats> {
+export async function floorFlood(
+  label: string,
+  prompt: string,
+  opts: { n: number; size: number; withLatency: boolean },
+): Promise<FloodStats> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-bench-floor-"));
   const counter = new FloodCounter(opts.withLatency);
   let doneResolve: () => void = () => {};
@@ -284,7 +295,9 @@ export async function floorFlood(label: string, prompt: string, opts: { n: numbe
 
 // ------------------------------------------------------------ tool progress
 
-export async function bridgeFloodTools(n: number): Promise<{ events: number; messages: number; seconds: number; eventsPerSec: number; stopReason: string; maxRssMB: number }> {
+export async function bridgeFloodTools(
+  n: number,
+): Promise<{ events: number; messages: number; seconds: number; eventsPerSec: number; stopReason: string; maxRssMB: number }> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-bench-tools-"));
   let messages = 0;
   let first = 0;
@@ -555,27 +568,42 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
   for (let round = 0; round < ROUNDS; round++) {
     floorSat = best(floorSat, await floorFlood("floor, saturated", flood, { n: N, size: SIZE, withLatency: true }));
     bridgeSat = best(bridgeSat, await bridgeFlood("bridge, saturated", flood, { n: N, size: SIZE, withLatency: true }));
-    traced = best(traced, await bridgeFlood("bridge, saturated, with --trace", flood, { n: N, size: SIZE, withLatency: true, trace: true }));
-    console.error(`  round ${round + 1}: floor ${f0(floorSat.eventsPerSec)}, bridge ${f0(bridgeSat.eventsPerSec)}, traced ${f0(traced.eventsPerSec)} ev/s (best so far)`);
+    traced = best(
+      traced,
+      await bridgeFlood("bridge, saturated, with --trace", flood, { n: N, size: SIZE, withLatency: true, trace: true }),
+    );
+    console.error(
+      `  round ${round + 1}: floor ${f0(floorSat.eventsPerSec)}, bridge ${f0(bridgeSat.eventsPerSec)}, traced ${f0(traced.eventsPerSec)} ev/s (best so far)`,
+    );
   }
   let floorPaced: FloodStats | undefined;
   let bridgePaced: (FloodStats & { rssSamples: RssSample[] }) | undefined;
   const lowerP99 = <T extends { p99ms: number }>(a: T | undefined, b: T) => (!a || b.p99ms < a.p99ms ? b : a);
   for (let round = 0; round < ROUNDS; round++) {
-    floorPaced = lowerP99(floorPaced, await floorFlood(`floor, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }));
-    bridgePaced = lowerP99(bridgePaced, await bridgeFlood(`bridge, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }));
+    floorPaced = lowerP99(
+      floorPaced,
+      await floorFlood(`floor, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }),
+    );
+    bridgePaced = lowerP99(
+      bridgePaced,
+      await bridgeFlood(`bridge, paced ${PACED_RATE}/s`, paced, { n: PACED_N, size: SIZE, withLatency: true }),
+    );
     console.error(`  paced round ${round + 1}: floor p99 ${f2(floorPaced.p99ms)} ms, bridge p99 ${f2(bridgePaced.p99ms)} ms (best so far)`);
   }
   if (!floorSat || !bridgeSat || !traced || !floorPaced || !bridgePaced) throw new Error("no rounds ran");
   // Half as much again runs first as warm-up (see rssGrowth).
   const WARM_BYTES = BIG_BYTES / 2;
   const bigN = Math.round((WARM_BYTES + BIG_BYTES) / BIG_SIZE);
-  const big = await bridgeFlood(`bridge, ${(BIG_BYTES / 1e9).toFixed(1)} GB stream after ${(WARM_BYTES / 1e9).toFixed(1)} GB warm-up`, `#scenario:flood n=${bigN} size=${BIG_SIZE}`, {
-    n: bigN,
-    size: BIG_SIZE,
-    withLatency: false,
-    rss: true,
-  });
+  const big = await bridgeFlood(
+    `bridge, ${(BIG_BYTES / 1e9).toFixed(1)} GB stream after ${(WARM_BYTES / 1e9).toFixed(1)} GB warm-up`,
+    `#scenario:flood n=${bigN} size=${BIG_SIZE}`,
+    {
+      n: bigN,
+      size: BIG_SIZE,
+      withLatency: false,
+      rss: true,
+    },
+  );
   console.error(`  big stream: ${f0(big.wireMBps)} MB/s`);
   const TOOL_N = quick ? 10_000 : 50_000;
   const floorTools = await floorFloodTools(TOOL_N);
@@ -595,10 +623,18 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Thro
       `| ${r.label} | ${r.events} | ${r.messages} | ${f0(r.eventsPerSec)} | ${f0(r.wireMBps)} | ${f2(r.p50ms)} | ${f2(r.p99ms)} | ${f0(r.maxRssMB)} | ${r.intact ? "yes" : "NO"} |`,
     );
   }
-  console.log(`| floor, flood-tools (Bash progress tails) | ${floorTools.events} | ${floorTools.events} | ${f0(floorTools.eventsPerSec)} | | | | | |`);
-  console.log(`| bridge, flood-tools (Bash progress tails) | ${tools.events} | ${tools.messages} | ${f0(tools.eventsPerSec)} | | | | ${f0(tools.maxRssMB)} | ${tools.stopReason} |`);
-  console.log(`| bridge, slow reader (paused 1.5 s) | ${slow.events} | ${slow.messages} | | | | | ${f0(slow.maxRssMB)} | ${slow.textIntact ? "yes" : "NO"} |`);
-  console.log(`| bridge, ${SESSIONS} concurrent sessions | ${SESSIONS}x${quick ? 200 : 1000} | | | | | | ${f0(many.maxRssMB)} | ${many.allIntact ? "yes" : "NO"} |`);
+  console.log(
+    `| floor, flood-tools (Bash progress tails) | ${floorTools.events} | ${floorTools.events} | ${f0(floorTools.eventsPerSec)} | | | | | |`,
+  );
+  console.log(
+    `| bridge, flood-tools (Bash progress tails) | ${tools.events} | ${tools.messages} | ${f0(tools.eventsPerSec)} | | | | ${f0(tools.maxRssMB)} | ${tools.stopReason} |`,
+  );
+  console.log(
+    `| bridge, slow reader (paused 1.5 s) | ${slow.events} | ${slow.messages} | | | | | ${f0(slow.maxRssMB)} | ${slow.textIntact ? "yes" : "NO"} |`,
+  );
+  console.log(
+    `| bridge, ${SESSIONS} concurrent sessions | ${SESSIONS}x${quick ? 200 : 1000} | | | | | | ${f0(many.maxRssMB)} | ${many.allIntact ? "yes" : "NO"} |`,
+  );
 
   // RSS flatness: see rssGrowth for why the envelope, and what it measured.
   const rss = rssGrowth(big.rssSamples, WARM_BYTES / (WARM_BYTES + BIG_BYTES));

@@ -217,7 +217,9 @@ function main() {
       const bin = binaryIn(dir);
       const v = versionOf(bin);
       if (v.version !== pkg.version) {
-        reasons.push(`${name}: --version ${v.error ? `failed (${v.error})` : `printed ${JSON.stringify(v.version)}, expected ${pkg.version}`}`);
+        reasons.push(
+          `${name}: --version ${v.error ? `failed (${v.error})` : `printed ${JSON.stringify(v.version)}, expected ${pkg.version}`}`,
+        );
         continue;
       }
       place(bin);

@@ -94,7 +94,11 @@ function writeJson(path: string, value: unknown): void {
  * Write the main package and one package per built target (`binaries`:
  * target id -> built executable). Returns the directories written.
  */
-export function writeNpmPackages(outDir: string, version: string, binaries: Map<string, { target: ReleaseTarget; path: string }>): string[] {
+export function writeNpmPackages(
+  outDir: string,
+  version: string,
+  binaries: Map<string, { target: ReleaseTarget; path: string }>,
+): string[] {
   rmSync(outDir, { recursive: true, force: true });
   const written: string[] = [];
   const license = join(ROOT, "LICENSE");
@@ -120,7 +124,10 @@ export function writeNpmPackages(outDir: string, version: string, binaries: Map<
       copyFileSync(path, bin);
     }
     chmodSync(bin, 0o755);
-    writeFileSync(join(dir, "README.md"), `# ${npmPlatformPackage(target)}\n\nThe ${targetId(target)} binary of [${NPM_PACKAGE}](https://www.npmjs.com/package/${NPM_PACKAGE}). Install that package instead.\n`);
+    writeFileSync(
+      join(dir, "README.md"),
+      `# ${npmPlatformPackage(target)}\n\nThe ${targetId(target)} binary of [${NPM_PACKAGE}](https://www.npmjs.com/package/${NPM_PACKAGE}). Install that package instead.\n`,
+    );
     copyFileSync(license, join(dir, "LICENSE"));
     written.push(dir);
   }

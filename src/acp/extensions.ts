@@ -57,7 +57,9 @@ export function goalRequest(params: unknown): { sessionId: string; action: GoalA
 export function steeringRequest(params: unknown): { sessionId: string; text: string } {
   const p = parsed(SteeringParams, STEERING_METHOD, params);
   const text = (p.prompt as ContentBlock[])
-    .filter((b): b is Extract<ContentBlock, { type: "text" }> => !!b && typeof b === "object" && b.type === "text" && typeof b.text === "string")
+    .filter(
+      (b): b is Extract<ContentBlock, { type: "text" }> => !!b && typeof b === "object" && b.type === "text" && typeof b.text === "string",
+    )
     .map((b) => b.text)
     .join("\n")
     .trim();

@@ -166,15 +166,42 @@ class AcpAgent {
     const m = acp.methods.agent;
     return acp
       .agent({ name: "zcode-acp-server" })
-      .onRequest(m.initialize, this.handle(async (p) => this.initialize(p)))
-      .onRequest(m.authenticate, this.handle(async (p) => AcpAgent.authenticate(p)))
-      .onRequest(m.session.new, this.handle(async (p) => this.newSession(p)))
-      .onRequest(m.session.load, this.handle(async (p) => this.loadSession(p)))
-      .onRequest(m.session.resume, this.handle(async (p) => this.resumeSession(p)))
-      .onRequest(m.session.list, this.handle(async (p) => this.listSessions(p)))
-      .onRequest(m.session.close, this.handle(async (p) => this.closeSession(p)))
-      .onRequest(m.session.delete, this.handle(async (p) => this.deleteSession(p)))
-      .onRequest(m.session.fork, this.handle(async (p) => this.forkSession(p)))
+      .onRequest(
+        m.initialize,
+        this.handle(async (p) => this.initialize(p)),
+      )
+      .onRequest(
+        m.authenticate,
+        this.handle(async (p) => AcpAgent.authenticate(p)),
+      )
+      .onRequest(
+        m.session.new,
+        this.handle(async (p) => this.newSession(p)),
+      )
+      .onRequest(
+        m.session.load,
+        this.handle(async (p) => this.loadSession(p)),
+      )
+      .onRequest(
+        m.session.resume,
+        this.handle(async (p) => this.resumeSession(p)),
+      )
+      .onRequest(
+        m.session.list,
+        this.handle(async (p) => this.listSessions(p)),
+      )
+      .onRequest(
+        m.session.close,
+        this.handle(async (p) => this.closeSession(p)),
+      )
+      .onRequest(
+        m.session.delete,
+        this.handle(async (p) => this.deleteSession(p)),
+      )
+      .onRequest(
+        m.session.fork,
+        this.handle(async (p) => this.forkSession(p)),
+      )
       .onRequest(
         m.session.prompt,
         this.handle(
@@ -182,10 +209,24 @@ class AcpAgent {
           (): acp.PromptResponse => ({ stopReason: "cancelled" }),
         ),
       )
-      .onRequest(m.session.setMode, this.handle(async (p) => this.setMode(p)))
-      .onRequest(m.session.setConfigOption, this.handle(async (p) => this.setConfigOption(p)))
-      .onRequest(GOAL_METHOD, (p: unknown) => p, this.handle(async (p: unknown, ctx) => this.goal(p, ctx.signal)))
-      .onRequest(STEERING_METHOD, (p: unknown) => p, this.handle(async (p: unknown, ctx) => this.steer(p, ctx.signal)))
+      .onRequest(
+        m.session.setMode,
+        this.handle(async (p) => this.setMode(p)),
+      )
+      .onRequest(
+        m.session.setConfigOption,
+        this.handle(async (p) => this.setConfigOption(p)),
+      )
+      .onRequest(
+        GOAL_METHOD,
+        (p: unknown) => p,
+        this.handle(async (p: unknown, ctx) => this.goal(p, ctx.signal)),
+      )
+      .onRequest(
+        STEERING_METHOD,
+        (p: unknown) => p,
+        this.handle(async (p: unknown, ctx) => this.steer(p, ctx.signal)),
+      )
       .onNotification(m.session.cancel, ({ params }) => {
         try {
           void this.bridge.session(params.sessionId).cancel("editor");
@@ -204,7 +245,10 @@ class AcpAgent {
   /** Sign-in is the ZCode app's: the one method offered only confirms it; any other id is the client's mistake. */
   private static authenticate(p: acp.AuthenticateRequest): acp.AuthenticateResponse {
     if (!(AUTH_METHOD_IDS as readonly string[]).includes(p.methodId)) {
-      throw invalidParams(t().errors.unknownAuthMethod(p.methodId, AUTH_METHOD_IDS), { methodId: p.methodId, authMethods: AUTH_METHOD_IDS });
+      throw invalidParams(t().errors.unknownAuthMethod(p.methodId, AUTH_METHOD_IDS), {
+        methodId: p.methodId,
+        authMethods: AUTH_METHOD_IDS,
+      });
     }
     return {};
   }

@@ -257,7 +257,9 @@ export function createStdinSource(opts: StdinSourceOptions): ReadableStream<Uint
       controller.close();
     },
     cancel(reason) {
-      return getReader().cancel(reason).catch(() => {});
+      return getReader()
+        .cancel(reason)
+        .catch(() => {});
     },
   });
 }

@@ -162,7 +162,9 @@ export class AppHistory {
       this.sessions.delete(sessionId);
       return this.enqueue(`deleting session ${sessionId}`, (db) => {
         const changed = markDeleted(db, { sessionId, now: this.now() });
-        this.log.debug(changed ? `marked session ${sessionId} deleted in the app's history` : `no row of ${sessionId} in the app's history`);
+        this.log.debug(
+          changed ? `marked session ${sessionId} deleted in the app's history` : `no row of ${sessionId} in the app's history`,
+        );
       });
     } catch (err) {
       this.log.warn("could not mark a session deleted in the app's history:", err);

@@ -16,11 +16,7 @@ export function isBusy(err: unknown): boolean {
  * or locked database. Any other error, or the last busy one, is thrown.
  * `stop()` true before a retry ends the retries (the owner was closed).
  */
-export async function withBusyRetry<T>(
-  attempt: () => T,
-  delaysMs: readonly number[],
-  stop: () => boolean = () => false,
-): Promise<T> {
+export async function withBusyRetry<T>(attempt: () => T, delaysMs: readonly number[], stop: () => boolean = () => false): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return attempt();

@@ -77,7 +77,10 @@ export function appTitle(title: unknown): string {
   if (t.length <= TITLE_MAX_CHARS) return t;
   const chars = Array.from(t.slice(0, TITLE_MAX_CHARS * 2));
   if (chars.length <= TITLE_MAX_CHARS) return t;
-  return `${chars.slice(0, TITLE_MAX_CHARS - 1).join("").trimEnd()}…`;
+  return `${chars
+    .slice(0, TITLE_MAX_CHARS - 1)
+    .join("")
+    .trimEnd()}…`;
 }
 
 /** Column values of a new row, named as the table's columns. */
@@ -105,9 +108,7 @@ export function taskRow(info: SessionCreatedInfo, now: number): TaskRowValues | 
   if (!sessionId || !cwd.trim()) return undefined;
   const title = appTitle(info.title);
   const createdAt =
-    typeof info.createdAt === "number" && Number.isSafeInteger(info.createdAt) && info.createdAt >= 0
-      ? info.createdAt
-      : now;
+    typeof info.createdAt === "number" && Number.isSafeInteger(info.createdAt) && info.createdAt >= 0 ? info.createdAt : now;
   const mode = appMode(info.mode);
   const model = modelPickerValue(info.model);
   // The app reads meta_json first and validates it (zcodeTaskMetaSchema); the

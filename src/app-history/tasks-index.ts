@@ -165,10 +165,7 @@ export function insertTask(db: Database, row: TaskRowValues): boolean {
  * The title is bounded (appTitle). updated_at never goes backwards.
  * Returns whether the row changed.
  */
-export function updateTitle(
-  db: Database,
-  p: { workspaceKey: string; sessionId: string; title: string; now: number },
-): boolean {
+export function updateTitle(db: Database, p: { workspaceKey: string; sessionId: string; title: string; now: number }): boolean {
   const title = appTitle(p.title);
   const result = db
     .query(

@@ -127,7 +127,12 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   const maxLineBytes = bytes("max-line-bytes", "ZCODE_ACP_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES);
   const maxMessageBytes = bytes("max-message-bytes", "ZCODE_ACP_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES);
 
-  const config = defaultConfig({ env, maxLineBytes, maxMessageBytes, appHistory: onUnless(flags, env, "no-app-history", "ZCODE_ACP_APP_HISTORY") });
+  const config = defaultConfig({
+    env,
+    maxLineBytes,
+    maxMessageBytes,
+    appHistory: onUnless(flags, env, "no-app-history", "ZCODE_ACP_APP_HISTORY"),
+  });
   if (level && isLogLevel(level.value)) config.logLevel = level.value;
   const bin = pick("zcode-bin", "ZCODE_BIN");
   if (bin) config.zcodeBin = bin.value;

@@ -23,9 +23,7 @@ const ROUTES: Record<ConsoleMethod, LogMethod> = {
 /** Routes the console to the log; returns a function that puts it back (for tests). */
 export function routeConsoleToLog(linesPerSecond = 20): () => void {
   const logger = log.withTag("console");
-  const limiter = new LogLimiter(linesPerSecond, (n) =>
-    logger.warn(`suppressed ${n} console lines (more than ${linesPerSecond}/s)`),
-  );
+  const limiter = new LogLimiter(linesPerSecond, (n) => logger.warn(`suppressed ${n} console lines (more than ${linesPerSecond}/s)`));
   const saved = new Map<ConsoleMethod, (...args: unknown[]) => void>();
   for (const [method, level] of Object.entries(ROUTES) as [ConsoleMethod, LogMethod][]) {
     saved.set(method, console[method]);

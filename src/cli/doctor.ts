@@ -29,11 +29,7 @@ interface Check {
   fix?: string;
 }
 
-export async function runDoctor(
-  config: BridgeConfig,
-  out: (line: string) => void,
-  language: LanguageChoice,
-): Promise<number> {
+export async function runDoctor(config: BridgeConfig, out: (line: string) => void, language: LanguageChoice): Promise<number> {
   const say = t().cli.doctor;
   const checks: Check[] = [...selfChecks(config.env), languageCheck(language)];
   const home = homeDir(config.env);
@@ -64,11 +60,7 @@ export async function runDoctor(
     checks.push({
       ok: true,
       label: say.labels.node,
-      detail: launch.node
-        ? launch.nodeVersion
-          ? say.nodeVersion(launch.node, launch.nodeVersion)
-          : launch.node
-        : say.nodeNotNeeded,
+      detail: launch.node ? (launch.nodeVersion ? say.nodeVersion(launch.node, launch.nodeVersion) : launch.node) : say.nodeNotNeeded,
     });
 
     checks.push(...providerConfigChecks(launch, config.env));
@@ -97,7 +89,6 @@ export async function runDoctor(
   }
 
   checks.push(signInCheck(config.env));
-
 
   out(say.title(VERSION));
   out("");
@@ -143,8 +134,7 @@ function languageCheck(choice: LanguageChoice): Check {
   const say = t().cli.doctor;
   const from = say.languageSources;
   const s = choice.source;
-  const source =
-    s.kind === "app" ? from.app(s.path) : s.kind === "locale" ? from.locale(s.variable, s.value) : from[s.kind];
+  const source = s.kind === "app" ? from.app(s.path) : s.kind === "locale" ? from.locale(s.variable, s.value) : from[s.kind];
   return { ok: true, label: say.labels.language, detail: say.language(choice.language, source) };
 }
 

@@ -120,9 +120,7 @@ function localizedHelp(cmd: CommandDef<ArgsDef>): CommandDef<ArgsDef> {
     ...cmd,
     meta: { ...meta, description },
     args,
-    subCommands: subCommands
-      ? Object.fromEntries(Object.entries(subCommands).map(([name, sub]) => [name, localizedHelp(sub)]))
-      : undefined,
+    subCommands: subCommands ? Object.fromEntries(Object.entries(subCommands).map(([name, sub]) => [name, localizedHelp(sub)])) : undefined,
   };
 }
 

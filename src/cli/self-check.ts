@@ -63,7 +63,12 @@ export function selfChecks(env: Env): SelfCheck[] {
 export function findAllOnPath(name: string, env: Env, platform: NodeJS.Platform = process.platform): string[] {
   const pathVar = env.PATH ?? env.Path ?? "";
   const exts =
-    platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").filter(Boolean).map((e) => e.toLowerCase()) : [""];
+    platform === "win32"
+      ? (env.PATHEXT ?? ".EXE;.CMD;.BAT")
+          .split(";")
+          .filter(Boolean)
+          .map((e) => e.toLowerCase())
+      : [""];
   const found: string[] = [];
   const seen = new Set<string>();
   for (const dir of pathVar.split(platform === "win32" ? ";" : delimiter)) {

@@ -110,9 +110,10 @@ export async function serve(config: BridgeConfig): Promise<number> {
     },
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   });
-  const handoff: Handoff = answered !== undefined
-    ? { input, answeredId: answered, onAgentInitialized: agentReady, onSignalsHandled: releaseSignals }
-    : { input, initializeId, onAgentInitialized: agentReady, onSignalsHandled: releaseSignals };
+  const handoff: Handoff =
+    answered !== undefined
+      ? { input, answeredId: answered, onAgentInitialized: agentReady, onSignalsHandled: releaseSignals }
+      : { input, initializeId, onAgentInitialized: agentReady, onSignalsHandled: releaseSignals };
   return runAgent(config, handoff, early);
 }
 

@@ -20,11 +20,7 @@ function errorMessage(err: unknown): string {
  * error is not one a person can act on here (it then reaches the editor as an
  * ACP error).
  */
-export function explainFailure(
-  cmd: SlashCommand,
-  ctx: CommandContext,
-  err: unknown,
-): string | undefined {
+export function explainFailure(cmd: SlashCommand, ctx: CommandContext, err: unknown): string | undefined {
   switch (errorCode(err)) {
     case ZCODE_ERR.methodNotFound: {
       // The api marks the method off on -32601; repeat it here (idempotent)

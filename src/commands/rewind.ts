@@ -14,7 +14,9 @@ import { code } from "./text.ts";
 
 function unsafeText(head: string, files: readonly FileEntry[]): string {
   const words = t().commands.rewind;
-  const lines = files.map((f) => words.unsafeLine(code(f.path), (f.reason && words.unsafeReason[f.reason]) || words.unsafeOther(code(f.reason ?? "?"))));
+  const lines = files.map((f) =>
+    words.unsafeLine(code(f.path), (f.reason && words.unsafeReason[f.reason]) || words.unsafeOther(code(f.reason ?? "?"))),
+  );
   return [head, "", ...lines, "", words.unsafeHint].join("\n");
 }
 

@@ -72,10 +72,7 @@ export interface LanguageChoice {
  * already checked, with which of the two gave it), else the ZCode app's
  * setting, else the locale, else English.
  */
-export function languageChoice(
-  explicit: { language: Language; from: "flag" | "env" } | undefined,
-  env: Env,
-): LanguageChoice {
+export function languageChoice(explicit: { language: Language; from: "flag" | "env" } | undefined, env: Env): LanguageChoice {
   if (explicit) return { language: explicit.language, source: { kind: explicit.from } };
   const home = env.HOME ?? env.USERPROFILE;
   const app = appLanguage(home);

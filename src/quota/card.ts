@@ -8,7 +8,6 @@ import type { QuotaOutcome, QuotaSnapshot, QuotaWindow, UnavailableReason } from
 // (the user's). The words are the language table's (t().quota); columns are
 // measured in display cells, since a CJK character takes two.
 
-
 const BAR_CELLS = 20;
 const INDENT_GAP = 2;
 const MAX_DIVIDER = 48;
@@ -124,7 +123,9 @@ function windowLines(w: QuotaWindow, labelWidth: number, opts: CardOptions): str
   const pct = percentText(w.usedPercent);
   const status = w.usedPercent >= 100 ? `${text.used(pct)} · ${text.limitReached}` : text.used(pct);
   const indent = " ".repeat(labelWidth + INDENT_GAP);
-  const lines = [`${padEnd(windowLabel(w), labelWidth)}${" ".repeat(INDENT_GAP)}${bar(w.usedPercent)}  ${padStart(status, displayWidth(text.used("100")))}`];
+  const lines = [
+    `${padEnd(windowLabel(w), labelWidth)}${" ".repeat(INDENT_GAP)}${bar(w.usedPercent)}  ${padStart(status, displayWidth(text.used("100")))}`,
+  ];
   // The reset first: it is what a person reads the card for, and stays in view in a narrow panel.
   const facts: string[] = [];
   if (w.resetsAt !== undefined) facts.push(text.resets(localTime(w.resetsAt, opts.timeZone), untilText(w.resetsAt, opts.now)));

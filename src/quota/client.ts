@@ -64,7 +64,13 @@ async function readCapped(res: Response, max: number): Promise<string | "too_lar
 }
 
 /** One GET with this Authorization value; throws on network errors and the timeout. */
-async function ask(target: QuotaTarget, authorization: string, signal: AbortSignal, maxBody: number, doFetch: typeof fetch): Promise<QuotaOutcome> {
+async function ask(
+  target: QuotaTarget,
+  authorization: string,
+  signal: AbortSignal,
+  maxBody: number,
+  doFetch: typeof fetch,
+): Promise<QuotaOutcome> {
   const res = await doFetch(target.url, {
     method: "GET",
     headers: {

@@ -25,9 +25,7 @@ export interface QuotaTarget {
   providerName: string;
 }
 
-export type TargetResult =
-  | { ok: true; target: QuotaTarget }
-  | { ok: false; reason: "not_signed_in" | "bad_override" };
+export type TargetResult = { ok: true; target: QuotaTarget } | { ok: false; reason: "not_signed_in" | "bad_override" };
 
 const ORIGIN: Record<PlanFamily, string> = {
   zai: "https://api.z.ai",

@@ -25,10 +25,18 @@ export function browserListAnswer(): { browsers: [] } {
   return { browsers: [] };
 }
 
-export function browserExecuteAnswer(): { ok: false; error: { code: "backend_unavailable"; message: string; sideEffect: "none" }; elapsedMs: 0 } {
+export function browserExecuteAnswer(): {
+  ok: false;
+  error: { code: "backend_unavailable"; message: string; sideEffect: "none" };
+  elapsedMs: 0;
+} {
   return {
     ok: false,
-    error: { code: "backend_unavailable", message: "Browser control needs the ZCode desktop app; zcode-acp-server has no browser.", sideEffect: "none" },
+    error: {
+      code: "backend_unavailable",
+      message: "Browser control needs the ZCode desktop app; zcode-acp-server has no browser.",
+      sideEffect: "none",
+    },
     elapsedMs: 0,
   };
 }

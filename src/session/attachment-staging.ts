@@ -53,7 +53,9 @@ let fallback: string | undefined;
 function fallbackDir(shared: string): string {
   if (!fallback) {
     fallback = mkdtempSync(path.join(tmpdir(), "zcode-acp-server-"));
-    logger.warn(`${path.dirname(shared)} is not private to this user (another owner, or open to others): attachments are staged in ${fallback} instead`);
+    logger.warn(
+      `${path.dirname(shared)} is not private to this user (another owner, or open to others): attachments are staged in ${fallback} instead`,
+    );
     process.once("exit", () => rmSync(fallback!, { recursive: true, force: true }));
   }
   if (!isPrivate(fallback)) throw internalError(t().errors.attachmentDirNotPrivate(fallback));

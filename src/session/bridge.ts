@@ -181,7 +181,10 @@ export class Bridge {
       const session = s;
       this.sessions.set(id, s);
       this.unrouted.get(id)?.();
-      this.unrouted.set(id, this.conn.onEvent(id, (raw) => session.intake.accept(raw)));
+      this.unrouted.set(
+        id,
+        this.conn.onEvent(id, (raw) => session.intake.accept(raw)),
+      );
     }
     if (mcpServers) s.useMcpServers(mcpServers);
     s.activationState.activated(generation);

@@ -202,14 +202,17 @@ export class InteractionRouter {
       if (view.rawInput !== undefined) u.rawInput = view.rawInput;
       return u;
     }
-    return input === undefined ? { toolCallId, title: toolName || t().tools.tool } : { toolCallId, title: toolName || t().tools.tool, rawInput: input };
+    return input === undefined
+      ? { toolCallId, title: toolName || t().tools.tool }
+      : { toolCallId, title: toolName || t().tools.tool, rawInput: input };
   }
 
   private async requestPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
     const res = (await this.port.request("session/request_permission", req, { cancellationSignal: signal })) as
       | RequestPermissionResponse
       | undefined;
-    if (!res || typeof res !== "object" || !res.outcome) throw new Error("the client answered session/request_permission without an outcome");
+    if (!res || typeof res !== "object" || !res.outcome)
+      throw new Error("the client answered session/request_permission without an outcome");
     return res;
   }
 
@@ -224,7 +227,8 @@ export class InteractionRouter {
     const res = (await this.port.request("elicitation/create", req, { cancellationSignal: signal })) as
       | CreateElicitationResponse
       | undefined;
-    if (!res || typeof res !== "object" || typeof res.action !== "string") throw new Error("the client answered elicitation/create without an action");
+    if (!res || typeof res !== "object" || typeof res.action !== "string")
+      throw new Error("the client answered elicitation/create without an action");
     return res;
   }
 

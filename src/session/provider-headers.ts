@@ -21,7 +21,9 @@ const logger = log.withTag("provider");
  * runs on after the account changed. Ours changes with the plan and its key.
  */
 export function accountScopeOf(providerId: string, key: string): string {
-  return createHash("sha256").update(`zcode-acp-server account scope\n${providerId}\n${fingerprint(key)}`, "utf8").digest("hex");
+  return createHash("sha256")
+    .update(`zcode-acp-server account scope\n${providerId}\n${fingerprint(key)}`, "utf8")
+    .digest("hex");
 }
 
 /** ZCode's projectAccessTokenFingerprint: the SHA-256 of the key, hex. */

@@ -75,13 +75,26 @@ export async function replayHistory(s: SessionHost, snapshot: Snapshot): Promise
   const todos = snapshot.todos;
   if ((history as { messagesElided?: unknown }).messagesElided === true) {
     // Even the tail was over the line limit (huge messages): ZCode's answer came without it.
-    s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.tooLarge}_\n\n` } });
+    s.emit({
+      sessionUpdate: "agent_message_chunk",
+      messageId: crypto.randomUUID(),
+      content: { type: "text", text: `_${t().bridge.history.tooLarge}_\n\n` },
+    });
   } else if (history.messages.length >= REPLAY_MESSAGES) {
-    s.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `_${t().bridge.history.earlierNotShown(REPLAY_MESSAGES)}_\n\n` } });
+    s.emit({
+      sessionUpdate: "agent_message_chunk",
+      messageId: crypto.randomUUID(),
+      content: { type: "text", text: `_${t().bridge.history.earlierNotShown(REPLAY_MESSAGES)}_\n\n` },
+    });
   }
   let sent = 0;
   // One message at a time, pausing while the editor's backlog is high: memory stays bounded whatever the transcript's size.
-  for (const u of historyUpdates(history.messages, { cwd: s.cwd, compaction: s.features.compaction, plans: s.features.plans, ...(todos ? { todos } : {}) })) {
+  for (const u of historyUpdates(history.messages, {
+    cwd: s.cwd,
+    compaction: s.features.compaction,
+    plans: s.features.plans,
+    ...(todos ? { todos } : {}),
+  })) {
     s.emit(u);
     if (++sent % REPLAY_BATCH === 0) {
       await s.backlogRelieved();

@@ -19,7 +19,16 @@ import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translat
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { Subagents } from "./subagents.ts";
 import { modelSwitchError, unavailableCurrent, unavailableNotice } from "../translate/options/model-notice.ts";
-import { autoCompactValue, configTarget, modelChoiceFor, optionsFromSettings, optionUpdates, validateChoice, withCurrent, type SessionOptions } from "../translate/options/options.ts";
+import {
+  autoCompactValue,
+  configTarget,
+  modelChoiceFor,
+  optionsFromSettings,
+  optionUpdates,
+  validateChoice,
+  withCurrent,
+  type SessionOptions,
+} from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
@@ -115,7 +124,10 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     public cwd: string,
     private readonly deps: SessionDeps,
   ) {
-    this.memory = new TranslationMemory(() => this.newTracker(), () => deps.features());
+    this.memory = new TranslationMemory(
+      () => this.newTracker(),
+      () => deps.features(),
+    );
     if (deps.autoCompact) {
       this.options = { autoCompact: { on: true, asBoolean: deps.features().booleanOptions, threshold: deps.autoCompactWords ?? "" } };
     }
@@ -423,7 +435,9 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     const info = unavailableCurrent(this.options);
     if (!info || this.unavailableLogged.has(info.value)) return;
     this.unavailableLogged.add(info.value);
-    logger.warn(`session ${this.id}: its model ${info.value} is not offered by ZCode now (${info.disabledReason}); the user is told on the next prompt`);
+    logger.warn(
+      `session ${this.id}: its model ${info.value} is not offered by ZCode now (${info.disabledReason}); the user is told on the next prompt`,
+    );
   }
 
   /** Before the first turn on such a model: one line saying so, apart from the turn's own message. */

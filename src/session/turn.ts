@@ -309,7 +309,9 @@ export class Turn implements RunningTurn {
       }, delay);
       return;
     }
-    const error = new RequestError(-32603, t().errors.turnFailed(message, p.error?.code), { zcodeError: p.error ? redact({ ...p.error, message }) : undefined });
+    const error = new RequestError(-32603, t().errors.turnFailed(message, p.error?.code), {
+      zcodeError: p.error ? redact({ ...p.error, message }) : undefined,
+    });
     void this.fail(error, { zcodeGone: true });
   }
 

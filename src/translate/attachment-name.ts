@@ -29,6 +29,9 @@ export function readableName(name: string): string {
   const dot = clean.lastIndexOf(".");
   const ext = dot > 0 ? Array.from(clean.slice(dot)) : [];
   const keep = ext.length > 1 && ext.length <= MAX_EXT_CHARS ? ext : [];
-  const stem = chars.slice(0, MAX_ATTACHMENT_NAME_CHARS - keep.length - 1).join("").trimEnd();
+  const stem = chars
+    .slice(0, MAX_ATTACHMENT_NAME_CHARS - keep.length - 1)
+    .join("")
+    .trimEnd();
   return `${stem}…${keep.join("")}`;
 }

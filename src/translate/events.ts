@@ -72,7 +72,8 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     ctx.session.messageIds = {};
     for (const d of e.payload.drainedInputs ?? []) {
       if (d.pendingInputId) ctx.session.steers.delete(d.pendingInputId);
-      if (d.text) ctx.emit({ sessionUpdate: "user_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: d.text } });
+      if (d.text)
+        ctx.emit({ sessionUpdate: "user_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: d.text } });
     }
   },
   "model.streaming": (ctx, e) => {
@@ -95,7 +96,14 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     const p = e.payload;
     // A subagent's tool mirrored into the parent: its own session shows it, unless the parent
     // already does (a permission request for it announced it there) and must see it finish.
-    if (p.source === "subagent" && p.childSessionId && p.toolCallId && ctx.subagents?.shows(p.childSessionId) && !ctx.session.tracker.pending(p.toolCallId)) return;
+    if (
+      p.source === "subagent" &&
+      p.childSessionId &&
+      p.toolCallId &&
+      ctx.subagents?.shows(p.childSessionId) &&
+      !ctx.session.tracker.pending(p.toolCallId)
+    )
+      return;
     ctx.session.messageIds = {};
     // The plan is the TodoWrite input; the result does not repeat it (and the tracker forgets it on finishing).
     const todo = p.kind === "result" && p.toolCallId ? ctx.session.tracker.pending(p.toolCallId) : undefined;
@@ -164,10 +172,25 @@ function steerFellBack(ctx: EventContext, pendingInputId: string, reasonCode: st
   const text = ctx.session.steers.get(pendingInputId);
   ctx.session.steers.delete(pendingInputId);
   const words = t().commands.steer;
-  const why = reasonCode === "guide.turnInterrupted" ? words.fellBackStopped : reasonCode === "guide.noToolBoundary" ? words.fellBackNoBoundary : words.fellBackOther(`\`${reasonCode}\``);
+  const why =
+    reasonCode === "guide.turnInterrupted"
+      ? words.fellBackStopped
+      : reasonCode === "guide.noToolBoundary"
+        ? words.fellBackNoBoundary
+        : words.fellBackOther(`\`${reasonCode}\``);
   ctx.session.messageIds = {};
-  const quoted = text !== undefined ? `\n\n${text.split("\n").map((l) => `> ${l}`).join("\n")}` : "";
-  ctx.emit({ sessionUpdate: "agent_message_chunk", messageId: crypto.randomUUID(), content: { type: "text", text: `\n\n_${why}_${quoted}\n\n` } });
+  const quoted =
+    text !== undefined
+      ? `\n\n${text
+          .split("\n")
+          .map((l) => `> ${l}`)
+          .join("\n")}`
+      : "";
+  ctx.emit({
+    sessionUpdate: "agent_message_chunk",
+    messageId: crypto.randomUUID(),
+    content: { type: "text", text: `\n\n_${why}_${quoted}\n\n` },
+  });
 }
 
 export function applyEvent(ctx: EventContext, e: ZCodeEvent): void {
@@ -188,7 +211,11 @@ export function usageUpdate(used: number | undefined | null, size: number | unde
 }
 
 /** Sends a usage_update unless the editor already shows these figures. */
-export function emitUsage(ctx: { session: EventState; emit(u: SessionUpdate): void }, used: number | undefined | null, size: number | undefined | null): void {
+export function emitUsage(
+  ctx: { session: EventState; emit(u: SessionUpdate): void },
+  used: number | undefined | null,
+  size: number | undefined | null,
+): void {
   const u = usageUpdate(used, size ?? ctx.session.options.model?.contextWindow);
   if (!u) return;
   const last = ctx.session.lastUsage;
@@ -220,7 +247,8 @@ export function sessionUpdatedToUpdates(s: EventState, p: SessionUpdated): Sessi
     for (const u of optionUpdates(before, s.options)) emit(u);
   }
   // ZCode's own meter counts the last completion's input and output (what the next request carries).
-  if (p.usage && typeof p.usage.inputTokens === "number") emitUsage({ session: s, emit }, p.usage.inputTokens + (p.usage.outputTokens ?? 0), p.contextWindow);
+  if (p.usage && typeof p.usage.inputTokens === "number")
+    emitUsage({ session: s, emit }, p.usage.inputTokens + (p.usage.outputTokens ?? 0), p.contextWindow);
   return out;
 }
 

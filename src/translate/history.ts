@@ -190,7 +190,8 @@ export function* historyUpdates(messages: readonly Message[], opts: HistoryOptio
           yield { sessionUpdate: user ? "user_message_chunk" : "agent_message_chunk", ...idField, content: { type: "text", text: piece } };
         }
       } else if (p.type === "reasoning" && p.text.length > 0) {
-        for (const piece of pieces(p.text)) yield { sessionUpdate: "agent_thought_chunk", ...idField, content: { type: "text", text: piece } };
+        for (const piece of pieces(p.text))
+          yield { sessionUpdate: "agent_thought_chunk", ...idField, content: { type: "text", text: piece } };
       } else if (p.type === "tool") {
         yield toolUpdate(p, opts.cwd);
       }

@@ -104,7 +104,10 @@ function wireBytes(text: string, attachments: ZCodeAttachment[]): number {
  * maxWireBytes: the most the prompt may be as sent to ZCode (config.ts
  * promptWireLimit); a larger one is refused before anything is staged.
  */
-export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: string; stage?: StageFile; maxWireBytes?: number } = {}): PromptInput {
+export function promptToInput(
+  blocks: readonly ContentBlock[],
+  opts: { cwd?: string; stage?: StageFile; maxWireBytes?: number } = {},
+): PromptInput {
   if (blocks.length > PROMPT_LIMITS.blocks) invalid(t().errors.tooManyBlocks(PROMPT_LIMITS.blocks, blocks.length));
   const pieces: Array<{ text: string; kind: "text" | "link" | "block" }> = [];
   const typed: string[] = [];
@@ -121,7 +124,13 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
     if (sizeBytes > PROMPT_LIMITS.imageBytes) invalid(t().errors.imageTooBig(mib(PROMPT_LIMITS.imageBytes), ...size(sizeBytes)));
     count(sizeBytes);
     const n = attachments.length + 1;
-    attachments.push({ kind: "image", filename: nameFor(uri, "image", n, EXT_BY_TYPE[mimeType] ?? ""), mimeType, sizeBytes, dataBase64: data.replace(/\s+/g, "") });
+    attachments.push({
+      kind: "image",
+      filename: nameFor(uri, "image", n, EXT_BY_TYPE[mimeType] ?? ""),
+      mimeType,
+      sizeBytes,
+      dataBase64: data.replace(/\s+/g, ""),
+    });
   };
   for (const b of blocks) {
     switch (b.type) {
@@ -151,7 +160,13 @@ export function promptToInput(blocks: readonly ContentBlock[], opts: { cwd?: str
         } else if (mime === "application/pdf") {
           const sizeBytes = base64Size(r.blob, t().errors.thePdf(r.uri));
           count(sizeBytes);
-          attachments.push({ kind: "pdf", filename: nameFor(r.uri, "document", attachments.length + 1, "pdf"), mimeType: mime, sizeBytes, dataBase64: r.blob.replace(/\s+/g, "") });
+          attachments.push({
+            kind: "pdf",
+            filename: nameFor(r.uri, "document", attachments.length + 1, "pdf"),
+            mimeType: mime,
+            sizeBytes,
+            dataBase64: r.blob.replace(/\s+/g, ""),
+          });
         } else {
           const sizeBytes = base64Size(r.blob, t().errors.theFile(r.uri));
           count(sizeBytes);

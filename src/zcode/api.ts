@@ -28,7 +28,15 @@ import {
 } from "./result-schemas.ts";
 import type { Workspace } from "./schemas.ts";
 import { V4Channel, V4CommandError } from "./v4/channel.ts";
-import { editOutcome, fileRewindOutcome, pickEdit, pickFileRewind, pickRetry, type EditOutcome, type FileRewindOutcome } from "./v4/picks.ts";
+import {
+  editOutcome,
+  fileRewindOutcome,
+  pickEdit,
+  pickFileRewind,
+  pickRetry,
+  type EditOutcome,
+  type FileRewindOutcome,
+} from "./v4/picks.ts";
 import { InputAcceptedSchema } from "./v4/schemas.ts";
 import * as v from "valibot";
 import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
@@ -138,7 +146,10 @@ export class ZCodeApi {
   }
 
   private unsupported(method: string): ZCodeError {
-    return new ZCodeError((e) => e.unsupportedMethod(method, this.conn.capabilities?.version ?? "?"), { code: LOCAL_ERR.unsupported, method });
+    return new ZCodeError((e) => e.unsupportedMethod(method, this.conn.capabilities?.version ?? "?"), {
+      code: LOCAL_ERR.unsupported,
+      method,
+    });
   }
 
   /** The current child's capabilities (undefined before the first start or after a death). */
@@ -175,7 +186,11 @@ export class ZCodeApi {
   /** MCP servers are per-load runtime configuration: ZCode wants them again on every resume. */
   async resume(p: { sessionId: string; workspace: WorkspaceArg; mcpServers?: ZCodeMcpServer[] }): Promise<Snapshot> {
     const [snapshot] = await Promise.all([
-      this.call("session/resume", { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers }, SnapshotSchema),
+      this.call(
+        "session/resume",
+        { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers },
+        SnapshotSchema,
+      ),
       this.probeBeside(),
     ]);
     return snapshot;
@@ -284,7 +299,11 @@ export class ZCodeApi {
       return sent ? fileRewindOutcome(sent.ack.result) : { kind: "nothing" };
     }
     if (this.capabilities()?.supports("session/rewind") === false) throw this.unsupported("session/rewind");
-    const result = await this.rewind({ sessionId: p.sessionId, target: { kind: "latestCheckpoint" }, expectedRevision: p.expectedRevision });
+    const result = await this.rewind({
+      sessionId: p.sessionId,
+      target: { kind: "latestCheckpoint" },
+      expectedRevision: p.expectedRevision,
+    });
     return { kind: "conversation", result };
   }
 
@@ -350,11 +369,7 @@ export class ZCodeApi {
   }
 
   setThoughtLevel(p: { sessionId: string; thoughtLevel: string }): Promise<SettingsResult> {
-    return this.call(
-      "session/setThoughtLevel",
-      { sessionId: p.sessionId, thoughtLevel: p.thoughtLevel },
-      SettingsResultSchema,
-    );
+    return this.call("session/setThoughtLevel", { sessionId: p.sessionId, thoughtLevel: p.thoughtLevel }, SettingsResultSchema);
   }
 
   /** For this session only: the editor's choice must not change the workspace's default in the app. */

@@ -75,7 +75,8 @@ export function watchChild<Info>(spawned: SpawnedChild, watch: ChildWatch): Chil
     },
     maxLineBytes: watch.maxLineBytes,
     onOverlong: (bytes, _head, reduced) => {
-      if (reduced) log.info(`a snapshot of ${bytes} bytes from ZCode is over the ${watch.maxLineBytes}-byte limit: read without its transcript`);
+      if (reduced)
+        log.info(`a snapshot of ${bytes} bytes from ZCode is over the ${watch.maxLineBytes}-byte limit: read without its transcript`);
       else log.warn(`skipped a line of ${bytes} bytes from ZCode (longer than the ${watch.maxLineBytes}-byte limit)`);
       // Dropped or reduced, but written: a child that writes is not frozen.
       watch.onAlive();

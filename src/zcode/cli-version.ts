@@ -199,7 +199,11 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
   // Once it has exited, its output is in the pipes. A process it left behind
   // may hold them open, so their end is awaited only briefly.
   const drained = () =>
-    Promise.race([Promise.all([out.done, err.done]).then(() => true), Bun.sleep(PROBE_DRAIN_MS).then(() => false), deadline.then(() => false)]);
+    Promise.race([
+      Promise.all([out.done, err.done]).then(() => true),
+      Bun.sleep(PROBE_DRAIN_MS).then(() => false),
+      deadline.then(() => false),
+    ]);
   const finish = () => {
     clearTimeout(timer);
     out.stop();
@@ -219,7 +223,10 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
   try {
     if (first === "timeout") {
       killTree();
-      throw new ZCodeError((m) => m.versionTimeout(cmd.join(" "), (timeoutMs / 1000).toFixed(1)), { code: LOCAL_ERR.timeout, method: "--version" });
+      throw new ZCodeError((m) => m.versionTimeout(cmd.join(" "), (timeoutMs / 1000).toFixed(1)), {
+        code: LOCAL_ERR.timeout,
+        method: "--version",
+      });
     }
     const code = first;
     // What it left behind on the pipes is ended.
@@ -241,7 +248,10 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
 }
 
 /** Reads a pipe into text (at most PROBE_OUTPUT_MAX bytes kept) until its end or `stop()`; `onText` sees the text so far after each read. */
-function collectText(stream: ReadableStream<Uint8Array>, onText?: (text: string) => void): { done: Promise<void>; text(): string; stop(): void } {
+function collectText(
+  stream: ReadableStream<Uint8Array>,
+  onText?: (text: string) => void,
+): { done: Promise<void>; text(): string; stop(): void } {
   const reader = stream.getReader();
   const dec = new TextDecoder();
   let text = "";

@@ -121,9 +121,7 @@ export class ZCodeConnection {
   }
 
   private async spawnChild(): Promise<ChildInfo> {
-    const launch =
-      this.launch ??
-      resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
+    const launch = this.launch ?? resolveZCode({ bin: this.config.zcodeBin, node: this.config.zcodeNode, env: this.config.env });
     this.launch = launch;
     const env = launchEnv(launch, this.config.env);
     // Known without running the CLI (its package metadata, or this very file

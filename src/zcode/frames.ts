@@ -56,8 +56,7 @@ export function decodeFrame(line: string, isPending: (id: FrameId) => boolean): 
 }
 
 export function classifyFrame(raw: unknown, isPending: (id: FrameId) => boolean): DecodeResult {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    return { ok: false, reason: "not a JSON object" };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { ok: false, reason: "not a JSON object" };
   const o = raw as Record<string, unknown>;
   const hasId = o.id !== undefined && o.id !== null;
   const hasMethod = o.method !== undefined;

@@ -70,10 +70,7 @@ export type UserInputRequestParams = v.InferOutput<typeof UserInputRequestParams
  * multi-select) and, for the plan approval, also `content.answer_0`; an accept
  * without an answer is a rejection.
  */
-export type UserInputAnswer =
-  | { action: "accept"; content: Record<string, unknown> }
-  | { action: "decline" }
-  | { action: "cancel" };
+export type UserInputAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
 /** The plan approval's one question, as ZCode asks it. */
 export const PLAN_APPROVAL_QUESTION = "Review this implementation plan.";

@@ -53,8 +53,7 @@ export function resolveZCode(opts: ResolveOptions): ZCodeLaunch {
   const bin = opts.bin ?? nonEmpty(opts.env.ZCODE_BIN);
   if (bin) {
     const found = findExplicit(bin, ctx);
-    if (!found)
-      throw new ZCodeNotFoundError((e) => e.binMissing(bin), [`ZCODE_BIN=${bin}`]);
+    if (!found) throw new ZCodeNotFoundError((e) => e.binMissing(bin), [`ZCODE_BIN=${bin}`]);
     return launchFor(found, "env", ctx);
   }
 
@@ -109,8 +108,7 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
   let entry = found;
   if (ctx.platform === "win32" && /\.(cmd|bat)$/i.test(entry)) {
     const real = resolveCmdShim(entry);
-    if (!real)
-      throw new ZCodeNotFoundError((e) => e.cmdShim(entry), [entry]);
+    if (!real) throw new ZCodeNotFoundError((e) => e.cmdShim(entry), [entry]);
     entry = real;
   }
   // `zcode` on PATH is often an npm symlink to a .js file with a node shebang:
@@ -125,8 +123,7 @@ function launchFor(found: string, source: ZCodeLaunch["source"], ctx: Ctx): ZCod
     const node = findNode(ctx, { entry: real, source });
     return { command: [node.path, real], entry: real, source, node: node.path, nodeVersion: node.version };
   }
-  if (!isExecutable(entry, ctx.platform))
-    throw new ZCodeNotFoundError((e) => e.notExecutable(entry), [entry]);
+  if (!isExecutable(entry, ctx.platform)) throw new ZCodeNotFoundError((e) => e.notExecutable(entry), [entry]);
   return { command: [entry], entry, source };
 }
 

@@ -245,7 +245,11 @@ test("auto-compact switch: a boolean option when opted in, an on/off select othe
       if (boolean) expect(opt).toMatchObject({ type: "boolean", currentValue: true });
       else expect(opt).toMatchObject({ type: "select", currentValue: "on", options: [{ value: "on" }, { value: "off" }] });
       const off = boolean ? { type: "boolean" as const, value: false } : { value: "off" };
-      const r = await h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "auto_compact", ...off } as acp.SetSessionConfigOptionRequest);
+      const r = await h.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "auto_compact",
+        ...off,
+      } as acp.SetSessionConfigOptionRequest);
       expect(r.configOptions.find((o) => o.id === "auto_compact")).toMatchObject({ currentValue: boolean ? false : "off" });
       expect(h.updatesOfKind(sessionId, "config_option_update").length).toBeGreaterThan(0);
       await h.prompt(sessionId, "fill the context");
@@ -276,16 +280,27 @@ function goalStates(h: Harness, sessionId: string): unknown[] {
 test("goal extension: advertised at the top of initialize; _session/goal runs /goal; the state in session_info_update _meta.goal", async () => {
   for (const clientCapabilities of [{}, AIR]) {
     await withBridge({ clientCapabilities, record: true }, async (h) => {
-      expect(h.initializeResponse?._meta?.goal).toEqual({ version: 1, controlMethod: "_session/goal", actions: ["set", "pause", "resume", "clear"] });
+      expect(h.initializeResponse?._meta?.goal).toEqual({
+        version: 1,
+        controlMethod: "_session/goal",
+        actions: ["set", "pause", "resume", "clear"],
+      });
       expect(h.initializeResponse?._meta?.steering).toEqual({ supported: true });
       const { sessionId } = await h.newSession();
       // A client that never uses the extension sees no goal state from ordinary turns.
       await h.prompt(sessionId, "hello");
       expect(goalStates(h, sessionId)).toEqual([]);
       expect(await extRequest(h, "_session/goal", { sessionId, action: "set", objective: "ship the release" })).toEqual({});
-      const goals = h.simFrames().filter((f) => f.method === "session/goal").map((f) => f.params);
+      const goals = h
+        .simFrames()
+        .filter((f) => f.method === "session/goal")
+        .map((f) => f.params);
       expect(goals[0]).toMatchObject({ action: "replace", objective: "ship the release" });
-      expect(goalStates(h, sessionId).at(-1)).toMatchObject({ objective: "ship the release", status: "active", controlMethod: "_session/goal" });
+      expect(goalStates(h, sessionId).at(-1)).toMatchObject({
+        objective: "ship the release",
+        status: "active",
+        controlMethod: "_session/goal",
+      });
       expect(await extRequest(h, "_session/goal", { sessionId, action: "clear" })).toEqual({});
       expect(goalStates(h, sessionId).at(-1)).toBeNull();
       await expect(extRequest(h, "_session/goal", { sessionId, action: "set" })).rejects.toThrow();
@@ -298,10 +313,19 @@ test("steering extension: _session/steering runs /steer in the running turn; idl
   // A CLI with session/steer (0.15); on 0.16 /steer itself says it is not supported, and so does this path.
   await withBridge({ clientCapabilities: AIR, record: true, simVersion: "0.15.3" }, async (h) => {
     const { sessionId } = await h.newSession();
-    expect(await extRequest(h, "_session/steering", { sessionId, prompt: [{ type: "text", text: "use tabs" }] })).toEqual({ outcome: "promptRequired", reason: "noRunningTurn" });
+    expect(await extRequest(h, "_session/steering", { sessionId, prompt: [{ type: "text", text: "use tabs" }] })).toEqual({
+      outcome: "promptRequired",
+      reason: "noRunningTurn",
+    });
     const running = h.prompt(sessionId, "#scenario:slow n=400");
     await h.waitFor(() => h.updates(sessionId).some((u) => u.sessionUpdate === "agent_message_chunk"), "the turn to start");
-    expect(await extRequest(h, "_session/steering", { sessionId, prompt: [{ type: "text", text: "use tabs" }], _meta: { steering: { idleBehavior: "promptRequired" } } })).toEqual({ outcome: "injected" });
+    expect(
+      await extRequest(h, "_session/steering", {
+        sessionId,
+        prompt: [{ type: "text", text: "use tabs" }],
+        _meta: { steering: { idleBehavior: "promptRequired" } },
+      }),
+    ).toEqual({ outcome: "injected" });
     expect(h.simFrames().find((f) => f.method === "session/steer")?.params).toMatchObject({ sessionId, content: "use tabs" });
     await h.cancel(sessionId);
     await running;
@@ -323,7 +347,9 @@ test("huge history: session/load replays the last 500 messages with a note, in u
       expect(Math.max(...sizes)).toBeLessThan(1024 * 1024);
       // The 5 MB output is capped with a note; the 1 MB answer arrives whole, in pieces of one message.
       expect(JSON.stringify(updates)).toContain("more characters not shown");
-      const pieces = h.updatesOfKind(sessionId, "agent_message_chunk").filter((u) => u.content.type === "text" && u.content.text.startsWith("z"));
+      const pieces = h
+        .updatesOfKind(sessionId, "agent_message_chunk")
+        .filter((u) => u.content.type === "text" && u.content.text.startsWith("z"));
       expect(pieces.length).toBeGreaterThan(1);
       expect(new Set(pieces.map((u) => u.messageId)).size).toBe(1);
       expect(pieces.reduce((n, u) => n + (u.content.type === "text" ? u.content.text.length : 0), 0)).toBe(1_000_000);

@@ -13,9 +13,7 @@ import { zcodeChild } from "./process-support.ts";
 
 /** Index in h.received.messages of the response to the prompt that just settled. */
 function responseIndex(h: Harness, stopReason: string): number {
-  return h.received.messages.findLastIndex(
-    (x) => (x.result as { stopReason?: string } | undefined)?.stopReason === stopReason,
-  );
+  return h.received.messages.findLastIndex((x) => (x.result as { stopReason?: string } | undefined)?.stopReason === stopReason);
 }
 
 function updatesAfter(h: Harness, index: number, sessionId: string) {
@@ -140,7 +138,10 @@ describe("cancel", () => {
       process.kill(child, "SIGSTOP");
       try {
         const p = h.prompt(sessionId, "/compact");
-        await h.waitFor(() => h.updatesOfKind(sessionId, "tool_call").some((u) => u.title === "Compacting conversation"), "the compact tool call");
+        await h.waitFor(
+          () => h.updatesOfKind(sessionId, "tool_call").some((u) => u.title === "Compacting conversation"),
+          "the compact tool call",
+        );
         // ZCode is stopped (SIGSTOP): the answer cannot have waited for it.
         await h.cancel(sessionId);
         expect((await p).stopReason).toBe("cancelled");
@@ -148,14 +149,19 @@ describe("cancel", () => {
         resume(child);
       }
       const call = h.updatesOfKind(sessionId, "tool_call").find((u) => u.title === "Compacting conversation")!;
-      const last = h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId).at(-1);
+      const last = h
+        .updatesOfKind(sessionId, "tool_call_update")
+        .filter((u) => u.toolCallId === call.toolCallId)
+        .at(-1);
       expect(last?.status).toBe("failed");
       const idx = responseIndex(h, "cancelled");
       // ZCode finishes the compaction unseen: up to the next prompt's answer
       // (it reaches ZCode after the compaction), nothing of it.
       expect((await h.prompt(sessionId, "after")).stopReason).toBe("end_turn");
       const after = updatesAfter(h, idx, sessionId).filter((u) => u.sessionUpdate !== "usage_update");
-      expect(after.filter((u) => ("toolCallId" in u && u.toolCallId === call.toolCallId) || JSON.stringify(u).includes("ompact"))).toEqual([]);
+      expect(after.filter((u) => ("toolCallId" in u && u.toolCallId === call.toolCallId) || JSON.stringify(u).includes("ompact"))).toEqual(
+        [],
+      );
     });
   });
 
@@ -184,7 +190,11 @@ describe("cancel", () => {
     // While `slow` exists, a new child says it is booting and waits until the
     // test removes `slow` (its version is known from the first one: this file
     // does not change).
-    writeFileSync(bin, `#!/bin/sh\nif [ -e '${slow}' ]; then touch '${booting}'; while [ -e '${slow}' ]; do sleep 0.02; done; fi\nexec '${SIM_BIN}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      bin,
+      `#!/bin/sh\nif [ -e '${slow}' ]; then touch '${booting}'; while [ -e '${slow}' ]; do sleep 0.02; done; fi\nexec '${SIM_BIN}' "$@"\n`,
+      { mode: 0o755 },
+    );
     try {
       await withBridge({ env: { ZCODE_BIN: bin }, record: true }, async (h) => {
         const { sessionId } = await h.newSession();

@@ -43,7 +43,9 @@ describe("modes and options", () => {
       const model = configOptions!.find((o) => o.category === "model");
       expect(model?.type).toBe("select");
       // A value ZCode does not offer is refused before anything is sent.
-      expect(await code(h.agent.request(m.session.setConfigOption, { sessionId, configId: model!.id, value: "some-other-model" }))).toBe(-32602);
+      expect(await code(h.agent.request(m.session.setConfigOption, { sessionId, configId: model!.id, value: "some-other-model" }))).toBe(
+        -32602,
+      );
       expect(h.simFrames().some((f) => f.method === "session/setModel")).toBe(false);
     });
   });

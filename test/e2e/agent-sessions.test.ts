@@ -77,7 +77,9 @@ describe("initialize", () => {
     const home = mkdtempSync(join(tmpdir(), "empty-home-"));
     try {
       const proc = Bun.spawn([BRIDGE_BIN], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { HOME: home }, cwd: home });
-      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+      proc.stdin.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+      );
       await proc.stdin.flush();
       const reader = proc.stdout.getReader();
       let buf = "";
@@ -127,7 +129,12 @@ describe("sessions", () => {
       // The client's MCP servers reach ZCode as given.
       const mcpServers = [{ name: "files", command: "/usr/bin/mcp-files", args: ["--root", h.stateDir], env: [] }];
       await h.agent.request(m.session.new, { cwd: h.stateDir, mcpServers });
-      expect(h.simFrames().filter((f) => f.method === "session/create").at(-1)?.params.mcpServers).toEqual(mcpServers);
+      expect(
+        h
+          .simFrames()
+          .filter((f) => f.method === "session/create")
+          .at(-1)?.params.mcpServers,
+      ).toEqual(mcpServers);
     });
   });
 
@@ -174,10 +181,7 @@ describe("sessions", () => {
       // The refused prompts did not break the session.
       expect((await h.prompt(sessionId, "still fine")).stopReason).toBe("end_turn");
       await expectError(h.prompt("sess_nope", "hi"), -32002);
-      await expectError(
-        h.agent.request(m.session.load, { sessionId: "sess_nope", cwd: h.stateDir, mcpServers: [] }),
-        -32002,
-      );
+      await expectError(h.agent.request(m.session.load, { sessionId: "sess_nope", cwd: h.stateDir, mcpServers: [] }), -32002);
       await expectError(h.agent.request(m.session.resume, { sessionId: "sess_nope", cwd: h.stateDir }), -32002);
       await expectError(h.agent.request(m.session.fork, { sessionId: "sess_nope", cwd: h.stateDir, mcpServers: [] }), -32002);
       await expectError(h.agent.request(m.session.setMode, { sessionId: "sess_nope", modeId: "plan" }), -32002);
@@ -370,7 +374,9 @@ describe("sessions", () => {
       expect(second.nextCursor ?? undefined).toBeUndefined();
       const all = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
       expect(new Set(all)).toEqual(made);
-      expect((await expectError(h.agent.request(m.session.list, { cwd: h.stateDir, cursor: "garbage!" }), -32602)).message).toContain("cursor");
+      expect((await expectError(h.agent.request(m.session.list, { cwd: h.stateDir, cursor: "garbage!" }), -32602)).message).toContain(
+        "cursor",
+      );
     });
   });
 
@@ -405,4 +411,3 @@ describe("sessions", () => {
     });
   });
 });
-

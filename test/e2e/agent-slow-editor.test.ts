@@ -9,11 +9,7 @@ import { join } from "node:path";
 import { BRIDGE_BIN, SIM_BIN } from "../support/acp-harness.ts";
 
 /** The bridge over raw pipes, so the test decides when stdout is read. */
-async function slowEditor(
-  clientCapabilities: object,
-  prompt: string,
-  check: (seen: any[]) => void,
-): Promise<void> {
+async function slowEditor(clientCapabilities: object, prompt: string, check: (seen: any[]) => void): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
   const record = join(stateDir, "record.jsonl");
   /** Methods the simulator received, in order. */

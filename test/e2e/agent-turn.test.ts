@@ -149,7 +149,9 @@ describe("ordering and recovery", () => {
         // Ended by the quiet checks: two resubscriptions, each followed by a read that found ZCode idle.
         const frames = h.simFrames();
         const afterSend = frames.slice(frames.findIndex((f) => f.method === "session/send"));
-        expect(afterSend.filter((f) => f.method === "session/subscribe" && f.params.afterSeq !== undefined).length).toBeGreaterThanOrEqual(2);
+        expect(afterSend.filter((f) => f.method === "session/subscribe" && f.params.afterSeq !== undefined).length).toBeGreaterThanOrEqual(
+          2,
+        );
         expect((await h.prompt(sessionId, "again")).stopReason).toBe("end_turn");
       });
     } finally {
@@ -178,22 +180,22 @@ describe("ordering and recovery", () => {
   });
 
   test("busy (-32010): ZCode still busy after the idle wait; the send is retried once it is idle, not lost", async () => {
-    await withBridge(
-      { env: { ZCODE_SIM_STOP_IGNORE_MS: "1300", ZCODE_ACP_BUSY_WAIT_MS: "700" }, record: true },
-      async (h) => {
-        const { sessionId } = await h.newSession();
-        const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
-        await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
-        await h.cancel(sessionId);
-        expect((await first).stopReason).toBe("cancelled");
-        const r = await h.prompt(sessionId, "after busy");
-        expect(r.stopReason).toBe("end_turn");
-        expect(h.text(sessionId)).toContain("Echo: after busy");
-        const sends = h.simFrames().filter((f) => f.method === "session/send").map((f) => f.params.content);
-        // The first try met -32010, the retry went through.
-        expect(sends.filter((c) => c === "after busy").length).toBe(2);
-      },
-    );
+    await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "1300", ZCODE_ACP_BUSY_WAIT_MS: "700" }, record: true }, async (h) => {
+      const { sessionId } = await h.newSession();
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
+      await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
+      await h.cancel(sessionId);
+      expect((await first).stopReason).toBe("cancelled");
+      const r = await h.prompt(sessionId, "after busy");
+      expect(r.stopReason).toBe("end_turn");
+      expect(h.text(sessionId)).toContain("Echo: after busy");
+      const sends = h
+        .simFrames()
+        .filter((f) => f.method === "session/send")
+        .map((f) => f.params.content);
+      // The first try met -32010, the retry went through.
+      expect(sends.filter((c) => c === "after busy").length).toBe(2);
+    });
   });
 
   test("busy (-32010) for longer than the wait: a clear error, and the session stays usable", async () => {
@@ -317,7 +319,10 @@ describe("failures", () => {
       // The idle wait must not go on in a new child and send the failed prompt
       // (that it stops at once is turn.timing.test.ts's; here, up to the next answer).
       expect((await h.prompt(a, "after the crash")).stopReason).toBe("end_turn");
-      const sends = h.simFrames().filter((f) => f.method === "session/send").map((f) => f.params.content);
+      const sends = h
+        .simFrames()
+        .filter((f) => f.method === "session/send")
+        .map((f) => f.params.content);
       expect(sends).not.toContain("never sent");
     });
   });

@@ -5,7 +5,18 @@
 // WebP/GIF are in agent-sessions.test.ts.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { rejection, withBridge, type Harness } from "../support/acp-harness.ts";
@@ -40,7 +51,9 @@ describe("attachments reach ZCode", () => {
         { kind: "image", filename: "shot.png", mimeType: "image/png", sizeBytes: PNG_BYTES, dataBase64: PNG },
         { kind: "image", filename: "image-2.png", mimeType: "image/png", sizeBytes: PNG_BYTES, dataBase64: PNG },
       ]);
-      expect(h.text(sessionId)).toContain(`Attachments: image shot.png image/png ${PNG_BYTES} bytes; image image-2.png image/png ${PNG_BYTES} bytes`);
+      expect(h.text(sessionId)).toContain(
+        `Attachments: image shot.png image/png ${PNG_BYTES} bytes; image image-2.png image/png ${PNG_BYTES} bytes`,
+      );
     });
   });
 
@@ -70,7 +83,10 @@ describe("attachments reach ZCode", () => {
         const bytes = Buffer.from([0, 1, 2, 3, 250, 251, 252, 253, 10]);
         const r = await h.prompt(sessionId, [
           { type: "text", text: "read this dump" },
-          { type: "resource", resource: { uri: "file:///home/me/core.bin", mimeType: "application/octet-stream", blob: bytes.toString("base64") } },
+          {
+            type: "resource",
+            resource: { uri: "file:///home/me/core.bin", mimeType: "application/octet-stream", blob: bytes.toString("base64") },
+          },
         ]);
         expect(r.stopReason).toBe("end_turn");
         const [att] = sends(h).at(-1)!.params.attachments as Array<Record<string, unknown>>;
@@ -106,7 +122,12 @@ describe("what is refused, with a reason", () => {
   test("audio, an image over 10 MiB, more than 100 blocks: -32602 naming the limit; nothing reaches ZCode", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      const audio = await rejection(h.prompt(sessionId, [{ type: "text", text: "listen" }, { type: "audio", data: "AAAA", mimeType: "audio/wav" }]));
+      const audio = await rejection(
+        h.prompt(sessionId, [
+          { type: "text", text: "listen" },
+          { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+        ]),
+      );
       expect(audio.code).toBe(-32602);
       expect(audio.message).toContain("ZCode cannot take audio in a prompt");
       const big = Buffer.alloc(10 * 1024 * 1024 + 1, 1).toString("base64");
@@ -128,7 +149,9 @@ describe("slash commands come from the typed text only", () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId, modes } = await h.newSession();
       expect(modes?.currentModeId).toBe("build");
-      const r = await h.prompt(sessionId, [{ type: "resource", resource: { uri: "file:///home/me/notes.md", mimeType: "text/markdown", text: "/mode plan" } }]);
+      const r = await h.prompt(sessionId, [
+        { type: "resource", resource: { uri: "file:///home/me/notes.md", mimeType: "text/markdown", text: "/mode plan" } },
+      ]);
       expect(r.stopReason).toBe("end_turn");
       const send = sends(h).at(-1)!;
       expect(send.params.content).toBe('<context uri="file:///home/me/notes.md">\n/mode plan\n</context>');
@@ -145,7 +168,8 @@ describe("attachment names", () => {
   test("bidi, DEL and zero-width characters are dropped, NEL and LS read as a space; a 10 MB name is bounded and keeps its extension", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      const hostile = "file:///home/me/" + ["invoice", "%E2%80%AE", "gnp", "%7F", "%C2%85", "%E2%80%A8", "%E2%80%8B", "%E2%81%A6", ".exe.png"].join("");
+      const hostile =
+        "file:///home/me/" + ["invoice", "%E2%80%AE", "gnp", "%7F", "%C2%85", "%E2%80%A8", "%E2%80%8B", "%E2%81%A6", ".exe.png"].join("");
       const long = `file:///home/me/${"a".repeat(10 * 1024 * 1024)}.png`;
       const r = await h.prompt(sessionId, [
         { type: "text", text: "look" },
@@ -198,10 +222,19 @@ describe("staged files live only as long as they are of use", () => {
         const running = h.prompt(sessionId, "#scenario:slow n=400");
         await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
         const ac = new AbortController();
-        const queued = h.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "look" }, blob("queued.bin")] }, { cancellationSignal: ac.signal });
+        const queued = h.agent.request(
+          acp.methods.agent.session.prompt,
+          { sessionId, prompt: [{ type: "text", text: "look" }, blob("queued.bin")] },
+          { cancellationSignal: ac.signal },
+        );
         await h.waitFor(() => files(sharedDir(cache)).length === 1, "the queued prompt's file");
         ac.abort();
-        expect(await queued.then((r) => (r as acp.PromptResponse).stopReason, (e: acp.RequestError) => `error ${e.code}`)).toMatch(/cancelled|error -32800/);
+        expect(
+          await queued.then(
+            (r) => (r as acp.PromptResponse).stopReason,
+            (e: acp.RequestError) => `error ${e.code}`,
+          ),
+        ).toMatch(/cancelled|error -32800/);
         await h.cancel(sessionId);
         expect((await running).stopReason).toBe("cancelled");
         // The queued prompt's turn never ran: its file is gone once the queue moved past it.
@@ -219,13 +252,18 @@ describe("staged files live only as long as they are of use", () => {
     const cache = cacheHome();
     try {
       // RLIMIT_FSIZE of 1 MiB, its signal ignored: the write fails with EFBIG as on a full disk.
-      await withBridge({ record: true, env: { XDG_CACHE_HOME: cache }, wrap: ["/bin/sh", "-c", 'trap "" XFSZ; ulimit -f 2048; exec "$0" "$@"'] }, async (h) => {
-        const { sessionId } = await h.newSession();
-        const err = await rejection(h.prompt(sessionId, [{ type: "text", text: "look" }, blob("big.bin", Buffer.alloc(3 * 1024 * 1024, 7))]));
-        expect(err.message).toContain("Could not stage the attachment big.bin");
-        expect(files(sharedDir(cache))).toEqual([]);
-        expect(sends(h)).toEqual([]);
-      });
+      await withBridge(
+        { record: true, env: { XDG_CACHE_HOME: cache }, wrap: ["/bin/sh", "-c", 'trap "" XFSZ; ulimit -f 2048; exec "$0" "$@"'] },
+        async (h) => {
+          const { sessionId } = await h.newSession();
+          const err = await rejection(
+            h.prompt(sessionId, [{ type: "text", text: "look" }, blob("big.bin", Buffer.alloc(3 * 1024 * 1024, 7))]),
+          );
+          expect(err.message).toContain("Could not stage the attachment big.bin");
+          expect(files(sharedDir(cache))).toEqual([]);
+          expect(sends(h)).toEqual([]);
+        },
+      );
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }

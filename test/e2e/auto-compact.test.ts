@@ -34,9 +34,14 @@ test("past the threshold: the prompt is answered, then the compaction runs with 
     // Nothing of the compaction before the first answer; then the notice and /compact's tool call, completed.
     const before = h.received.messages.slice(0, answeredAt).map((m) => JSON.stringify(m));
     expect(before.some((m) => m.includes("auto-compact") || m.includes("Compacting conversation"))).toBe(false);
-    expect(h.text(sessionId)).toMatch(/at or above the auto-compact threshold of 0.001% of the context window: compacting the conversation/);
+    expect(h.text(sessionId)).toMatch(
+      /at or above the auto-compact threshold of 0.001% of the context window: compacting the conversation/,
+    );
     const call = h.updatesOfKind(sessionId, "tool_call").find((u) => u.title === "Compacting conversation")!;
-    const last = h.updatesOfKind(sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId).at(-1);
+    const last = h
+      .updatesOfKind(sessionId, "tool_call_update")
+      .filter((u) => u.toolCallId === call.toolCallId)
+      .at(-1);
     expect(last?.status).toBe("completed");
     expect(h.text(sessionId)).toContain("Conversation compacted.");
   });

@@ -111,19 +111,22 @@ describe("zh: what the bridge says", () => {
   });
 
   test("plan approval with forms: message, form title, choices and feedback field", async () => {
-    await withBridge({ env: ZH, clientCapabilities: FORM, onElicitation: () => ({ action: "accept", content: { decision: "approve" } }) }, async (h) => {
-      const { sessionId } = await h.newSession();
-      expect((await h.prompt(sessionId, "#scenario:plan")).stopReason).toBe("end_turn");
-      const form = h.received.elicitations[0]! as any;
-      const plan = [...toolViews(h, sessionId).values()].find((v) => v.kind === "switch_mode")!;
-      expectZh("plan form message", form.message, [String((plan.rawInput as { plan?: string }).plan ?? "")]);
-      const schema = form.requestedSchema;
-      expectZh("plan form title", schema.title);
-      expectZh("decision title", schema.properties.decision.title);
-      for (const c of schema.properties.decision.oneOf) expectZh(`decision ${c.const}`, c.title);
-      expectZh("feedback title", schema.properties.feedback.title);
-      expectZh("feedback description", schema.properties.feedback.description);
-    });
+    await withBridge(
+      { env: ZH, clientCapabilities: FORM, onElicitation: () => ({ action: "accept", content: { decision: "approve" } }) },
+      async (h) => {
+        const { sessionId } = await h.newSession();
+        expect((await h.prompt(sessionId, "#scenario:plan")).stopReason).toBe("end_turn");
+        const form = h.received.elicitations[0]! as any;
+        const plan = [...toolViews(h, sessionId).values()].find((v) => v.kind === "switch_mode")!;
+        expectZh("plan form message", form.message, [String((plan.rawInput as { plan?: string }).plan ?? "")]);
+        const schema = form.requestedSchema;
+        expectZh("plan form title", schema.title);
+        expectZh("decision title", schema.properties.decision.title);
+        for (const c of schema.properties.decision.oneOf) expectZh(`decision ${c.const}`, c.title);
+        expectZh("feedback title", schema.properties.feedback.title);
+        expectZh("feedback description", schema.properties.feedback.description);
+      },
+    );
   });
 
   test("questions without forms: ZCode's choices as they are, plus the bridge's way out", async () => {
@@ -170,7 +173,11 @@ describe("zh: what the bridge says", () => {
       const failed = views.filter((v) => v.status === "failed");
       expect(failed.map((v) => v.kind).sort()).toEqual(["edit", "execute"]);
       expect(contentText(failed.find((v) => v.kind === "execute")!)).toContain(zh.tools.exitCode(1));
-      expectZh("failed edit title", failed.find((v) => v.kind === "edit")!.title, inputWords(failed.find((v) => v.kind === "edit")!.rawInput));
+      expectZh(
+        "failed edit title",
+        failed.find((v) => v.kind === "edit")!.title,
+        inputWords(failed.find((v) => v.kind === "edit")!.rawInput),
+      );
       // The rest of the conversation is ZCode's and stays as it is.
       expect(h.text(sessionId)).toContain("All tools ran");
     });

@@ -149,7 +149,9 @@ describe("the editor snippets doctor prints", () => {
       symlinkSync("../Cellar/zcode-acp-server/0.1.0", join(prefix, "opt/zcode-acp-server"));
       mkdirSync(join(prefix, "bin"));
       symlinkSync("../Cellar/zcode-acp-server/0.1.0/bin/zcode-acp-server", join(prefix, "bin/zcode-acp-server"));
-      const r = await run([join(prefix, "bin/zcode-acp-server"), "doctor"], { env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN } });
+      const r = await run([join(prefix, "bin/zcode-acp-server"), "doctor"], {
+        env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN },
+      });
       expect(r.stdout).toContain("installed by Homebrew");
       expect(zedEntry(r.stdout).command).toBe(join(prefix, "opt/zcode-acp-server/bin/zcode-acp-server"));
       expect(r.stdout).not.toContain(`"command": "${keg}`);
@@ -165,7 +167,9 @@ describe("the editor snippets doctor prints", () => {
       mkdirSync(bin, { recursive: true });
       copyFileSync(BRIDGE_BIN, join(bin, "zcode-acp-server.exe"));
       chmodSync(join(bin, "zcode-acp-server.exe"), 0o755);
-      const r = await run([join(bin, "zcode-acp-server.exe"), "doctor"], { env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN } });
+      const r = await run([join(bin, "zcode-acp-server.exe"), "doctor"], {
+        env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN },
+      });
       const zed = zedEntry(r.stdout);
       expect(zed.command).toBe("npx");
       expect(zed.args).toEqual(["-y", `@zcode-acp/server@${pkg.version}`]);
@@ -204,7 +208,9 @@ describe("sign-in, judged as /quota judges it", () => {
   });
 
   test("only a provider's own key: signed in for ZCode, and doctor says /quota has nothing to show", async () => {
-    const r = await withConfig({ provider: { openrouter: { name: "OpenRouter", options: { apiKey: SECRET, baseURL: "https://openrouter.ai/api/v1" } } } });
+    const r = await withConfig({
+      provider: { openrouter: { name: "OpenRouter", options: { apiKey: SECRET, baseURL: "https://openrouter.ai/api/v1" } } },
+    });
     expect(r.stdout).toContain("ok    ZCode sign-in: an API key for OpenRouter");
     expect(r.stdout).toContain("no GLM Coding Plan, so /quota has nothing to show");
     expect(r.stdout).not.toContain(SECRET);

@@ -27,7 +27,21 @@ test("--version prints the version alone", async () => {
 test("--help lists every flag and command, without colour escapes in a pipe", async () => {
   const r = await run([BRIDGE_BIN, "--help"], { env: baseEnv() });
   expect(r.code).toBe(0);
-  for (const word of ["--zcode-bin", "--zcode-node", "--log-level", "--log-file", "--mode", "--model", "--trace", "--version", "doctor", "upgrade", "ZCODE_BIN", "ZCODE_ACP_LOG_LEVEL", "ZCODE_ACP_MODEL"]) {
+  for (const word of [
+    "--zcode-bin",
+    "--zcode-node",
+    "--log-level",
+    "--log-file",
+    "--mode",
+    "--model",
+    "--trace",
+    "--version",
+    "doctor",
+    "upgrade",
+    "ZCODE_BIN",
+    "ZCODE_ACP_LOG_LEVEL",
+    "ZCODE_ACP_MODEL",
+  ]) {
     expect(r.stdout).toContain(word);
   }
   expect(r.stdout).not.toContain("\u001b[");
@@ -85,16 +99,31 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["flag without its value", ["--zcode-bin"], {}, "option --zcode-bin needs a value"],
   ["value swallowed by the next flag", ["--log-file", "--mode", "yolo"], {}, "option --log-file needs a value"],
   ["bad --mode", ["--mode", "no spaces"], {}, "is not a mode ZCode knows"],
-  ["--mode ZCode does not know, named with the modes", ["--mode", "bogus"], {}, "--mode: 'bogus' is not a mode ZCode knows (one of plan, build, edit, yolo, guarded, auto)"],
+  [
+    "--mode ZCode does not know, named with the modes",
+    ["--mode", "bogus"],
+    {},
+    "--mode: 'bogus' is not a mode ZCode knows (one of plan, build, edit, yolo, guarded, auto)",
+  ],
   ["ZCODE_ACP_MODE ZCode does not know", [], { ZCODE_ACP_MODE: "Yolo" }, "ZCODE_ACP_MODE: 'Yolo' is not a mode ZCode knows"],
-  ["--auto-compact 80 (the % forgotten): says why and suggests 80%", ["--auto-compact", "80"], {}, "--auto-compact: '80' tokens is below 10k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. For a percentage of the context window write 80%; or at least 10k tokens."],
+  [
+    "--auto-compact 80 (the % forgotten): says why and suggests 80%",
+    ["--auto-compact", "80"],
+    {},
+    "--auto-compact: '80' tokens is below 10k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. For a percentage of the context window write 80%; or at least 10k tokens.",
+  ],
   ["--auto-compact 5000 tokens: below the minimum", ["--auto-compact", "5000"], {}, "'5000' tokens is below 10k"],
   ["--auto-compact 9.9k: below the minimum", ["--auto-compact", "9.9k"], {}, "'9.9k' tokens is below 10k"],
   ["--auto-compact with a fractional token count", ["--auto-compact", "15000.5"], {}, "is not a token count"],
   ["blank --model", ["--model", "  "], {}, "is not a model name or id"],
   ["ZCODE_ACP_MODEL with a control character", [], { ZCODE_ACP_MODEL: "glm\u0007" }, "ZCODE_ACP_MODEL: 'glm"],
   ["bad --max-line-bytes", ["--max-line-bytes", "12x"], {}, "is not a byte count"],
-  ["bad --auto-compact", ["--auto-compact", "lots"], {}, "--auto-compact: 'lots' is not a token count (like 150000 or 150k) or a percentage"],
+  [
+    "bad --auto-compact",
+    ["--auto-compact", "lots"],
+    {},
+    "--auto-compact: 'lots' is not a token count (like 150000 or 150k) or a percentage",
+  ],
   ["--auto-compact over 100%", ["--auto-compact", "120%"], {}, "is not a token count"],
   ["bad ZCODE_ACP_AUTO_COMPACT", [], { ZCODE_ACP_AUTO_COMPACT: "0" }, "ZCODE_ACP_AUTO_COMPACT: '0' tokens is below 10k"],
   ["unknown command", ["serve-please"], {}, "unknown command 'serve-please'"],

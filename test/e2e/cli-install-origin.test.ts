@@ -17,7 +17,10 @@ beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), "zcode-acp-origin-"));
   home = join(tmp, "home");
   mkdirSync(join(home, ".zcode/v2"), { recursive: true });
-  writeFileSync(join(home, ".zcode/v2/config.json"), JSON.stringify({ provider: { "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "sk-test" } } } }));
+  writeFileSync(
+    join(home, ".zcode/v2/config.json"),
+    JSON.stringify({ provider: { "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "sk-test" } } } }),
+  );
   // Any download attempt would show up here.
   srv = serveFiles(new Map());
 });

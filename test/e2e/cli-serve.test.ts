@@ -35,7 +35,10 @@ async function exchange(
   p.stdin.end();
   const [text, stderr, code] = await Promise.all([out, new Response(p.stderr).text(), p.exited]);
   clearTimeout(killer);
-  const messages = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const messages = text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   return { messages, code, stderr };
 }
 
@@ -64,7 +67,10 @@ test("with --trace too (the agent answers initialize itself): session/new in the
   expect(responses(r.messages, 2)[0]?.result?.sessionId).toBeString();
   expect(r.messages.findIndex((m) => m.id === 1)).toBeLessThan(r.messages.findIndex((m) => m.id === 2));
   expect(r.code).toBe(0);
-  const dirs = (await Bun.file(trace).text()).split("\n").filter(Boolean).map((l) => JSON.parse(l).dir);
+  const dirs = (await Bun.file(trace).text())
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).dir);
   expect(dirs).toContain("bridge->editor");
 });
 

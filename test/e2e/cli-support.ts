@@ -26,11 +26,7 @@ export async function run(
     stderr: "pipe",
   });
   const timer = setTimeout(() => p.kill("SIGKILL"), opts.timeoutMs ?? 20_000);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   clearTimeout(timer);
   return { code, stdout, stderr };
 }

@@ -24,7 +24,10 @@ beforeAll(() => {
   zhAppHome = join(tmp, "zh-app-home");
   for (const h of [home, zhAppHome]) {
     mkdirSync(join(h, ".zcode/v2"), { recursive: true });
-    writeFileSync(join(h, ".zcode/v2/config.json"), JSON.stringify({ provider: { "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "sk-test" } } } }));
+    writeFileSync(
+      join(h, ".zcode/v2/config.json"),
+      JSON.stringify({ provider: { "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "sk-test" } } } }),
+    );
   }
   writeFileSync(join(zhAppHome, ".zcode/v2/setting.json"), JSON.stringify({ localePreference: "zh-CN", locale: "en-US" }));
 });
@@ -71,7 +74,21 @@ describe("--help in Chinese", () => {
   test("--help --lang zh: every flag, the commands and citty's closing line in Chinese", async () => {
     const r = await run([BRIDGE_BIN, "--help", "--lang", "zh"], { env: env() });
     expect(r.code).toBe(0);
-    for (const name of ["zcode-bin", "zcode-node", "log-level", "log-file", "lang", "mode", "model", "trace", "auto-compact", "no-app-history", "max-line-bytes", "max-message-bytes", "version"] as const) {
+    for (const name of [
+      "zcode-bin",
+      "zcode-node",
+      "log-level",
+      "log-file",
+      "lang",
+      "mode",
+      "model",
+      "trace",
+      "auto-compact",
+      "no-app-history",
+      "max-line-bytes",
+      "max-message-bytes",
+      "version",
+    ] as const) {
       expect(r.stdout).toContain(`--${name}`);
       expect(squash(r.stdout)).toContain(squash(zh.flags[name]));
     }
@@ -163,7 +180,9 @@ describe("doctor in Chinese against the simulator", () => {
       env: { PATH: `${other}:/usr/bin:/bin`, HOME: unsigned, ZCODE_BIN: SIM_BIN, ZCODE_SIM_VERSION: "0.14.7" },
     });
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`警告  PATH：${join(other, "zcode-acp-server")} 在 PATH 中排在最前面，它是版本为 0.0.9 的 zcode-acp-server，而不是 ${pkg.version}，`);
+    expect(r.stdout).toContain(
+      `警告  PATH：${join(other, "zcode-acp-server")} 在 PATH 中排在最前面，它是版本为 0.0.9 的 zcode-acp-server，而不是 ${pkg.version}，`,
+    );
     expect(r.stdout).toContain("失败  ZCode 版本：0.14.7 过旧（需要 0.14.8 或更高版本）");
     expect(r.stdout).toContain(`失败  ZCode 登录：未找到 ${join(unsigned, ".zcode/v2/config.json")}`);
     expect(r.stdout).toContain("      解决办法：打开 ZCode 应用");
@@ -243,7 +262,9 @@ describe("upgrade in Chinese", () => {
     const before = readFileSync(npm);
     const refused = await run([npm, "upgrade"], { env: env({ LANG: "zh_CN.UTF-8", ZCODE_ACP_DOWNLOAD_BASE: srv.base }) });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`zcode-acp-server: 升级失败：${npm} 由 npm 安装（\`@zcode-acp/server\`）；请这样升级：\`npm install -g @zcode-acp/server@latest\``);
+    expect(refused.stderr).toContain(
+      `zcode-acp-server: 升级失败：${npm} 由 npm 安装（\`@zcode-acp/server\`）；请这样升级：\`npm install -g @zcode-acp/server@latest\``,
+    );
     expect(englishIn(refused.stderr)).toEqual([]);
     expect(readFileSync(npm).equals(before)).toBe(true);
 

@@ -35,7 +35,8 @@ async function withTrees(body: (home: string, workspace: string) => Promise<void
       plugins: { "git-tools@acme": [{ version: "1.0.0", scope: "user" }], "noisy@acme": [{ version: "0.1.0", scope: "user" }] },
     },
     [`${store}/cache/acme/git-tools/1.0.0/.claude-plugin/plugin.json`]: { name: "git-tools" },
-    [`${store}/cache/acme/git-tools/1.0.0/commands/commit.md`]: "---\ndescription: Commit with a good message\nargument-hint: [scope]\n---\nCommit $ARGUMENTS\n",
+    [`${store}/cache/acme/git-tools/1.0.0/commands/commit.md`]:
+      "---\ndescription: Commit with a good message\nargument-hint: [scope]\n---\nCommit $ARGUMENTS\n",
     [`${store}/cache/acme/noisy/0.1.0/.claude-plugin/plugin.json`]: { name: "noisy" },
     [`${store}/cache/acme/noisy/0.1.0/commands/shout.md`]: "---\ndescription: A disabled plugin's command\n---\n",
   });
@@ -54,8 +55,16 @@ test("skills and enabled plugins' commands are advertised after session/new, nex
       const names = await waitForCommands(h, sessionId);
       expect(names).toEqual([...EXPECTED_COMMANDS["0.16.9"]!, "commit", "pdf-tools", "deploy"]);
       const list = h.updatesOfKind(sessionId, "available_commands_update").at(-1)!.availableCommands;
-      expect(list.find((c) => c.name === "commit")).toEqual({ name: "commit", description: "Commit with a good message", input: { hint: "[scope]" } });
-      expect(list.find((c) => c.name === "deploy")).toEqual({ name: "deploy", description: "Deploy this workspace", input: { hint: "[task]" } });
+      expect(list.find((c) => c.name === "commit")).toEqual({
+        name: "commit",
+        description: "Commit with a good message",
+        input: { hint: "[scope]" },
+      });
+      expect(list.find((c) => c.name === "deploy")).toEqual({
+        name: "deploy",
+        description: "Deploy this workspace",
+        input: { hint: "[task]" },
+      });
       expect(names).not.toContain("old-habit");
       expect(names).not.toContain("shout");
     }),

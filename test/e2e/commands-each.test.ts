@@ -23,8 +23,7 @@ async function command(h: Harness, sessionId: string, text: string): Promise<Pro
   return out;
 }
 
-const bridge = (version: string, fn: (h: Harness) => Promise<void>) =>
-  withBridge({ simVersion: version, record: true }, fn);
+const bridge = (version: string, fn: (h: Harness) => Promise<void>) => withBridge({ simVersion: version, record: true }, fn);
 
 describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
   const full = version === "0.15.3";
@@ -210,7 +209,15 @@ describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
       const sid = await sessionWithOneTurn(h);
       const out = await command(h, sid, "/help");
       expect(out.frames).toEqual([]);
-      for (const usage of ["`/fork`", "`/rewind [new prompt]`", "`/goal [objective", "`/compact [instructions]`", "`/steer <instructions>`", "`/mode <mode>`", "`/thought <level>`"])
+      for (const usage of [
+        "`/fork`",
+        "`/rewind [new prompt]`",
+        "`/goal [objective",
+        "`/compact [instructions]`",
+        "`/steer <instructions>`",
+        "`/mode <mode>`",
+        "`/thought <level>`",
+      ])
         expect(out.text).toContain(usage);
       expect((out.text.match(/not supported by ZCode CLI/g) ?? []).length).toBe(full ? 0 : 2);
       expect(advertised(h, sid)).toEqual(EXPECTED_COMMANDS[version]!);

@@ -12,9 +12,7 @@ test("/usr/lib-style text and unknown /words are ordinary prompts, sent unchange
     for (const text of ["/usr/lib/libssl.so.3 is missing", "/deploy to staging", "  /fork-me please", "why does /fork exist?"]) {
       const out = await promptAndCollect(h, sessionId, text);
       expect(out.response.stopReason).toBe("end_turn");
-      expect(out.frames.filter((f) => f.method === "session/send").map((f) => f.params)).toEqual([
-        { sessionId, content: text },
-      ]);
+      expect(out.frames.filter((f) => f.method === "session/send").map((f) => f.params)).toEqual([{ sessionId, content: text }]);
       expect(out.text).toContain(text.trim());
     }
   }));

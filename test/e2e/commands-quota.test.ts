@@ -47,8 +47,26 @@ function normalAnswer(now: number) {
     data: {
       level: "pro",
       limits: [
-        { type: "TOKENS_LIMIT", unit: 3, number: 5, usage: 12000, currentValue: 5710, remaining: 6290, percentage: 47, nextResetTime: now + 2 * HOUR + 14 * MIN + 30_000 },
-        { type: "TOKENS_LIMIT", unit: 6, number: 1, usage: 60000, currentValue: 5710, remaining: 54290, percentage: 9, nextResetTime: now + 4 * DAY + 3 * HOUR + 30_000 },
+        {
+          type: "TOKENS_LIMIT",
+          unit: 3,
+          number: 5,
+          usage: 12000,
+          currentValue: 5710,
+          remaining: 6290,
+          percentage: 47,
+          nextResetTime: now + 2 * HOUR + 14 * MIN + 30_000,
+        },
+        {
+          type: "TOKENS_LIMIT",
+          unit: 6,
+          number: 1,
+          usage: 60000,
+          currentValue: 5710,
+          remaining: 54290,
+          percentage: 9,
+          nextResetTime: now + 4 * DAY + 3 * HOUR + 30_000,
+        },
         {
           type: "TIME_LIMIT",
           unit: 5,
@@ -134,7 +152,10 @@ writeFileSync(
   join(HOME, ".zcode", "v2", "config.json"),
   JSON.stringify({
     provider: {
-      "builtin:bigmodel-coding-plan": { name: "BigModel Coding Plan", options: { apiKey: BIGMODEL_KEY, baseURL: "https://open.bigmodel.cn/api/anthropic" } },
+      "builtin:bigmodel-coding-plan": {
+        name: "BigModel Coding Plan",
+        options: { apiKey: BIGMODEL_KEY, baseURL: "https://open.bigmodel.cn/api/anthropic" },
+      },
       "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: ZAI_KEY, baseURL: "https://api.z.ai/api/coding/paas/v4" } },
     },
   }),
@@ -177,7 +198,12 @@ function shanghai(ms: number): string {
 function expectNoKey(h: Harness, files: { log: string; trace: string }): void {
   const wire = JSON.stringify(h.received.messages);
   for (const key of KEYS) {
-    for (const [where, text] of Object.entries({ wire, stderr: h.stderr, log: readFileSync(files.log, "utf8"), trace: readFileSync(files.trace, "utf8") })) {
+    for (const [where, text] of Object.entries({
+      wire,
+      stderr: h.stderr,
+      log: readFileSync(files.log, "utf8"),
+      trace: readFileSync(files.trace, "utf8"),
+    })) {
       expect({ where, leaked: text.includes(key) || text.includes(key.split(".")[0]!) }).toEqual({ where, leaked: false });
     }
   }
@@ -217,7 +243,9 @@ describe("/quota against the quota service", () => {
       );
       expect(requestsOf("ok")).toEqual([{ method: "GET", path: `/ok/${runs}`, authorization: ZAI_KEY }]);
       // The log says what was asked, for whom; never with what.
-      expect(readFileSync(files.log, "utf8")).toContain(`GET http://127.0.0.1:${server.port}/ok/${runs} with the key of builtin:zai-coding-plan`);
+      expect(readFileSync(files.log, "utf8")).toContain(
+        `GET http://127.0.0.1:${server.port}/ok/${runs} with the key of builtin:zai-coding-plan`,
+      );
       expectNoKey(h, files);
     }));
 
@@ -318,7 +346,9 @@ describe("/quota when the service says no", () => {
       const out = await promptAndCollect(h, sessionId, "/quota");
       // Answered on the bridge's timeout, before the service's own (late) answer.
       expect(slowAnswers).toBe(slowBefore);
-      expect(out.text).toBe("Quota information is unavailable right now: the quota service did not answer within 0.4 s. Try `/quota` again later.");
+      expect(out.text).toBe(
+        "Quota information is unavailable right now: the quota service did not answer within 0.4 s. Try `/quota` again later.",
+      );
       // A timeout is not cached: trying again is the point.
       await promptAndCollect(h, sessionId, "/quota");
       expect(requestsOf("slow")).toHaveLength(2);
@@ -336,7 +366,12 @@ describe("/quota with credentials in ZCODE_ACP_QUOTA_URL", () => {
         expect(out.text).toStartWith("```text\nGLM Coding Plan · Pro\n");
         const log = readFileSync(files.log, "utf8");
         expect(log).toContain(`GET http://[REDACTED]@127.0.0.1:${server.port}/ok/${runs}`);
-        for (const [where, text] of Object.entries({ log, stderr: h.stderr, trace: readFileSync(files.trace, "utf8"), wire: JSON.stringify(h.received.messages) })) {
+        for (const [where, text] of Object.entries({
+          log,
+          stderr: h.stderr,
+          trace: readFileSync(files.trace, "utf8"),
+          wire: JSON.stringify(h.received.messages),
+        })) {
           expect({ where, leaked: text.includes("Pa55w0rd-quota") || text.includes("quotauser") }).toEqual({ where, leaked: false });
         }
         expectNoKey(h, files);
@@ -349,7 +384,10 @@ describe("/quota without a sign-in", () => {
   test("no GLM provider with a key: says so and sends nothing", async () => {
     const home = join(tmp, "home-unsigned");
     mkdirSync(join(home, ".zcode", "v2"), { recursive: true });
-    writeFileSync(join(home, ".zcode", "v2", "config.json"), JSON.stringify({ provider: { "builtin:zai-coding-plan": { options: { baseURL: "https://api.z.ai/v4" } } } }));
+    writeFileSync(
+      join(home, ".zcode", "v2", "config.json"),
+      JSON.stringify({ provider: { "builtin:zai-coding-plan": { options: { baseURL: "https://api.z.ai/v4" } } } }),
+    );
     const before = requests.length;
     await withBridge({ env: { HOME: home, ZCODE_ACP_QUOTA_URL: `http://127.0.0.1:${server.port}/ok/unsigned` } }, async (h) => {
       const { sessionId } = await h.newSession();

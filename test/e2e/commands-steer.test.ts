@@ -47,7 +47,12 @@ describe("/steer during a running turn", () => {
       ]);
       // Every delta of the slow turn reached the editor, none lost to the
       // steer: the same turn in a session nobody steered says the same.
-      const all = chunkText(h.received.updates.slice(before).filter((u) => u.sessionId === sid).map((u) => u.update));
+      const all = chunkText(
+        h.received.updates
+          .slice(before)
+          .filter((u) => u.sessionId === sid)
+          .map((u) => u.update),
+      );
       const turnText = all.replace(confirmation, "");
       const other = await sessionWithOneTurn(h);
       const baseline = await promptAndCollect(h, other, "#scenario:slow n=100");

@@ -59,9 +59,7 @@ export async function promptAndCollect(h: Harness, sessionId: string, text: stri
 }
 
 export function chunkText(updates: acp.SessionUpdate[]): string {
-  return updates
-    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-    .join("");
+  return updates.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "")).join("");
 }
 
 /** The latest advertised command names of a session (undefined before any). */

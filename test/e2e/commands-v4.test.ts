@@ -13,19 +13,28 @@ function zcodeUserTexts(h: Harness, sessionId: string): string[] | undefined {
   const file = join(h.stateDir, `${sessionId}.json`);
   if (!existsSync(file)) return undefined;
   try {
-    const s = JSON.parse(readFileSync(file, "utf8")) as { messages: { info: { role: string; synthetic?: boolean }; parts: { type: string; text?: string }[] }[] };
-    return s.messages.filter((m) => m.info.role === "user" && !m.info.synthetic).map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
+    const s = JSON.parse(readFileSync(file, "utf8")) as {
+      messages: { info: { role: string; synthetic?: boolean }; parts: { type: string; text?: string }[] }[];
+    };
+    return s.messages
+      .filter((m) => m.info.role === "user" && !m.info.synthetic)
+      .map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
   } catch {
     return undefined;
   }
 }
 
 async function expectHistory(h: Harness, sessionId: string, expected: string[]): Promise<void> {
-  await h.waitFor(() => JSON.stringify(zcodeUserTexts(h, sessionId)) === JSON.stringify(expected), `ZCode's history to be ${JSON.stringify(expected)} (is ${JSON.stringify(zcodeUserTexts(h, sessionId))})`);
+  await h.waitFor(
+    () => JSON.stringify(zcodeUserTexts(h, sessionId)) === JSON.stringify(expected),
+    `ZCode's history to be ${JSON.stringify(expected)} (is ${JSON.stringify(zcodeUserTexts(h, sessionId))})`,
+  );
 }
 
 function v4Commands(h: Harness, from = 0) {
-  return simRequests(h, from).filter((f) => f.method === "v4/command").map((f) => f.params);
+  return simRequests(h, from)
+    .filter((f) => f.method === "v4/command")
+    .map((f) => f.params);
 }
 
 async function newSession(h: Harness): Promise<string> {
@@ -38,7 +47,18 @@ describe("0.16.9: the menu", () => {
   test("/steer and /rewind are offered (v4 probed beside session/new)", () =>
     withBridge({ record: true }, async (h) => {
       const sid = await newSession(h);
-      expect(await waitForCommands(h, sid)).toEqual(["fork", "rewind", "goal", "compact", "steer", "mode", "model", "thought", "quota", "help"]);
+      expect(await waitForCommands(h, sid)).toEqual([
+        "fork",
+        "rewind",
+        "goal",
+        "compact",
+        "steer",
+        "mode",
+        "model",
+        "thought",
+        "quota",
+        "help",
+      ]);
       expect(h.simFrames().filter((f) => f.method === "v4/commands/query")).toHaveLength(1);
     }));
 });
@@ -55,8 +75,13 @@ describe("0.16.9: /steer", () => {
       expect(steer.response.stopReason).toBe("end_turn");
       expect(steer.text).toContain("Steering the running turn with:\n\n> use TypeScript");
       expect((await turn).stopReason).toBe("end_turn");
-      const updates = h.received.updates.slice(before).filter((u) => u.sessionId === sid).map((u) => u.update);
-      const users = updates.filter((u): u is Extract<acp.SessionUpdate, { sessionUpdate: "user_message_chunk" }> => u.sessionUpdate === "user_message_chunk");
+      const updates = h.received.updates
+        .slice(before)
+        .filter((u) => u.sessionId === sid)
+        .map((u) => u.update);
+      const users = updates.filter(
+        (u): u is Extract<acp.SessionUpdate, { sessionUpdate: "user_message_chunk" }> => u.sessionUpdate === "user_message_chunk",
+      );
       expect(users.map((u) => (u.content.type === "text" ? u.content.text : ""))).toEqual(["use TypeScript"]);
       // The user's words come before the reply that answers them.
       const userAt = updates.indexOf(users[0]!);
@@ -78,8 +103,15 @@ describe("0.16.9: /steer", () => {
       expect(steer.text).toContain("Steering the running turn with:");
       await h.cancel(sid);
       expect((await turn).stopReason).toBe("cancelled");
-      const text = chunkText(h.received.updates.slice(before).filter((u) => u.sessionId === sid).map((u) => u.update));
-      expect(text).toContain("This steer did not reach the turn: the turn was stopped first. ZCode keeps it in its queue and will not run it by itself");
+      const text = chunkText(
+        h.received.updates
+          .slice(before)
+          .filter((u) => u.sessionId === sid)
+          .map((u) => u.update),
+      );
+      expect(text).toContain(
+        "This steer did not reach the turn: the turn was stopped first. ZCode keeps it in its queue and will not run it by itself",
+      );
       expect(text).toContain("> also lint");
       expect(h.updates(sid).some((u) => u.sessionUpdate === "user_message_chunk")).toBe(false);
     }));
@@ -91,9 +123,14 @@ describe("0.16.9: /rewind", () => {
       const sid = await newSession(h);
       expect((await h.prompt(sid, "#scenario:edit")).stopReason).toBe("end_turn");
       const out = await promptAndCollect(h, sid, "/rewind");
-      expect(out.text).toMatch(/^Rewound the last turn's changes to 1 file; the conversation is unchanged:\n\n- `.*greet\.ts` \(restored\)$/);
+      expect(out.text).toMatch(
+        /^Rewound the last turn's changes to 1 file; the conversation is unchanged:\n\n- `.*greet\.ts` \(restored\)$/,
+      );
       const cmd = out.frames.find((f) => f.method === "v4/command")!.params;
-      expect(cmd).toMatchObject({ type: "applyFileRewind", payload: { target: { rowId: expect.any(Number), entityId: expect.any(String) } } });
+      expect(cmd).toMatchObject({
+        type: "applyFileRewind",
+        payload: { target: { rowId: expect.any(Number), entityId: expect.any(String) } },
+      });
       expect(typeof cmd.baseRevision).toBe("number");
       expect(typeof cmd.baseLogEpoch).toBe("string");
       await expectHistory(h, sid, ["#scenario:edit"]);
@@ -121,7 +158,10 @@ describe("0.16.9: /rewind", () => {
       expect(out.response.stopReason).toBe("end_turn");
       expect(out.text).toContain("Rewound the last turn (files and chat). Running the new prompt:");
       expect(out.text).toContain("Echo: say hello instead");
-      expect(out.frames.find((f) => f.method === "v4/command")!.params).toMatchObject({ type: "editUserQuery", payload: { newText: "say hello instead", workspaceMode: "rewind" } });
+      expect(out.frames.find((f) => f.method === "v4/command")!.params).toMatchObject({
+        type: "editUserQuery",
+        payload: { newText: "say hello instead", workspaceMode: "rewind" },
+      });
       expect(out.frames.some((f) => f.method === "session/send")).toBe(false);
       await expectHistory(h, sid, ["say hello instead"]);
     }));
@@ -211,7 +251,12 @@ describe("0.15.3: the legacy methods", () => {
       const retry = await promptAndCollect(h, sid, "#scenario:fail-transient fails=1");
       expect(retry.response.stopReason).toBe("end_turn");
       expect(retry.frames.filter((f) => f.method === "session/send")).toHaveLength(2);
-      expect(h.simFrames().filter((f) => f.method?.startsWith("v4/")).map((f) => f.method)).toEqual(["v4/commands/query"]);
+      expect(
+        h
+          .simFrames()
+          .filter((f) => f.method?.startsWith("v4/"))
+          .map((f) => f.method),
+      ).toEqual(["v4/commands/query"]);
     }));
 });
 

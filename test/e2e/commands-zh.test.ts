@@ -102,7 +102,14 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
       }
 
       const help = await command(h, sid, "/help");
-      for (const usage of ["`/fork`", "`/goal [目标 | replace <目标>", "`/compact [摘要要求]`", "`/steer <指令>`", "`/model <名称或 ID>`", "`/quota`"]) {
+      for (const usage of [
+        "`/fork`",
+        "`/goal [目标 | replace <目标>",
+        "`/compact [摘要要求]`",
+        "`/steer <指令>`",
+        "`/model <名称或 ID>`",
+        "`/quota`",
+      ]) {
         expect(help.text).toContain(usage);
       }
       expect(help.text).not.toContain("不支持");
@@ -186,9 +193,34 @@ const server = Bun.serve({
       data: {
         level: "pro",
         limits: [
-          { type: "TOKENS_LIMIT", unit: 3, number: 5, usage: 12000, currentValue: 5710, remaining: 6290, nextResetTime: now + 2 * 3_600_000 + 14 * 60_000 + 30_000 },
-          { type: "TOKENS_LIMIT", unit: 6, number: 1, usage: 60000, currentValue: 5710, remaining: 54290, nextResetTime: now + 4 * 86_400_000 + 30_000 },
-          { type: "TIME_LIMIT", unit: 5, number: 1, usage: 4000, currentValue: 125, remaining: 3875, nextResetTime: now + 30 * 86_400_000, usageDetails: [{ modelCode: "search-prime", usage: 100 }] },
+          {
+            type: "TOKENS_LIMIT",
+            unit: 3,
+            number: 5,
+            usage: 12000,
+            currentValue: 5710,
+            remaining: 6290,
+            nextResetTime: now + 2 * 3_600_000 + 14 * 60_000 + 30_000,
+          },
+          {
+            type: "TOKENS_LIMIT",
+            unit: 6,
+            number: 1,
+            usage: 60000,
+            currentValue: 5710,
+            remaining: 54290,
+            nextResetTime: now + 4 * 86_400_000 + 30_000,
+          },
+          {
+            type: "TIME_LIMIT",
+            unit: 5,
+            number: 1,
+            usage: 4000,
+            currentValue: 125,
+            remaining: 3875,
+            nextResetTime: now + 30 * 86_400_000,
+            usageDetails: [{ modelCode: "search-prime", usage: 100 }],
+          },
         ],
       },
     });
@@ -202,7 +234,14 @@ const HOME = join(tmp, "home");
 mkdirSync(join(HOME, ".zcode", "v2"), { recursive: true });
 writeFileSync(
   join(HOME, ".zcode", "v2", "config.json"),
-  JSON.stringify({ provider: { "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "k".repeat(32), baseURL: "https://api.z.ai/api/coding/paas/v4" } } } }),
+  JSON.stringify({
+    provider: {
+      "builtin:zai-coding-plan": {
+        name: "Z.ai Coding Plan",
+        options: { apiKey: "k".repeat(32), baseURL: "https://api.z.ai/api/coding/paas/v4" },
+      },
+    },
+  }),
 );
 const quotaEnv = (path: string) => ({ HOME, ZCODE_ACP_QUOTA_URL: `http://127.0.0.1:${server.port}${path}`, TZ: "Asia/Shanghai" });
 

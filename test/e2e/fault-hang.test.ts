@@ -44,9 +44,10 @@ test("a frozen ZCode (stopped, not dead) is replaced once it has owed answers in
       // is waited for, not timed.
       let timeouts = 0;
       while (isAlive(frozen) && timeouts < 10) {
-        const e = await h.agent
-          .request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "mode", value: "plan" })
-          .then(() => undefined, (x: Error) => x);
+        const e = await h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "mode", value: "plan" }).then(
+          () => undefined,
+          (x: Error) => x,
+        );
         // Answered: the frozen child is gone already and a new one took it.
         if (e === undefined) break;
         // A request that races the kill finds the child dying.
@@ -81,7 +82,14 @@ test("requests queued behind a slow one that time out together do not make the c
     const sessions = [];
     for (let i = 0; i < 3; i++) sessions.push((await h.newSession()).sessionId);
     const first = await zcodeChild(h.proc.pid);
-    const errors = await Promise.all(sessions.map((id) => h.prompt(id, "#scenario:hang-request").then(() => undefined, (e: Error) => e)));
+    const errors = await Promise.all(
+      sessions.map((id) =>
+        h.prompt(id, "#scenario:hang-request").then(
+          () => undefined,
+          (e: Error) => e,
+        ),
+      ),
+    );
     for (const e of errors) expect(e?.message).toMatch(/did not answer|timed? ?out/i);
     // Each session goes on in the same child.
     for (const id of sessions) expect((await h.prompt(id, `after ${id}`)).stopReason).toBe("end_turn");

@@ -79,17 +79,20 @@ describe("the editor goes away", () => {
     expect(code).toBe(0);
   });
 
-  test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("%s mid-turn: the child is gone within 2 s and the bridge exits 0", async (signal) => {
-    const h = await Harness.start();
-    await streaming(h);
-    const child = await zcodeChild(h.proc.pid);
-    const t0 = Date.now();
-    h.kill(signal);
-    const code = await h.proc.exited;
-    await gone(child, 2000 - (Date.now() - t0));
-    expect(code).toBe(0);
-    await h.close({ expectExit: "any", allowProblems: true });
-  });
+  test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
+    "%s mid-turn: the child is gone within 2 s and the bridge exits 0",
+    async (signal) => {
+      const h = await Harness.start();
+      await streaming(h);
+      const child = await zcodeChild(h.proc.pid);
+      const t0 = Date.now();
+      h.kill(signal);
+      const code = await h.proc.exited;
+      await gone(child, 2000 - (Date.now() - t0));
+      expect(code).toBe(0);
+      await h.close({ expectExit: "any", allowProblems: true });
+    },
+  );
 
   test("the bridge is SIGKILLed: its child exits within a few seconds", async () => {
     const h = await Harness.start();

@@ -4,7 +4,18 @@
 // no secret.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SIM_BIN, withBridge } from "../support/acp-harness.ts";
@@ -167,20 +178,29 @@ describe("what ZCode writes is redacted in our log", () => {
     const logFile = join(dir, "bridge.log");
     const secret = "sk-live-leak0123456789";
     // The committed fixture with two bad frames from "ZCode" right at the start.
-    const fixture = readFileSync(join(import.meta.dir, "../fixtures/trace-basic.jsonl"), "utf8").split("\n").filter(Boolean);
+    const fixture = readFileSync(join(import.meta.dir, "../fixtures/trace-basic.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean);
     const firstToZcode = fixture.findIndex((l) => JSON.parse(l).dir === "bridge->zcode");
     const bad = [
       JSON.stringify({ t: 0, dir: "zcode->bridge", raw: `warning: token=${secret} Authorization: Bearer ${secret}` }),
-      JSON.stringify({ t: 0, dir: "zcode->bridge", msg: { method: "session/event", params: { seq: "bad", apiKey: secret, nested: { password: secret } } } }),
+      JSON.stringify({
+        t: 0,
+        dir: "zcode->bridge",
+        msg: { method: "session/event", params: { seq: "bad", apiKey: secret, nested: { password: secret } } },
+      }),
     ];
     fixture.splice(firstToZcode + 1, 0, ...bad);
     const replay = join(dir, "replay.jsonl");
     writeFileSync(replay, `${fixture.join("\n")}\n`);
     try {
-      await withBridge({ args: ["--log-file", logFile], env: { ZCODE_SIM_REPLAY: replay, ZCODE_SIM_REPLAY_WAIT_MS: "2000" } }, async (h) => {
-        await h.agent.request(acp.methods.agent.session.new, { cwd: "/tmp/zcode-fixture-workspace", mcpServers: [] });
-        await h.waitFor(() => h.stderr.includes("REDACTED"), "the skipped lines in the log");
-      });
+      await withBridge(
+        { args: ["--log-file", logFile], env: { ZCODE_SIM_REPLAY: replay, ZCODE_SIM_REPLAY_WAIT_MS: "2000" } },
+        async (h) => {
+          await h.agent.request(acp.methods.agent.session.new, { cwd: "/tmp/zcode-fixture-workspace", mcpServers: [] });
+          await h.waitFor(() => h.stderr.includes("REDACTED"), "the skipped lines in the log");
+        },
+      );
       const log = readFileSync(logFile, "utf8");
       expect(log).toContain("[REDACTED]");
       expect(log).not.toContain(secret);

@@ -47,7 +47,9 @@ describe("requests and frames nobody expects", () => {
       expect(r.stopReason).toBe("end_turn");
       // Answered (the simulator says so in the turn; it would give up after 5 s and say that instead).
       expect(h.text(sessionId)).toContain("unknown request answered with error -32601");
-      const answer = h.simFrames().find((f) => f.error && f.method === undefined && String(f.id).startsWith("server-") && f.error.code === -32601);
+      const answer = h
+        .simFrames()
+        .find((f) => f.error && f.method === undefined && String(f.id).startsWith("server-") && f.error.code === -32601);
       expect(answer).toBeDefined();
     });
   });

@@ -91,7 +91,10 @@ class Fuzzer {
       case "session/new":
         return { cwd: this.pick([this.cwd, "rel", 5]), mcpServers: this.pick([[], this.value(), undefined]) };
       case "session/prompt":
-        return { sessionId: this.pick(["sess_nope", this.str(8)]), prompt: this.pick([[{ type: "text", text: this.str() }], [{ type: "image", data: "x" }], this.value()]) };
+        return {
+          sessionId: this.pick(["sess_nope", this.str(8)]),
+          prompt: this.pick([[{ type: "text", text: this.str() }], [{ type: "image", data: "x" }], this.value()]),
+        };
       case "initialize":
         return { protocolVersion: this.pick([1, 2, "1", null]), clientCapabilities: this.value() };
       default:
@@ -121,7 +124,12 @@ class Fuzzer {
       case 5: {
         // A request with a broken envelope: wrong jsonrpc, weird ids.
         const method = this.pick(METHODS);
-        const frame: Record<string, unknown> = { jsonrpc: this.pick(["1.0", undefined, 2]), id: this.pick([{ a: 1 }, [1], true, 1.5]), method, params: this.params(method) };
+        const frame: Record<string, unknown> = {
+          jsonrpc: this.pick(["1.0", undefined, 2]),
+          id: this.pick([{ a: 1 }, [1], true, 1.5]),
+          method,
+          params: this.params(method),
+        };
         return { line: JSON.stringify(frame) };
       }
       default: {
@@ -200,7 +208,9 @@ describe("fuzz: random input on the bridge's stdin", () => {
         const dupes = owed.filter((id) => (got.get(key(id)) ?? 0) !== 1);
         expect(dupes).toEqual([]);
         const errors = client.messages.filter((m) => m.error).length;
-        console.log(`  ${FRAMES} lines, ${owed.length} requests owed an answer, ${client.messages.length} messages back (${errors} errors)`);
+        console.log(
+          `  ${FRAMES} lines, ${owed.length} requests owed an answer, ${client.messages.length} messages back (${errors} errors)`,
+        );
         for (const m of client.messages) expect(m.jsonrpc).toBe("2.0");
         expect(client.junk).toEqual([]);
       } finally {
@@ -244,10 +254,19 @@ describe("fuzz: line sizes around the message limit", () => {
           let line: string;
           if (kind < 7) {
             // A request (unknown session: a quick -32002 when it is read).
-            line = pad(JSON.stringify({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: "sess_nope", prompt: [{ type: "text", text: "@PAD@" }] } }));
+            line = pad(
+              JSON.stringify({
+                jsonrpc: "2.0",
+                id,
+                method: "session/prompt",
+                params: { sessionId: "sess_nope", prompt: [{ type: "text", text: "@PAD@" }] },
+              }),
+            );
             owed.set(id, -1);
           } else if (kind < 9) {
-            line = pad(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "sess_nope", _meta: { x: "@PAD@" } } }));
+            line = pad(
+              JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "sess_nope", _meta: { x: "@PAD@" } } }),
+            );
           } else {
             line = pad(JSON.stringify({ jsonrpc: "2.0", id: 999_000 + i, result: { x: "@PAD@" } }));
           }
@@ -262,7 +281,11 @@ describe("fuzz: line sizes around the message limit", () => {
           } else client.writeRaw(text);
         }
         expect(await client.request("authenticate", { methodId: "zcode-app" })).toEqual({});
-        await client.waitFor(() => [...owed.keys()].every((id) => client.messages.some((m) => m.id === id)), `answers to ${owed.size} requests`, 15_000);
+        await client.waitFor(
+          () => [...owed.keys()].every((id) => client.messages.some((m) => m.id === id)),
+          `answers to ${owed.size} requests`,
+          15_000,
+        );
         // Still serving; after EOF and the exit, every answer is in: each exactly once.
         expect(client.proc.exitCode).toBeNull();
         expect(await client.close()).toBe(0);
@@ -273,7 +296,9 @@ describe("fuzz: line sizes around the message limit", () => {
         // Nothing answered a notification or a response.
         expect(client.messages.filter((m) => typeof m.id === "number" && m.id >= 999_000)).toEqual([]);
         expect(client.junk).toEqual([]);
-        console.log(`  ${sizes.length} lines of ${Math.min(...sizes)}..${Math.max(...sizes)} bytes, ${[...owed.values()].filter(Boolean).length}/${owed.size} requests over the limit`);
+        console.log(
+          `  ${sizes.length} lines of ${Math.min(...sizes)}..${Math.max(...sizes)} bytes, ${[...owed.values()].filter(Boolean).length}/${owed.size} requests over the limit`,
+        );
       } finally {
         const code = await client.close();
         rmSync(stateDir, { recursive: true, force: true });
@@ -326,7 +351,10 @@ describe("fuzz: EOF with stdout backed up", () => {
       clearTimeout(killer);
       expect(stderr).toContain("bridge-exit=0");
       expect(text.endsWith("\n")).toBe(true);
-      const messages = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as JsonRpcMessage);
+      const messages = text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as JsonRpcMessage);
       const got = responsesById(messages);
       const wrong = owed.filter((id) => got.get(JSON.stringify(id)) !== 1);
       expect(wrong).toEqual([]);

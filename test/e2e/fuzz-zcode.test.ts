@@ -9,7 +9,14 @@ import { describe, expect, test } from "bun:test";
 import { withBridge, type Harness } from "../support/acp-harness.ts";
 
 const SEEDS = [1, 2, 3, 42, 1337];
-const PROMPTS = ["hello fuzz", "#scenario:text", "#scenario:tools", "#scenario:bash", "#scenario:permission", "#scenario:flood n=300 size=40"];
+const PROMPTS = [
+  "hello fuzz",
+  "#scenario:text",
+  "#scenario:tools",
+  "#scenario:bash",
+  "#scenario:permission",
+  "#scenario:flood n=300 size=40",
+];
 const PROMPT_BOUND_MS = 8000;
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

@@ -10,7 +10,10 @@ type Frame = ReturnType<Harness["simFrames"]>[number];
 
 /** Requests to ZCode about `sessionId` (by method), from frame `from` on. */
 function aboutSession(frames: Frame[], sessionId: string, from = 0): string[] {
-  return frames.slice(from).filter((f) => typeof f.method === "string" && f.params?.sessionId === sessionId).map((f) => f.method!);
+  return frames
+    .slice(from)
+    .filter((f) => typeof f.method === "string" && f.params?.sessionId === sessionId)
+    .map((f) => f.method!);
 }
 
 type Before = "nothing" | "set_mode" | "resume" | "load";
@@ -19,7 +22,11 @@ async function race(h: Harness, before: Before): Promise<void> {
   const { sessionId } = await h.newSession();
   await h.prompt(sessionId, "a first turn");
   const m = acp.methods.agent.session;
-  const settle = <T>(p: Promise<T>) => p.then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
+  const settle = <T>(p: Promise<T>) =>
+    p.then(
+      (v) => ({ ok: true as const, v }),
+      (e: unknown) => ({ ok: false as const, e }),
+    );
   // All written back to back, as an editor closing a tab does.
   const pre =
     before === "set_mode"
@@ -36,7 +43,10 @@ async function race(h: Harness, before: Before): Promise<void> {
   // Answered, and answered `cancelled` (never an error, never left pending).
   expect(p.ok ? p.v.stopReason : String((p as { e: unknown }).e)).toBe("cancelled");
   // Closed it stays, even when the resume or load before the close answered after it.
-  const again = await h.prompt(sessionId, "after the close").then((r) => r.stopReason, (e: { code?: number }) => e.code);
+  const again = await h.prompt(sessionId, "after the close").then(
+    (r) => r.stopReason,
+    (e: { code?: number }) => e.code,
+  );
   expect(again).toBe(-32002);
   const afterClose = h.simFrames().length;
   const framesNow = h.simFrames();

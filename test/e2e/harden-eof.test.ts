@@ -32,7 +32,10 @@ test("after stdin EOF, prompts and slash commands queued behind the running turn
     expect(answers.map((a) => a.stopReason)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled", "cancelled"]);
     const methods = h.simMethods();
     for (const m of ["session/rewind", "session/goal", "session/compact"]) expect(methods).not.toContain(m);
-    const sent = h.simFrames().filter((f) => f.method === "session/send").map((f) => f.params.content);
+    const sent = h
+      .simFrames()
+      .filter((f) => f.method === "session/send")
+      .map((f) => f.params.content);
     expect(sent).toEqual(["a first turn to rewind", "#scenario:slow n=400"]);
   } finally {
     await h.close({ expectExit: "any" }).catch(() => {});
@@ -48,9 +51,10 @@ test("a request still pending 1.5 s after stdin EOF is answered -32800 cancelled
     child = await zcodeChild(h.proc.pid);
     // A frozen ZCode: the load waits on an answer that does not come.
     process.kill(child, "SIGSTOP");
-    const load = h.agent
-      .request(acp.methods.agent.session.load, { sessionId, cwd: h.stateDir, mcpServers: [] })
-      .then(() => undefined, (e: unknown) => e as acp.RequestError);
+    const load = h.agent.request(acp.methods.agent.session.load, { sessionId, cwd: h.stateDir, mcpServers: [] }).then(
+      () => undefined,
+      (e: unknown) => e as acp.RequestError,
+    );
     // The bridge reads stdin in order: once this is answered, the load is in.
     await h.agent.request(acp.methods.agent.authenticate, { methodId: "zcode-app" });
     // Exit 0, not the harness's SIGKILL after 10 s: the frozen child did not hold the exit.
@@ -74,11 +78,20 @@ test("stdin EOF right after a turn's answer with --auto-compact due: no session/
   // while ZCode (slow to answer each request) has the compaction in hand.
   for (let round = 0; round < 3; round++) {
     const dir = mkdtempSync(join(tmpdir(), "zcode-eof-"));
-    const h = await Harness.start({ stateDir: dir, record: true, args: ["--auto-compact", "0.001%"], env: { ZCODE_SIM_HANDLER_DELAY_MS: "300" } });
+    const h = await Harness.start({
+      stateDir: dir,
+      record: true,
+      args: ["--auto-compact", "0.001%"],
+      env: { ZCODE_SIM_HANDLER_DELAY_MS: "300" },
+    });
     try {
       const { sessionId } = await h.newSession();
       const answer = h.prompt(sessionId, "fill the context");
-      await h.waitFor(() => h.received.messages.some((m) => (m.result as { stopReason?: string } | undefined)?.stopReason), "the answer", 10_000);
+      await h.waitFor(
+        () => h.received.messages.some((m) => (m.result as { stopReason?: string } | undefined)?.stopReason),
+        "the answer",
+        10_000,
+      );
       expect(await h.close()).toBe(0);
       expect((await answer).stopReason).toBe("end_turn");
       const methods = h.simMethods();

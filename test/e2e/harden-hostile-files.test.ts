@@ -22,7 +22,13 @@ function hostileHome(name: string, make: (path: string) => void): string {
   const home = join(tmp, name);
   for (const dir of [".zcode/v2", ".zcode/cli", ".zcode/commands", ".zcode/skills/odd"]) mkdirSync(join(home, dir), { recursive: true });
   writeFileSync(join(home, ".zcode/commands/fine.md"), "---\ndescription: An ordinary command\n---\nbody\n");
-  for (const file of [".zcode/v2/setting.json", ".zcode/v2/config.json", ".zcode/cli/config.json", ".zcode/commands/odd.md", ".zcode/skills/odd/SKILL.md"]) {
+  for (const file of [
+    ".zcode/v2/setting.json",
+    ".zcode/v2/config.json",
+    ".zcode/cli/config.json",
+    ".zcode/commands/odd.md",
+    ".zcode/skills/odd/SKILL.md",
+  ]) {
     make(join(home, file));
   }
   return home;
@@ -47,7 +53,10 @@ describe("FIFOs and /dev/zero in place of ZCode's files", () => {
         expect(h.initializeResponse?.protocolVersion).toBeDefined();
         const { sessionId } = await h.newSession();
         await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "the command menu");
-        const menu = h.updatesOfKind(sessionId, "available_commands_update").at(-1)!.availableCommands.map((c) => c.name);
+        const menu = h
+          .updatesOfKind(sessionId, "available_commands_update")
+          .at(-1)!
+          .availableCommands.map((c) => c.name);
         expect(menu).toContain("fine");
         expect(menu).not.toContain("odd");
         const quota = await promptAndCollect(h, sessionId, "/quota");

@@ -90,7 +90,10 @@ test("after a refused initialize, a good one initializes the connection (fast pa
   }
   expect(await p.exited).toBe(0);
   clearTimeout(killer);
-  const out = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const out = text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   expect(out.find((m) => m.id === 1)?.error?.code).toBe(-32602);
   expect(out.find((m) => m.id === 3)?.result?.protocolVersion).toBe(1);
   expect(out.find((m) => m.id === 2)?.result).toEqual({});

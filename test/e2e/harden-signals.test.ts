@@ -23,7 +23,12 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
         pending.push(h.agent.request(m.list, {}));
         pending.push(h.agent.request(m.setMode, { sessionId, modeId: i % 2 ? "plan" : "build" }));
       }
-      const answers = pending.map((p) => p.then(() => "result", (e: acp.RequestError) => `error ${e.code}`));
+      const answers = pending.map((p) =>
+        p.then(
+          () => "result",
+          (e: acp.RequestError) => `error ${e.code}`,
+        ),
+      );
       // Answered by the bridge alone, after it has read (and dispatched) all of the above.
       await h.agent.request(acp.methods.agent.authenticate, { methodId: "zcode" }).catch(() => undefined);
       h.kill(signal);
@@ -49,7 +54,10 @@ test("SIGTERM ends the bridge within 2 s while stdin floods it with an endless l
   let flooding = true;
   try {
     const { sessionId } = await h.newSession();
-    const turn = h.prompt(sessionId, "#scenario:slow n=100000").then((r) => r.stopReason, (e: unknown) => `failed: ${String(e)}`);
+    const turn = h.prompt(sessionId, "#scenario:slow n=100000").then(
+      (r) => r.stopReason,
+      (e: unknown) => `failed: ${String(e)}`,
+    );
     await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
     // From now on the bridge reads one line that never ends.
     const chunk = new Uint8Array(1 << 20).fill(0x61);

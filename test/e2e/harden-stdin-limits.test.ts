@@ -128,7 +128,9 @@ test("an oversized line whose id cannot be read at its start is skipped with a l
     await client.initialize();
     const pad = "c".repeat(100 * 1024);
     // params before id: the id is past what is read of the line.
-    client.writeLine(`{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"${pad}"}]},"id":555}`);
+    client.writeLine(
+      `{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"${pad}"}]},"id":555}`,
+    );
     // A response (its id is one of the bridge's own): answering it would hit
     // an editor request with the same number.
     client.writeLine(`{"jsonrpc":"2.0","id":1,"result":{"content":"${pad}"}}`);

@@ -13,7 +13,9 @@ const PS1 = join(ROOT, "install.ps1");
 const text = readFileSync(PS1, "utf8");
 
 test("picks exactly the Windows release targets: x64, x64 without AVX2 (PF_AVX2_INSTRUCTIONS_AVAILABLE), ARM64 natively", () => {
-  const windows = RELEASE_TARGETS.filter((t) => t.os === "windows").map(targetId).sort();
+  const windows = RELEASE_TARGETS.filter((t) => t.os === "windows")
+    .map(targetId)
+    .sort();
   const picked = [...text.matchAll(/\$target = "(windows-[a-z0-9-]+)"/g)].map((m) => m[1]!).sort();
   expect([...new Set(picked)]).toEqual(windows);
   expect(text).toContain("IsProcessorFeaturePresent(40)");
@@ -63,7 +65,7 @@ test("PowerShell parses it (when pwsh is installed)", async () => {
 
 test("the archive download draws a progress bar (curl.exe --progress-bar) only for a console a person watches", () => {
   expect(text).toContain("Download (UrlFor $asset) $zipFile -Progress");
-  expect(text).toContain("Download (UrlFor \"SHA256SUMS\") $sumsFile\n");
+  expect(text).toContain('Download (UrlFor "SHA256SUMS") $sumsFile\n');
   expect(text).toContain("[Environment]::UserInteractive -and -not [Console]::IsErrorRedirected");
   expect(text).toContain("--progress-bar");
   // Invoke-WebRequest's own bar stays off: it slows the download many times over.

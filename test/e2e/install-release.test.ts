@@ -175,7 +175,7 @@ describe("Homebrew formula", () => {
     }
     expect(rb).toContain('bin.install "zcode-acp-server"');
     expect(rb).toContain('shell_output("#{bin}/zcode-acp-server --version")');
-    expect(rb).toContain("pipe_output(bin/\"zcode-acp-server\"");
+    expect(rb).toContain('pipe_output(bin/"zcode-acp-server"');
     expect(rb).toContain('"command": "#{opt_bin}/zcode-acp-server"');
   });
 

@@ -8,17 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assetName, RELEASE_TARGETS, targetId } from "../../src/cli/release-targets.ts";
 import { stampInstaller } from "../../scripts/release/stamp-installers.ts";
-import {
-  BRIDGE_BIN,
-  fakeBinary,
-  INITIALIZE_LINE,
-  initializeRoundTrip,
-  ROOT,
-  run,
-  serveFiles,
-  sha256,
-  tarGz,
-} from "./cli-support.ts";
+import { BRIDGE_BIN, fakeBinary, INITIALIZE_LINE, initializeRoundTrip, ROOT, run, serveFiles, sha256, tarGz } from "./cli-support.ts";
 
 const INSTALL_SH = join(ROOT, "install.sh");
 const unixTargets = RELEASE_TARGETS.filter((t) => t.os !== "windows");
@@ -31,8 +21,7 @@ let cpuWithoutAvx2: string;
 
 /** Publish `assets` under a tag (and under latest when asked), with SHA256SUMS. */
 function publish(tag: string, assets: Map<string, Uint8Array>, opts: { latest?: boolean; sums?: string } = {}) {
-  const sums =
-    opts.sums ?? [...assets].map(([name, bytes]) => `${sha256(bytes)}  ${name}\n`).join("");
+  const sums = opts.sums ?? [...assets].map(([name, bytes]) => `${sha256(bytes)}  ${name}\n`).join("");
   const put = (prefix: string) => {
     files.set(`${prefix}/SHA256SUMS`, new TextEncoder().encode(sums));
     for (const [name, bytes] of assets) files.set(`${prefix}/${name}`, bytes);
@@ -362,7 +351,10 @@ describe("verification", () => {
     return bin;
   };
 
-  for (const [downloader, hasher] of [["wget", "shasum"], ["curl", "openssl"]] as const) {
+  for (const [downloader, hasher] of [
+    ["wget", "shasum"],
+    ["curl", "openssl"],
+  ] as const) {
     test(`${downloader} alone and ${hasher} alone (no sha256sum) still install a verified binary`, async () => {
       if (!Bun.which(downloader) || !Bun.which(hasher)) {
         console.warn(`SKIP: ${downloader} or ${hasher} is not installed`);

@@ -8,10 +8,12 @@ import { withBridge } from "../support/acp-harness.ts";
 import { byTitle, contentText, toolViews } from "./interaction-support.ts";
 import { zcodeChild } from "./process-support.ts";
 
-const selectKind = (kind: acp.PermissionOptionKind) => (req: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
-  const o = req.options.find((x) => x.kind === kind)!;
-  return { outcome: { outcome: "selected", optionId: o.optionId } };
-};
+const selectKind =
+  (kind: acp.PermissionOptionKind) =>
+  (req: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
+    const o = req.options.find((x) => x.kind === kind)!;
+    return { outcome: { outcome: "selected", optionId: o.optionId } };
+  };
 
 describe("permission", () => {
   test("allow: tool_call first with the same id, command visible, ZCode's three options as ACP kinds; the tool runs", async () => {
@@ -26,7 +28,10 @@ describe("permission", () => {
       // The tool_call reached the editor before the permission request.
       const reqIdx = h.received.messages.findIndex((m) => m.method === "session/request_permission");
       const callIdx = h.received.messages.findIndex(
-        (m) => m.method === "session/update" && (m.params as any).update.sessionUpdate === "tool_call" && (m.params as any).update.toolCallId === req.toolCall.toolCallId,
+        (m) =>
+          m.method === "session/update" &&
+          (m.params as any).update.sessionUpdate === "tool_call" &&
+          (m.params as any).update.toolCallId === req.toolCall.toolCallId,
       );
       expect(callIdx).toBeGreaterThanOrEqual(0);
       expect(callIdx).toBeLessThan(reqIdx);
@@ -88,7 +93,8 @@ describe("permission", () => {
       expect((await done)?.message).toMatch(/died|exited/);
       const requestId = h.received.messages.find((m) => m.method === "session/request_permission")!.id;
       await h.waitFor(
-        () => h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === requestId),
+        () =>
+          h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === requestId),
         "$/cancel_request for the permission request",
       );
     });

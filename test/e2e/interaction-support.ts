@@ -24,7 +24,8 @@ export function toolViews(h: Harness, sessionId: string): Map<string, ToolView> 
     const v = out.get(u.toolCallId) ?? { toolCallId: u.toolCallId, history: [] };
     v.history.push(u);
     for (const k of ["title", "kind", "status", "content", "locations", "rawInput", "rawOutput"] as const) {
-      if (k in u && (u as Record<string, unknown>)[k] !== undefined) (v as unknown as Record<string, unknown>)[k] = (u as Record<string, unknown>)[k];
+      if (k in u && (u as Record<string, unknown>)[k] !== undefined)
+        (v as unknown as Record<string, unknown>)[k] = (u as Record<string, unknown>)[k];
     }
     out.set(u.toolCallId, v);
   }

@@ -21,7 +21,12 @@ describe("tool calls end to end", () => {
         if (v.rawOutput !== undefined) expect(typeof v.rawOutput).toBe("string");
       }
       // ZCode's tools scenario has one edit that misses and one test run that fails.
-      expect([...views.values()].filter((v) => v.status === "failed").map((v) => v.title).sort()).toEqual(["Edit src/greet.ts", "bun test"]);
+      expect(
+        [...views.values()]
+          .filter((v) => v.status === "failed")
+          .map((v) => v.title)
+          .sort(),
+      ).toEqual(["Edit src/greet.ts", "bun test"]);
 
       const bash = byTitle(views, "ls -la");
       expect(bash.kind).toBe("execute");
@@ -76,7 +81,11 @@ describe("tool calls end to end", () => {
       const bash = byTitle(toolViews(h, sessionId), "ls -la");
       expect(JSON.stringify(bash.history)).not.toContain("terminal");
       const texts = bash.history
-        .map((u) => (u.sessionUpdate === "tool_call_update" && u.content?.[0]?.type === "content" && u.content[0].content.type === "text" ? u.content[0].content.text : undefined))
+        .map((u) =>
+          u.sessionUpdate === "tool_call_update" && u.content?.[0]?.type === "content" && u.content[0].content.type === "text"
+            ? u.content[0].content.text
+            : undefined,
+        )
         .filter((t): t is string => t !== undefined);
       expect(texts.length).toBeGreaterThanOrEqual(3);
       // Each live snapshot extends the previous one; no line appears twice.
@@ -150,7 +159,9 @@ describe("tool calls end to end", () => {
       const bash = calls.find((u) => u.sessionUpdate === "tool_call" && u.title === "ls -la")!;
       expect(bash).toMatchObject({ status: "completed", kind: "execute" });
       expect(JSON.stringify(bash)).toContain("```console");
-      expect(calls.some((u) => u.sessionUpdate === "tool_call" && u.content?.some((c) => c.type === "diff" && c.oldText === null))).toBe(true);
+      expect(calls.some((u) => u.sessionUpdate === "tool_call" && u.content?.some((c) => c.type === "diff" && c.oldText === null))).toBe(
+        true,
+      );
     });
   });
 });

@@ -77,20 +77,17 @@ describe("plan approval", () => {
       ["approve", "Plan approved"],
       ["reject", "staying in plan mode"],
     ] as const) {
-      await withBridge(
-        { onPermission: () => ({ outcome: { outcome: "selected", optionId: choice } }) },
-        async (h) => {
-          const { sessionId } = await h.newSession();
-          await h.prompt(sessionId, "#scenario:plan");
-          noElicitation(h);
-          expect(h.received.permissionRequests).toHaveLength(1);
-          const req = h.received.permissionRequests[0]!;
-          expect(req.toolCall).toMatchObject({ kind: "switch_mode", title: "Ready to code?" });
-          expect(JSON.stringify(req.toolCall.content)).toContain("Add an exclamation mark");
-          expect(req.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
-          expect(h.text(sessionId)).toContain(expected);
-        },
-      );
+      await withBridge({ onPermission: () => ({ outcome: { outcome: "selected", optionId: choice } }) }, async (h) => {
+        const { sessionId } = await h.newSession();
+        await h.prompt(sessionId, "#scenario:plan");
+        noElicitation(h);
+        expect(h.received.permissionRequests).toHaveLength(1);
+        const req = h.received.permissionRequests[0]!;
+        expect(req.toolCall).toMatchObject({ kind: "switch_mode", title: "Ready to code?" });
+        expect(JSON.stringify(req.toolCall.content)).toContain("Add an exclamation mark");
+        expect(req.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
+        expect(h.text(sessionId)).toContain(expected);
+      });
     }
   });
 });
@@ -140,7 +137,8 @@ describe("AskUserQuestion", () => {
       expect((await done).stopReason).toBe("cancelled");
       const formId = h.received.messages.find((m) => m.method === "elicitation/create")!.id;
       await h.waitFor(
-        () => h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === formId),
+        () =>
+          h.received.messages.some((m) => m.method === "$/cancel_request" && (m.params as { requestId?: unknown }).requestId === formId),
         "$/cancel_request for the form",
       );
       await h.waitFor(
@@ -165,7 +163,12 @@ describe("AskUserQuestion", () => {
         expect((await h.prompt(sessionId, "#scenario:question-multi")).stopReason).toBe("end_turn");
         noElicitation(h);
         expect(h.received.permissionRequests).toHaveLength(2);
-        expect(h.received.permissionRequests[0]!.options.map((o) => o.name)).toEqual(["auth.test.ts", "user.test.ts", "api.test.ts", "Don't answer"]);
+        expect(h.received.permissionRequests[0]!.options.map((o) => o.name)).toEqual([
+          "auth.test.ts",
+          "user.test.ts",
+          "api.test.ts",
+          "Don't answer",
+        ]);
         expect(h.received.permissionRequests[1]!.options.map((o) => o.name)).toEqual(["Bun", "npm", "Don't answer"]);
         expect(h.text(sessionId)).toContain('"Select the files to test"="api.test.ts"');
         expect(h.text(sessionId)).toContain('"Which package manager should I use?"="npm"');

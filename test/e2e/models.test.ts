@@ -104,7 +104,12 @@ describe("the model option", () => {
         `ZCode did not switch to GLM-4.7 (${GLM47}): Provider ${ZAI} is unavailable: connection refused. The session keeps GLM-5.3 (${GLM53}).`,
       );
       expect(setModelFrames(h)).toHaveLength(1);
-      expect(h.updates(sessionId).slice(updatesBefore).filter((u) => u.sessionUpdate !== "available_commands_update")).toEqual([]);
+      expect(
+        h
+          .updates(sessionId)
+          .slice(updatesBefore)
+          .filter((u) => u.sessionUpdate !== "available_commands_update"),
+      ).toEqual([]);
       const after = await setOption(h, sessionId, "thought_level", "high");
       expect(option(after.configOptions, "model")?.currentValue).toBe(GLM53);
       // Not offered at all: refused before ZCode hears of it.
@@ -153,7 +158,9 @@ describe("/model", () => {
       expect(list.frames.map((f) => f.method)).not.toContain("session/setModel");
 
       const ambiguous = await promptAndCollect(h, sessionId, "/model glm-5.3");
-      expect(ambiguous.text).toStartWith(`"glm-5.3" matches more than one model: Z.ai Coding Plan › GLM-5.3 (${GLM53}), BigModel Coding Plan › GLM-5.3 (${BIG53}).`);
+      expect(ambiguous.text).toStartWith(
+        `"glm-5.3" matches more than one model: Z.ai Coding Plan › GLM-5.3 (${GLM53}), BigModel Coding Plan › GLM-5.3 (${BIG53}).`,
+      );
       const none = await promptAndCollect(h, sessionId, "/model gpt-5");
       expect(none.text).toStartWith('No model ZCode offers here matches "gpt-5". Choose one of: ');
       expect(none.text).toContain(`GLM-4.7 (${GLM47})`);
@@ -182,7 +189,9 @@ describe("/model", () => {
       const { sessionId } = await h.newSession();
       const r = await promptAndCollect(h, sessionId, "/model glm-4.7");
       expect(r.response.stopReason).toBe("end_turn");
-      expect(r.text).toBe(`ZCode did not switch to GLM-4.7 (${GLM47}): Provider ${ZAI} is unavailable: connection refused. The session keeps GLM-5.3 (${GLM53}).`);
+      expect(r.text).toBe(
+        `ZCode did not switch to GLM-4.7 (${GLM47}): Provider ${ZAI} is unavailable: connection refused. The session keeps GLM-5.3 (${GLM53}).`,
+      );
       expect(r.updates.filter((u) => u.sessionUpdate === "config_option_update")).toEqual([]);
     });
   });
@@ -226,7 +235,9 @@ describe("--model / ZCODE_ACP_MODEL", () => {
       await withBridge({ stateDir, args: ["--model", "GLM-5.3"] }, async (h) => {
         const e = await rejection(h.newSession());
         expect(e.code).toBe(-32602);
-        expect(e.message).toContain(`"GLM-5.3" matches more than one model: Z.ai Coding Plan › GLM-5.3 (${GLM53}), BigModel Coding Plan › GLM-5.3 (${BIG53}).`);
+        expect(e.message).toContain(
+          `"GLM-5.3" matches more than one model: Z.ai Coding Plan › GLM-5.3 (${GLM53}), BigModel Coding Plan › GLM-5.3 (${BIG53}).`,
+        );
       });
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
@@ -258,7 +269,11 @@ describe("a current model ZCode no longer offers", () => {
   test("gone from ZCode's list: the menu says '(no longer offered)', the log warns, the first turn says so once", async () => {
     const env = { ZCODE_SIM_DEFAULT_MODEL: GLM47, ZCODE_SIM_WITHDRAWN_MODELS: GLM47 };
     await withBridge({ env }, (h) =>
-      firstTurns(h, "GLM-4.7 (no longer offered)", `_The model GLM-4.7 (${GLM47}) is no longer offered by ZCode; pick another with /model or the model menu._`),
+      firstTurns(
+        h,
+        "GLM-4.7 (no longer offered)",
+        `_The model GLM-4.7 (${GLM47}) is no longer offered by ZCode; pick another with /model or the model menu._`,
+      ),
     );
   });
 

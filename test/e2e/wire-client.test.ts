@@ -5,12 +5,7 @@ import { join, resolve } from "node:path";
 import { defaultConfig } from "../../src/config.ts";
 import { ZCodeApi } from "../../src/zcode/api.ts";
 import { ZCodeConnection, type ChildExit } from "../../src/zcode/connection.ts";
-import {
-  ZCodeError,
-  ZCodeExitedError,
-  ZCodeTimeoutError,
-  ZCodeUnsupportedError,
-} from "../../src/zcode/errors.ts";
+import { ZCodeError, ZCodeExitedError, ZCodeTimeoutError, ZCodeUnsupportedError } from "../../src/zcode/errors.ts";
 import type { ZCodeLaunch } from "../../src/zcode/resolve.ts";
 import type { RawEvent as ZCodeEvent } from "../../src/zcode/event-schemas.ts";
 import { SnapshotSchema as ReadResultSchema } from "../../src/zcode/result-schemas.ts";
@@ -360,9 +355,7 @@ setInterval(() => {}, 1000);
 
   test("a child that ignores stdin EOF and SIGTERM: the watchdog ends its group", async () => {
     if (process.platform === "win32") return;
-    const r = await killHolderAndWatch(
-      holderScript(JSON.stringify(fakeLaunch), { FAKE_IGNORE_EOF: "1", FAKE_IGNORE_TERM: "1" }),
-    );
+    const r = await killHolderAndWatch(holderScript(JSON.stringify(fakeLaunch), { FAKE_IGNORE_EOF: "1", FAKE_IGNORE_TERM: "1" }));
     expect(r.goneAfterMs).toBeLessThan(4000);
   });
 });

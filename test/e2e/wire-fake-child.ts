@@ -38,7 +38,11 @@ const handlers: Record<string, (id: number | string, p: P) => void | Promise<voi
     send({ id: 999999, result: "nobody asked" });
     send({ id, result: { after: "junk" } });
   },
-  pid: (id) => send({ id, result: { pid: process.pid, pgid: Number(require("node:fs").readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ")[2]) } }),
+  pid: (id) =>
+    send({
+      id,
+      result: { pid: process.pid, pgid: Number(require("node:fs").readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ")[2]) },
+    }),
   crash: (id, p) => {
     for (let i = 1; i <= 30; i++) process.stderr.write(`stderr line ${i}\n`);
     process.stderr.write("fatal: exploded\n");

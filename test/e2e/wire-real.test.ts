@@ -25,9 +25,12 @@ function answersTo(h: Harness, method: "permission" | "userInput"): unknown[] {
 }
 
 const toolUpdates = (h: Harness, sessionId: string) =>
-  h.updates(sessionId).filter((u): u is Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }> =>
-    u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update",
-  );
+  h
+    .updates(sessionId)
+    .filter(
+      (u): u is Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }> =>
+        u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update",
+    );
 
 function contentText(c: acp.ToolCallContent[] | null | undefined): string {
   return (c ?? []).map((x) => (x.type === "content" && x.content.type === "text" ? x.content.text : "")).join("\n");
@@ -65,7 +68,9 @@ describe("1. sessions and reads with ZCode's real settings", () => {
     await withBridge({ stateDir, record: true }, async (h) => {
       const load = await h.agent.request(acp.methods.agent.session.load, { sessionId, cwd: stateDir, mcpServers: [] });
       expect(load.configOptions?.find((o) => o.id === "model")?.currentValue).toBe("builtin:zai-coding-plan/GLM-5.3");
-      expect(h.updatesOfKind(sessionId, "user_message_chunk").some((u) => u.content.type === "text" && u.content.text === "hello")).toBe(true);
+      expect(h.updatesOfKind(sessionId, "user_message_chunk").some((u) => u.content.type === "text" && u.content.text === "hello")).toBe(
+        true,
+      );
       const resumed = await h.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: stateDir, mcpServers: [] });
       expect(resumed.configOptions?.length).toBeGreaterThan(0);
       expect((await h.prompt(sessionId, "after load")).stopReason).toBe("end_turn");
@@ -125,7 +130,9 @@ describe("3. closing a thread never deletes the conversation", () => {
     });
     await withBridge({ stateDir, record: true }, async (h) => {
       await h.agent.request(acp.methods.agent.session.load, { sessionId, cwd: stateDir, mcpServers: [] });
-      expect(h.updatesOfKind(sessionId, "user_message_chunk").some((u) => u.content.type === "text" && u.content.text === "keep me")).toBe(true);
+      expect(h.updatesOfKind(sessionId, "user_message_chunk").some((u) => u.content.type === "text" && u.content.text === "keep me")).toBe(
+        true,
+      );
       await h.prompt(sessionId, "#scenario:slow n=50");
       // The editor goes away (stdin EOF) with the session open.
       await h.close();
@@ -135,7 +142,7 @@ describe("3. closing a thread never deletes the conversation", () => {
 });
 
 describe("4. answers to ZCode's interactions, as its interaction broker reads them", () => {
-  test("permission: the chosen option's own response goes back, so \"Always allow\" sticks (ZCode does not ask again)", async () => {
+  test('permission: the chosen option\'s own response goes back, so "Always allow" sticks (ZCode does not ask again)', async () => {
     await withBridge(
       {
         record: true,
@@ -177,7 +184,8 @@ describe("4. answers to ZCode's interactions, as its interaction broker reads th
       {
         record: true,
         clientCapabilities: { elicitation: { form: {} } } as acp.ClientCapabilities,
-        onElicitation: () => ({ action: "accept", content: { decision: "reject", feedback: "test first" } }) as acp.CreateElicitationResponse,
+        onElicitation: () =>
+          ({ action: "accept", content: { decision: "reject", feedback: "test first" } }) as acp.CreateElicitationResponse,
       },
       async (h) => {
         const { sessionId } = await h.newSession();
@@ -195,7 +203,8 @@ describe("4. answers to ZCode's interactions, as its interaction broker reads th
       {
         record: true,
         clientCapabilities: { elicitation: { form: {} } } as acp.ClientCapabilities,
-        onElicitation: () => ({ action: "accept", content: { q_0: ["auth.test.ts", "api.test.ts"], q_1: "Bun" } }) as acp.CreateElicitationResponse,
+        onElicitation: () =>
+          ({ action: "accept", content: { q_0: ["auth.test.ts", "api.test.ts"], q_1: "Bun" } }) as acp.CreateElicitationResponse,
       },
       async (h) => {
         const { sessionId } = await h.newSession();
@@ -257,7 +266,10 @@ describe("5. tool results render from result.content / display / perf", () => {
       expect(diff.oldText).toContain('"Hello, " + name');
       expect(edits.some((t) => t.status === "failed")).toBe(true);
       const write = byTitle(/^Write /)[0]!;
-      const wdiff = (write.content as acp.ToolCallContent[]).find((c) => c.type === "diff") as Extract<acp.ToolCallContent, { type: "diff" }>;
+      const wdiff = (write.content as acp.ToolCallContent[]).find((c) => c.type === "diff") as Extract<
+        acp.ToolCallContent,
+        { type: "diff" }
+      >;
       expect(wdiff.oldText).toBeNull();
       expect(wdiff.newText).toContain("farewell");
       for (const t of tools) expect(["completed", "failed"]).toContain(t.status);
@@ -464,7 +476,11 @@ describe("12. provider runtime headers for account-type plans", () => {
     const key = "sk-plan-key-0123456789abcdef";
     writeFileSync(
       join(home, ".zcode", "v2", "config.json"),
-      JSON.stringify({ provider: { "builtin:bigmodel-coding-plan": { enabled: true, options: { apiKey: key, baseURL: "https://open.bigmodel.cn/api/anthropic" } } } }),
+      JSON.stringify({
+        provider: {
+          "builtin:bigmodel-coding-plan": { enabled: true, options: { apiKey: key, baseURL: "https://open.bigmodel.cn/api/anthropic" } },
+        },
+      }),
     );
     const log = join(home, "bridge.log");
     await withBridge({ env: { ...accountModel, HOME: home, ZCODE_ACP_LOG_LEVEL: "debug" }, args: ["--log-file", log] }, async (h) => {

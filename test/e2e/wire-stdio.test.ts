@@ -30,7 +30,12 @@ describe("stdout sink", () => {
     await Bun.sleep(5);
     expect(rec.writes.length).toBe(1);
     const text = new TextDecoder().decode(rec.writes[0]);
-    expect(text.split("\n").filter(Boolean).map((l) => JSON.parse(l).n)).toEqual([...Array(100).keys()]);
+    expect(
+      text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).n),
+    ).toEqual([...Array(100).keys()]);
     expect(lines.length).toBe(100);
     void w.write(enc.encode('{"n":"next turn"}\n'));
     await Bun.sleep(5);

@@ -36,7 +36,7 @@ function cli(opts: { version?: string; probeMs?: number } = {}): { bin: string; 
   mkdirSync(d);
   const log = join(d, "starts.log");
   const bin = join(d, "zcode");
-  const ms = 'echo $(( $(date +%s%N) / 1000000 ))';
+  const ms = "echo $(( $(date +%s%N) / 1000000 ))";
   writeFileSync(
     bin,
     `#!/bin/sh
@@ -57,7 +57,11 @@ exec '${SIM_BIN}' --sim-version ${opts.version ?? "0.16.9"} "$@"
 
 function readLog(log: string): string[][] {
   try {
-    return readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => l.split(" "));
+    return readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(" "));
   } catch {
     return [];
   }
@@ -162,7 +166,7 @@ describe("a JS entry's package metadata instead of the probe", () => {
       `#!/bin/sh\nif [ "$1" = "--version" ]; then echo v22.11.0; exit 0; fi\necho "$*" >> '${runs}'\nshift\nexec '${SIM_BIN}' --sim-version ${version} "$@"\n`,
     );
     chmodSync(node, 0o755);
-    return { entry, node, runs: () => (readLog(runs).map((r) => r.join(" "))) };
+    return { entry, node, runs: () => readLog(runs).map((r) => r.join(" ")) };
   }
 
   test("the version comes from package.json: the CLI is never run with --version", async () => {

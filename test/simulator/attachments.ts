@@ -50,27 +50,56 @@ export function mapAttachment(a: Record<string, unknown>): TurnAttachment | unde
 
   if (kind === "pdf" || mimeBase === "application/pdf") {
     if (localPath) return { type: "pdf", path: localPath, ...meta, seen: label("pdf", mimeType, describeLocal(localPath)) };
-    if (dataBase64) return { type: "pdf", path: filename, content: `data:application/pdf;base64,${dataBase64}`, ...meta, seen: label("pdf", "application/pdf", `${b64Bytes(dataBase64)} bytes`) };
+    if (dataBase64)
+      return {
+        type: "pdf",
+        path: filename,
+        content: `data:application/pdf;base64,${dataBase64}`,
+        ...meta,
+        seen: label("pdf", "application/pdf", `${b64Bytes(dataBase64)} bytes`),
+      };
     return undefined;
   }
   if (kind === "image" || kind === "video") {
     const dflt = kind === "image" ? "image/*" : "video/mp4";
     if (localPath) return { type: kind, path: localPath, ...meta, seen: label(kind, mimeType, describeLocal(localPath)) };
-    if (dataBase64) return { type: kind, path: filename, content: `data:${mimeType ?? dflt};base64,${dataBase64}`, ...meta, seen: label(kind, mimeType ?? dflt, `${b64Bytes(dataBase64)} bytes`) };
+    if (dataBase64)
+      return {
+        type: kind,
+        path: filename,
+        content: `data:${mimeType ?? dflt};base64,${dataBase64}`,
+        ...meta,
+        seen: label(kind, mimeType ?? dflt, `${b64Bytes(dataBase64)} bytes`),
+      };
     return undefined;
   }
   if (kind === "file" || kind === "audio") {
     if (localPath) {
-      const sourceKind = kind === "file" && (a.sourceKind === "clipboard-text" || a.sourceKind === "topic-history") ? { sourceKind: a.sourceKind as string } : {};
+      const sourceKind =
+        kind === "file" && (a.sourceKind === "clipboard-text" || a.sourceKind === "topic-history")
+          ? { sourceKind: a.sourceKind as string }
+          : {};
       return { type: "file", path: localPath, ...meta, ...sourceKind, seen: label("file", mimeType, describeLocal(localPath)) };
     }
     if (typeof a.textContent === "string") {
-      return { type: "file", path: filename, content: a.textContent, ...meta, seen: label("file", mimeType, `${Buffer.byteLength(a.textContent, "utf8")} bytes (text)`) };
+      return {
+        type: "file",
+        path: filename,
+        content: a.textContent,
+        ...meta,
+        seen: label("file", mimeType, `${Buffer.byteLength(a.textContent, "utf8")} bytes (text)`),
+      };
     }
     if (!dataBase64) return undefined;
     if (sizeBytes !== undefined && Number.isFinite(sizeBytes) && sizeBytes > TEXT_ATTACHMENT_MAX) return undefined;
     const text = Buffer.from(dataBase64, "base64").toString("utf8");
-    return { type: "file", path: filename, content: text, ...meta, seen: label("file", mimeType, `${Buffer.byteLength(text, "utf8")} bytes (base64 text)`) };
+    return {
+      type: "file",
+      path: filename,
+      content: text,
+      ...meta,
+      seen: label("file", mimeType, `${Buffer.byteLength(text, "utf8")} bytes (base64 text)`),
+    };
   }
   return undefined;
 }

@@ -143,13 +143,16 @@ export class ModelProtocolError extends Error {
 export function checkModelSelection(sel: ModelSel): { entry: ModelEntry; level?: string } {
   const name = `${sel.providerId}/${sel.modelId}`;
   const entry = findModel(sel);
-  if (!entry || entry.disabledReason !== undefined || isWithdrawn(sel)) throw new ModelProtocolError(`Provider Registry 中不存在 Model: ${name}`, "model_not_found");
+  if (!entry || entry.disabledReason !== undefined || isWithdrawn(sel))
+    throw new ModelProtocolError(`Provider Registry 中不存在 Model: ${name}`, "model_not_found");
   // [GUESSED wording] what a provider that cannot be reached answers.
-  if (knobs.setModelFails.includes(name)) throw new ModelProtocolError(`Provider ${sel.providerId} is unavailable: connection refused`, "provider_unavailable");
+  if (knobs.setModelFails.includes(name))
+    throw new ModelProtocolError(`Provider ${sel.providerId} is unavailable: connection refused`, "provider_unavailable");
   const level = sel.options?.reasoningLevel;
   if (entry.reasoning && entry.reasoning.levels.length > 0) {
     if (level === undefined) throw new ModelProtocolError(`Reasoning level is required for ${name}`, "invalid_model_request");
-    if (!entry.reasoning.levels.some((l) => l.value === level)) throw new ModelProtocolError(`Reasoning effort "${level}" is not supported by ${name}`, "invalid_model_request");
+    if (!entry.reasoning.levels.some((l) => l.value === level))
+      throw new ModelProtocolError(`Reasoning effort "${level}" is not supported by ${name}`, "invalid_model_request");
     return { entry, level };
   }
   if (level !== undefined) throw new ModelProtocolError(`Reasoning effort "${level}" is not supported by ${name}`, "invalid_model_request");

@@ -57,7 +57,10 @@ export class UsageError extends Error {}
 
 /** A comma list of catalogue models (`provider/model`); an unknown one is a usage error. */
 function modelList(v: string | undefined, name: string): string[] {
-  const list = (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const list = (v ?? "")
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
   for (const m of list) {
     const slash = m.lastIndexOf("/");
     if (slash <= 0 || !findModel({ providerId: m.slice(0, slash), modelId: m.slice(slash + 1) })) {

@@ -23,7 +23,17 @@ export function rng(seed: number): () => number {
 }
 
 const HUGE = [1e308, -1e308, 2 ** 64, -(2 ** 63), Number.MAX_SAFE_INTEGER + 2, 0.5, -1];
-const WORDS = ["session/event", "turn.completed", "tool.updated", "model.streaming", "interaction/requestPermission", "💥", "\u0000", "\\", '"'];
+const WORDS = [
+  "session/event",
+  "turn.completed",
+  "tool.updated",
+  "model.streaming",
+  "interaction/requestPermission",
+  "💥",
+  "\u0000",
+  "\\",
+  '"',
+];
 
 export function installFuzz(sim: Sim, seed: number): void {
   const r = rng(seed);
@@ -43,12 +53,18 @@ export function installFuzz(sim: Sim, seed: number): void {
 
   const value = (depth = 0): unknown => {
     switch (int(depth > 2 ? 5 : 8)) {
-      case 0: return null;
-      case 1: return chance(0.5);
-      case 2: return pick(HUGE);
-      case 3: return int(1000);
-      case 4: return str();
-      case 5: return Array.from({ length: int(4) }, () => value(depth + 1));
+      case 0:
+        return null;
+      case 1:
+        return chance(0.5);
+      case 2:
+        return pick(HUGE);
+      case 3:
+        return int(1000);
+      case 4:
+        return str();
+      case 5:
+        return Array.from({ length: int(4) }, () => value(depth + 1));
       default: {
         const o: Record<string, unknown> = {};
         for (let i = int(4); i > 0; i--) o[pick(["kind", "delta", "seq", "id", "type", "payload", str(8)])] = value(depth + 1);
@@ -60,15 +76,39 @@ export function installFuzz(sim: Sim, seed: number): void {
   /** A frame that fails the event schema (written raw: it consumes no seq). */
   const badEvent = (s: SessionRecord): Record<string, unknown> => {
     const seq = sim.rt(s.id)?.seq ?? 0;
-    const env: Record<string, unknown> = { eventId: `fuzz-${int(1e9)}`, sessionId: s.id, seq, timestamp: Date.now(), type: pick(["model.streaming", "tool.updated", "turn.completed", "session.updated"]), payload: value() };
+    const env: Record<string, unknown> = {
+      eventId: `fuzz-${int(1e9)}`,
+      sessionId: s.id,
+      seq,
+      timestamp: Date.now(),
+      type: pick(["model.streaming", "tool.updated", "turn.completed", "session.updated"]),
+      payload: value(),
+    };
     switch (int(7)) {
-      case 0: delete env.sessionId; break;
-      case 1: env.seq = pick([String(seq), null, -1, 1.5, "NaN"]); break;
-      case 2: env.payload = { kind: "text_delta", delta: pick([42, null, { a: 1 }, ["x"]]) }; break;
-      case 3: env.type = pick([7, null, "", str(12)]); break;
-      case 4: env.sessionId = pick(["sess_unknown", 12, ""]); break;
-      case 5: env.payload = { kind: pick(["progress", "result", "batch", "scheduled"]), toolCallId: pick([null, 5, "call_nope"]), items: value() }; break;
-      default: env.payload = { usage: { inputTokens: pick(HUGE), outputTokens: pick(HUGE) }, contextWindow: pick(HUGE) };
+      case 0:
+        delete env.sessionId;
+        break;
+      case 1:
+        env.seq = pick([String(seq), null, -1, 1.5, "NaN"]);
+        break;
+      case 2:
+        env.payload = { kind: "text_delta", delta: pick([42, null, { a: 1 }, ["x"]]) };
+        break;
+      case 3:
+        env.type = pick([7, null, "", str(12)]);
+        break;
+      case 4:
+        env.sessionId = pick(["sess_unknown", 12, ""]);
+        break;
+      case 5:
+        env.payload = {
+          kind: pick(["progress", "result", "batch", "scheduled"]),
+          toolCallId: pick([null, 5, "call_nope"]),
+          items: value(),
+        };
+        break;
+      default:
+        env.payload = { usage: { inputTokens: pick(HUGE), outputTokens: pick(HUGE) }, contextWindow: pick(HUGE) };
     }
     return { method: "session/event", params: env };
   };
@@ -91,8 +131,33 @@ export function installFuzz(sim: Sim, seed: number): void {
       ["part.delta", { messageId: "msg_fuzz", partId: "prt_fuzz", delta: "x" }],
       ["userInput.resolved", { requestId: "perm_fuzz", cancelled: true }],
       ["turn.steerDrained", { pendingInputIds: [], targetTurnId: "turn_fuzz", injectedMessageIds: [] }],
-      ["streamRecovery.updated", { attemptId: "a", anchorId: "b", failedRequestId: "r", retryNumber: 1, maxRetries: 3, streamMode: "sse", _meta: { zcode: { apiRetry: { kind: "api_retry", attempt: 1, maxRetries: 3, retryDelayMs: 0, errorStatus: null, error: "Model stream recovery retry started" } } } }],
-      ["checkpoint.created", { checkpointId: "checkpoint_fuzz", messageId: "msg_fuzz", scope: "conversation", snapshotRef: "zcode-artifact://x" }],
+      [
+        "streamRecovery.updated",
+        {
+          attemptId: "a",
+          anchorId: "b",
+          failedRequestId: "r",
+          retryNumber: 1,
+          maxRetries: 3,
+          streamMode: "sse",
+          _meta: {
+            zcode: {
+              apiRetry: {
+                kind: "api_retry",
+                attempt: 1,
+                maxRetries: 3,
+                retryDelayMs: 0,
+                errorStatus: null,
+                error: "Model stream recovery retry started",
+              },
+            },
+          },
+        },
+      ],
+      [
+        "checkpoint.created",
+        { checkpointId: "checkpoint_fuzz", messageId: "msg_fuzz", scope: "conversation", snapshotRef: "zcode-artifact://x" },
+      ],
     ];
     const [type, payload] = pick(odd);
     sim.emit(s, type, payload, { noFuzz: true });
@@ -101,7 +166,15 @@ export function installFuzz(sim: Sim, seed: number): void {
   const stateUpdated = (s: SessionRecord): Record<string, unknown> => ({
     method: "state.updated",
     params: pick([
-      { type: "state.updated", scope: "session", sessionId: s.id, workspace: s.workspace, revision: int(1000), reason: pick(["prompt_started", "mode_changed", "mystery_reason", str(8)]), patch: value() },
+      {
+        type: "state.updated",
+        scope: "session",
+        sessionId: s.id,
+        workspace: s.workspace,
+        revision: int(1000),
+        reason: pick(["prompt_started", "mode_changed", "mystery_reason", str(8)]),
+        patch: value(),
+      },
       { type: "state.updated", scope: pick(["server", "workspace"]), revision: int(1000), patch: value() },
       { type: "state.updated", scope: "session", sessionId: "sess_unknown", revision: pick(HUGE), patch: null },
       value(),
@@ -117,18 +190,34 @@ export function installFuzz(sim: Sim, seed: number): void {
         out.bytes(b.map((x) => (x === 10 ? 0xff : x)));
         break;
       }
-      case 1: out.raw(str(200)); break;
-      case 2: out.raw(JSON.stringify(value())); break;
-      case 3: out.frame({ id: pick([`server-stray-${int(1e6)}`, int(1e6), pick(HUGE), null]), result: value() }); break;
-      case 4: out.frame({ id: int(1e6), error: pick([value(), { code: "x" }, { message: 5 }]) }); break;
-      case 5: out.frame({ method: pick(["zcode/notice", "session/unknownThing", str(10)]), params: value() }); break;
+      case 1:
+        out.raw(str(200));
+        break;
+      case 2:
+        out.raw(JSON.stringify(value()));
+        break;
+      case 3:
+        out.frame({ id: pick([`server-stray-${int(1e6)}`, int(1e6), pick(HUGE), null]), result: value() });
+        break;
+      case 4:
+        out.frame({ id: int(1e6), error: pick([value(), { code: "x" }, { message: 5 }]) });
+        break;
+      case 5:
+        out.frame({ method: pick(["zcode/notice", "session/unknownThing", str(10)]), params: value() });
+        break;
       case 6:
         // An unknown request: the bridge must answer it (-32601); the answer is not awaited.
         void sim.outgoing.request(pick(["zcode/fuzzRequest", "workspace/changed", str(10) || "x/y"]), value());
         break;
-      case 7: out.frame(badEvent(s!)); break;
-      case 8: oddEvent(s!); break;
-      case 9: out.frame(stateUpdated(s!)); break;
+      case 7:
+        out.frame(badEvent(s!));
+        break;
+      case 8:
+        oddEvent(s!);
+        break;
+      case 9:
+        out.frame(stateUpdated(s!));
+        break;
       default: {
         // An old event again (same seq): delivered twice on the wire, must reach the editor once.
         const r = sim.rt(s!.id);

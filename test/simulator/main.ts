@@ -222,7 +222,8 @@ async function serve(cfg: SimConfig): Promise<void> {
   const server = new Server(sim);
   let onLine = (line: string) => server.handleLine(line);
   if (cfg.fuzzSeed !== undefined) (await import("./fuzz.ts")).installFuzz(sim, cfg.fuzzSeed);
-  if (cfg.replay) onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs, cfg.replayWorkspace);
+  if (cfg.replay)
+    onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs, cfg.replayWorkspace);
   const l = cfg.launch;
   log(
     `zcode-sim ${cfg.version} app-server: builtin provider config ${l.builtinProviderConfigFile ?? "unset"}, personal provider config ${l.personalProviderConfigFile ?? "unset"}${l.baseUrl ? `, ZCODE_BASE_URL=${l.baseUrl} (model requests will fail)` : ""}`,

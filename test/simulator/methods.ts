@@ -71,7 +71,10 @@ function requestRuntimePreferences(sim: Sim, s: SessionRecord, r: Runtime): void
   const timeout = new Promise<"timeout">((res) => {
     timer = setTimeout(() => res("timeout"), RUNTIME_PREFS_TIMEOUT_MS);
   });
-  const pending = Promise.race([sim.outgoing.request("session/requestRuntimePreferences", { sessionId: s.id, scope: "runtime-materialization" }), timeout]).then((a) => {
+  const pending = Promise.race([
+    sim.outgoing.request("session/requestRuntimePreferences", { sessionId: s.id, scope: "runtime-materialization" }),
+    timeout,
+  ]).then((a) => {
     clearTimeout(timer);
     const fail = (msg: string) => {
       r.prefsError = msg;
@@ -80,7 +83,12 @@ function requestRuntimePreferences(sim: Sim, s: SessionRecord, r: Runtime): void
     if (a === "timeout") return fail("Client request timed out: session/requestRuntimePreferences");
     if ("error" in a) {
       if (a.error.code === -32601 || a.error.code === -32020) {
-        r.prefs = { askUserQuestionAutoResolutionEnabled: true, memoryEnabled: false, modelContextBudgetStrategy: "preflight-v1", nativeSearchEnhancementsEnabled: true };
+        r.prefs = {
+          askUserQuestionAutoResolutionEnabled: true,
+          memoryEnabled: false,
+          modelContextBudgetStrategy: "preflight-v1",
+          nativeSearchEnhancementsEnabled: true,
+        };
         return;
       }
       return fail(`session/requestRuntimePreferences failed: ${a.error.message} (${a.error.code})`);
@@ -229,7 +237,14 @@ const methods: Record<string, Handler> = {
     const children = sim.store.all().filter((c) => c.parentSessionId === parent.id && c.taskType === "subagent_child" && c.subagent);
     const item = (c: SessionRecord) => {
       const a = c.subagent!;
-      return { childSessionId: c.id, agentId: a.agentId, toolCallId: a.toolCallId, subagentType: a.subagentType, title: c.title || "Subagent", startedAt: a.startedAt };
+      return {
+        childSessionId: c.id,
+        agentId: a.agentId,
+        toolCallId: a.toolCallId,
+        subagentType: a.subagentType,
+        title: c.title || "Subagent",
+        startedAt: a.startedAt,
+      };
     };
     const running = children
       .filter((c) => !c.subagent!.status)
@@ -237,7 +252,12 @@ const methods: Record<string, Handler> = {
       .sort((l, r) => r.startedAt - l.startedAt || r.childSessionId.localeCompare(l.childSessionId));
     const ended = children
       .filter((c) => c.subagent!.status)
-      .map((c) => ({ ...item(c), status: c.subagent!.status!, ...(c.subagent!.summary ? { summary: c.subagent!.summary } : {}), endedAt: c.subagent!.endedAt ?? c.updatedAt }))
+      .map((c) => ({
+        ...item(c),
+        status: c.subagent!.status!,
+        ...(c.subagent!.summary ? { summary: c.subagent!.summary } : {}),
+        endedAt: c.subagent!.endedAt ?? c.updatedAt,
+      }))
       .sort((l, r) => r.endedAt - l.endedAt || r.childSessionId.localeCompare(l.childSessionId));
     let start = 0;
     if (p.endedCursor) {
@@ -263,7 +283,11 @@ const methods: Record<string, Handler> = {
       ended: {
         total: ended.length,
         items,
-        ...(more ? { nextCursor: Buffer.from(JSON.stringify({ childSessionId: last.childSessionId, endedAt: last.endedAt })).toString("base64url") } : {}),
+        ...(more
+          ? {
+              nextCursor: Buffer.from(JSON.stringify({ childSessionId: last.childSessionId, endedAt: last.endedAt })).toString("base64url"),
+            }
+          : {}),
       },
     };
   },
@@ -298,7 +322,8 @@ const methods: Record<string, Handler> = {
   "session/send"(sim, p, ctx) {
     const { s, r } = requireSession(sim, p.sessionId);
     // sendPrompt: "The legacy input portal must also remain read-only for subagents".
-    if (s.taskType === "subagent_child") throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
+    if (s.taskType === "subagent_child")
+      throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
     assertRevision(r, p.expectedRevision);
     if (r.turn) throw new RpcError(-32010, "A prompt is already running for this session");
     if (r.prefsError) {
@@ -308,7 +333,11 @@ const methods: Record<string, Handler> = {
     }
     if (p.modelSelection) {
       const { level } = checkModelSelection(p.modelSelection);
-      s.model = { providerId: p.modelSelection.providerId, modelId: p.modelSelection.modelId, ...(level ? { options: { reasoningLevel: level } } : {}) };
+      s.model = {
+        providerId: p.modelSelection.providerId,
+        modelId: p.modelSelection.modelId,
+        ...(level ? { options: { reasoningLevel: level } } : {}),
+      };
     }
     if (s.persistence === "deferred") {
       s.persistence = "immediate";
@@ -387,9 +416,15 @@ const methods: Record<string, Handler> = {
     let targetMessageId: string | undefined;
     let checkpoint: Checkpoint | undefined;
     if (target.kind === "latestCheckpoint" || target.kind === "checkpoint") {
-      checkpoint = target.kind === "latestCheckpoint" ? latestCheckpoint(s) : s.checkpoints.find((c) => c.checkpointId === target.checkpointId);
+      checkpoint =
+        target.kind === "latestCheckpoint" ? latestCheckpoint(s) : s.checkpoints.find((c) => c.checkpointId === target.checkpointId);
       // [GUESSED wording] forkFromCheckpoint without a checkpoint fails as a plain Error (-32603).
-      if (!checkpoint) throw new Error(target.kind === "latestCheckpoint" ? "No checkpoint is available to fork from yet" : `Checkpoint not found: ${target.checkpointId}`);
+      if (!checkpoint)
+        throw new Error(
+          target.kind === "latestCheckpoint"
+            ? "No checkpoint is available to fork from yet"
+            : `Checkpoint not found: ${target.checkpointId}`,
+        );
       upTo = checkpoint.messagesAfter;
       targetMessageId = checkpoint.targetMessageId;
     } else if (target.kind === "message") {
@@ -398,11 +433,18 @@ const methods: Record<string, Handler> = {
       upTo = i + 1;
       targetMessageId = target.messageId;
     } else {
-      const userIdx = s.messages.map((m, i) => (m.info.role === "user" && !(m.info as { synthetic?: boolean }).synthetic ? i : -1)).filter((i) => i >= 0);
+      const userIdx = s.messages
+        .map((m, i) => (m.info.role === "user" && !(m.info as { synthetic?: boolean }).synthetic ? i : -1))
+        .filter((i) => i >= 0);
       const start = userIdx[target.turnIndex!];
       const end = userIdx[target.turnIndex! + 1] ?? s.messages.length;
       let a = -1;
-      if (start !== undefined) for (let i = end - 1; i > start; i--) if (s.messages[i]!.info.role === "assistant") { a = i; break; }
+      if (start !== undefined)
+        for (let i = end - 1; i > start; i--)
+          if (s.messages[i]!.info.role === "assistant") {
+            a = i;
+            break;
+          }
       if (a < 0) throw new RpcError(-32004, `Cannot resolve assistant message for turnIndex=${target.turnIndex}`);
       upTo = a + 1;
       targetMessageId = s.messages[a]!.info.messageId;
@@ -433,7 +475,12 @@ const methods: Record<string, Handler> = {
 
   "session/compact"(sim, p, ctx) {
     const { s, r } = requireSession(sim, p.sessionId);
-    if (r.turn?.kind === "compact") return { response: "", snapshot: snapshot(sim, s), compact: { state: "already_running", ...(p.inputId ? { inputId: p.inputId } : {}) } };
+    if (r.turn?.kind === "compact")
+      return {
+        response: "",
+        snapshot: snapshot(sim, s),
+        compact: { state: "already_running", ...(p.inputId ? { inputId: p.inputId } : {}) },
+      };
     ensureNoActiveTurn(r, "Cannot compact while a prompt is running");
     assertRevision(r, p.expectedRevision);
     const command = p.instructions ? `/compact ${p.instructions}` : "/compact";
@@ -483,7 +530,11 @@ const methods: Record<string, Handler> = {
       case "show": {
         if (!s.goal) return { response: "No goal is set. Use /goal <objective> to set one.", snapshot: full(), startedTurn: false };
         const secs = Math.max(0, Math.floor((Date.now() - s.goal.createdAt) / 1000));
-        return { response: `Goal ${s.goal.status}\nObjective: ${s.goal.objective}\nUsage: ${s.goal.tokensUsed} tokens / none\nTime: ${secs} seconds`, snapshot: full(), startedTurn: false };
+        return {
+          response: `Goal ${s.goal.status}\nObjective: ${s.goal.objective}\nUsage: ${s.goal.tokensUsed} tokens / none\nTime: ${secs} seconds`,
+          snapshot: full(),
+          startedTurn: false,
+        };
       }
       case "pause": {
         if (!s.goal) return { response: "No goal to pause.", snapshot: full(), startedTurn: false };
@@ -507,7 +558,12 @@ const methods: Record<string, Handler> = {
       }
       default: {
         const objective = (p.objective ?? "").trim();
-        if (!objective) return { response: action === "replace" ? "Usage: /goal replace <objective>" : "Usage: /goal <objective>", snapshot: full(), startedTurn: false };
+        if (!objective)
+          return {
+            response: action === "replace" ? "Usage: /goal replace <objective>" : "Usage: /goal <objective>",
+            snapshot: full(),
+            startedTurn: false,
+          };
         const existed = s.goal !== null;
         const now = Date.now();
         s.goal = { targetId: newId("target"), objective, status: "active", tokensUsed: 0, createdAt: now, updatedAt: now };
@@ -593,7 +649,9 @@ const methods: Record<string, Handler> = {
     const { s, r } = requireSession(sim, p.sessionId);
     if (r.turn) throw new RpcError(1308, "prompt is running");
     if (p.expectedRevision !== undefined && p.expectedRevision !== r.revision) {
-      throw new RpcError(1409, `revision conflict: expected ${String(p.expectedRevision)}, current ${r.revision}`, { revision: r.revision });
+      throw new RpcError(1409, `revision conflict: expected ${String(p.expectedRevision)}, current ${r.revision}`, {
+        revision: r.revision,
+      });
     }
     const target = p.target as { kind: string; checkpointId?: string };
     const cp = target.kind === "checkpoint" ? s.checkpoints.find((c) => c.checkpointId === target.checkpointId) : latestCheckpoint(s);

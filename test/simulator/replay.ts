@@ -75,10 +75,24 @@ export function parseTrace(text: string): ReplayScript {
       const f = e.msg;
       const hasId = f.id !== undefined && f.id !== null;
       if (typeof f.method === "string") {
-        if (f.method === "session/create" && workspacePath === undefined && isObj(f.params) && isObj(f.params.workspace) && typeof f.params.workspace.workspacePath === "string") {
+        if (
+          f.method === "session/create" &&
+          workspacePath === undefined &&
+          isObj(f.params) &&
+          isObj(f.params.workspace) &&
+          typeof f.params.workspace.workspacePath === "string"
+        ) {
           workspacePath = f.params.workspace.workspacePath;
         }
-        const step: ExpectStep = { kind: "expect", t, what: hasId ? "request" : "notification", method: f.method, tracedId: f.id, met: false, skipped: false };
+        const step: ExpectStep = {
+          kind: "expect",
+          t,
+          what: hasId ? "request" : "notification",
+          method: f.method,
+          tracedId: f.id,
+          met: false,
+          skipped: false,
+        };
         if (hasId) lastRequestById.set(JSON.stringify(f.id), step);
         steps.push(step);
       } else if (hasId) {
@@ -122,7 +136,8 @@ export function startReplay(sim: Sim, path: string, waitMs = 10_000, maxGapMs = 
           // A bridge that no longer sends this frame must not wedge the replay forever. A request
           // the bridge already sent once (a re-subscribe, a re-read) is given up on quickly: a bridge
           // that does not repeat it is waiting for the frames traced after it.
-          const repeat = step.what === "request" && steps.some((x, i) => i < cursor && x.kind === "expect" && x.met && x.method === step.method);
+          const repeat =
+            step.what === "request" && steps.some((x, i) => i < cursor && x.kind === "expect" && x.met && x.method === step.method);
           const wait = repeat ? Math.min(waitMs, REPEAT_GRACE_MS) : waitMs;
           timer = setTimeout(() => {
             step.skipped = true;

@@ -89,7 +89,13 @@ export function prepareTurn(sim: Sim, s: SessionRecord, r: Runtime, input: TurnI
 /** Starts a turn of its own for a guide that fell back to the queue (the queue auto-drains once idle). */
 function runGuideAsTurn(sim: Sim, s: SessionRecord, r: Runtime, g: { commandId: string; text: string }): void {
   if (r.turn || sim.rt(s.id) !== r) return;
-  const turn = prepareTurn(sim, s, r, { raw: g.text, prompt: parsePrompt(g.text, sim.cfg.defaultScenario), inputId: g.commandId, queryId: g.commandId, sourceCommandId: g.commandId });
+  const turn = prepareTurn(sim, s, r, {
+    raw: g.text,
+    prompt: parsePrompt(g.text, sim.cfg.defaultScenario),
+    inputId: g.commandId,
+    queryId: g.commandId,
+    sourceCommandId: g.commandId,
+  });
   turn.v4Started = true;
   r.revision++;
   sim.stateUpdated(s, "prompt_started", { status: "running" });
@@ -118,9 +124,24 @@ function reminderMessage(turn: Turn, n: number): Message {
     synthetic: true,
     source: "todo_reminder",
     visibility: "model-only",
-    semantics: { origin: "system", kind: "system_reminder", uiVisibility: "hidden", providerVisibility: "visible", transcriptVisibility: "hidden" },
+    semantics: {
+      origin: "system",
+      kind: "system_reminder",
+      uiVisibility: "hidden",
+      providerVisibility: "visible",
+      transcriptVisibility: "hidden",
+    },
   });
-  return { info, parts: [turn.part(info.messageId, { type: "text" as const, text: `<system-reminder>\n${REMINDERS[n % REMINDERS.length]}\n</system-reminder>`, synthetic: true })] };
+  return {
+    info,
+    parts: [
+      turn.part(info.messageId, {
+        type: "text" as const,
+        text: `<system-reminder>\n${REMINDERS[n % REMINDERS.length]}\n</system-reminder>`,
+        synthetic: true,
+      }),
+    ],
+  };
 }
 
 /** Checks the CLI makes before a model request; a failure ends the turn. */
@@ -179,7 +200,14 @@ async function beforeModelRequest(turn: Turn): Promise<void> {
       code: "runtime_authentication_required",
       message: `Provider authentication failed for ${s.model.providerId}: ${problem}`,
       detail: `provider=${s.model.providerId} model=${s.model.modelId} protocol_code=-32031 retryable=false`,
-      attribution: { source: "provider", reason: "runtime_authentication_required", errorPhase: "prepare", providerId: s.model.providerId, modelId: s.model.modelId, retryable: false },
+      attribution: {
+        source: "provider",
+        reason: "runtime_authentication_required",
+        errorPhase: "prepare",
+        providerId: s.model.providerId,
+        modelId: s.model.modelId,
+        retryable: false,
+      },
       turnPhase: "model_request",
     };
   }
@@ -204,19 +232,42 @@ export async function runTurn(turn: Turn): Promise<void> {
     }
     if (!r.started) {
       r.started = true;
-      await turn.emit("session.updated", { descriptor: HOOK_DESCRIPTOR, hookEventName: "SessionStart", hookIndex: 0, hookCount: 1, startedAt: Date.now() });
+      await turn.emit("session.updated", {
+        descriptor: HOOK_DESCRIPTOR,
+        hookEventName: "SessionStart",
+        hookIndex: 0,
+        hookCount: 1,
+        startedAt: Date.now(),
+      });
     }
     if (turnNumber % 2 === 0 && turn.kind === "regular") s.messages.push(reminderMessage(turn, turnNumber / 2));
-    const userSemantics = turn.kind === "compact"
-      ? { semantics: { origin: "real_user" as const, kind: "slash_command", commandName: "compact", uiVisibility: "visible" as const, providerVisibility: "visible" as const, transcriptVisibility: "visible" as const } }
-      : turn.o.inputSource
-        ? { synthetic: true, source: turn.o.inputSource, visibility: "model-only" as const }
-        : {};
+    const userSemantics =
+      turn.kind === "compact"
+        ? {
+            semantics: {
+              origin: "real_user" as const,
+              kind: "slash_command",
+              commandName: "compact",
+              uiVisibility: "visible" as const,
+              providerVisibility: "visible" as const,
+              transcriptVisibility: "visible" as const,
+            },
+          }
+        : turn.o.inputSource
+          ? { synthetic: true, source: turn.o.inputSource, visibility: "model-only" as const }
+          : {};
     const info = turn.userInfo(userSemantics);
     const parts: Message["parts"] = [turn.part(info.messageId, { type: "text" as const, text: turn.raw })];
     for (const a of attachments) {
       if (a.type === "image" || a.type === "pdf") {
-        parts.push(turn.part(info.messageId, { type: "file", mime: a.mimeType ?? (a.type === "pdf" ? "application/pdf" : "image/*"), filename: a.filename, url: a.content ?? `file://${a.path}` }) as never);
+        parts.push(
+          turn.part(info.messageId, {
+            type: "file",
+            mime: a.mimeType ?? (a.type === "pdf" ? "application/pdf" : "image/*"),
+            filename: a.filename,
+            url: a.content ?? `file://${a.path}`,
+          }) as never,
+        );
       }
     }
     turn.userMessage = { info, parts };
@@ -276,7 +327,18 @@ export async function runTurn(turn: Turn): Promise<void> {
   const fellBack = turn.guides.splice(0);
   const fallbackReason = cancelled || turn.failure ? "guide.turnInterrupted" : "guide.noToolBoundary";
   for (const g of fellBack) {
-    sim.emit(s, "session.updated", { admittedDelivery: "queue", fallbackReasonCode: fallbackReason, pendingInputId: `queue_${g.commandId}`, requestedDelivery: "guide", targetTurnId: turn.id }, { turnId: turn.id });
+    sim.emit(
+      s,
+      "session.updated",
+      {
+        admittedDelivery: "queue",
+        fallbackReasonCode: fallbackReason,
+        pendingInputId: `queue_${g.commandId}`,
+        requestedDelivery: "guide",
+        targetTurnId: turn.id,
+      },
+      { turnId: turn.id },
+    );
   }
   if (turn.log) {
     turn.log.state = turn.failure ? "failed" : cancelled ? "completedInterrupted" : "completedSuccess";
@@ -310,7 +372,15 @@ export async function runTurn(turn: Turn): Promise<void> {
   } else {
     s.turnCount = turnNumber;
     const payload: Record<string, unknown> = cancelled
-      ? { response: "", tokenCount: 0, ...(usage ? { usage } : {}), toolCallCount: 0, historyRoundCount: turn.historyRoundCount, duration, resultType: "cancelled" }
+      ? {
+          response: "",
+          tokenCount: 0,
+          ...(usage ? { usage } : {}),
+          toolCallCount: 0,
+          historyRoundCount: turn.historyRoundCount,
+          duration,
+          resultType: "cancelled",
+        }
       : {
           response: turn.response,
           tokenCount: u.totalTokens,
@@ -319,7 +389,12 @@ export async function runTurn(turn: Turn): Promise<void> {
           historyRoundCount: turn.historyRoundCount,
           duration,
           resultType: turn.resultType,
-          cacheStats: { totalMessages: s.messages.length, cachedMessages: Math.max(0, s.messages.length - 2), lastCacheHit: u.cacheReadTokens > 0, cacheReadTokens: u.cacheReadTokens },
+          cacheStats: {
+            totalMessages: s.messages.length,
+            cachedMessages: Math.max(0, s.messages.length - 2),
+            lastCacheHit: u.cacheReadTokens > 0,
+            cacheReadTokens: u.cacheReadTokens,
+          },
         };
     if (turn.o.inputId) payload.inputId = turn.o.inputId;
     sim.emit(s, "turn.completed", payload, { ...opts, live: turn.live("turn.completed") });

@@ -91,7 +91,11 @@ export function enm<T extends string>(values: readonly T[]): Schema<T> {
     check(v, path, issues) {
       if (typeof v !== "string" || !values.includes(v as T)) {
         if (v === undefined) issues.push({ path, message: "Required" });
-        else issues.push({ path, message: `Invalid enum value. Expected ${values.map((x) => `'${x}'`).join(" | ")}, received ${typeof v === "string" ? `'${v}'` : typeName(v)}` });
+        else
+          issues.push({
+            path,
+            message: `Invalid enum value. Expected ${values.map((x) => `'${x}'`).join(" | ")}, received ${typeof v === "string" ? `'${v}'` : typeName(v)}`,
+          });
       }
       return v as T;
     },
@@ -132,7 +136,10 @@ export const jsonObject = () => record();
 export type Shape = Record<string, Schema>;
 
 /** `z.object(shape).strict()` (pass `strict:false` for a plain zod object, which strips unknown keys). */
-export function obj(shape: Shape, o: { strict?: boolean; refine?: (v: Record<string, unknown>, issues: Issue[], path: (string | number)[]) => void } = {}): Schema<Record<string, unknown>> & { shape: Shape } {
+export function obj(
+  shape: Shape,
+  o: { strict?: boolean; refine?: (v: Record<string, unknown>, issues: Issue[], path: (string | number)[]) => void } = {},
+): Schema<Record<string, unknown>> & { shape: Shape } {
   const strict = o.strict !== false;
   return {
     shape,

@@ -51,7 +51,12 @@ export function classify(f: unknown): Classified {
       if (isId(f.id)) return { kind: "request", id: f.id as string | number, method: f.method as string, params: f.params };
     }
     const issues = [];
-    if (extra.length) issues.push({ code: "unrecognized_keys", message: `Unrecognized key(s) in object: ${extra.map((k) => `'${k}'`).join(", ")}`, path: [] });
+    if (extra.length)
+      issues.push({
+        code: "unrecognized_keys",
+        message: `Unrecognized key(s) in object: ${extra.map((k) => `'${k}'`).join(", ")}`,
+        path: [],
+      });
     if (!nonEmpty(f.method)) issues.push({ code: "invalid_type", message: "Expected a non-empty string", path: ["method"] });
     if ("id" in f && !isId(f.id)) issues.push({ code: "invalid_union", message: "Invalid input", path: ["id"] });
     if (!traceOk) issues.push({ code: "invalid_type", message: "Expected object", path: ["trace"] });
@@ -74,7 +79,9 @@ export function classify(f: unknown): Classified {
   if (extra.length === 0 && isId(f.id)) return { kind: "response", frame: f };
   return {
     kind: "invalid",
-    issues: extra.length ? [{ code: "unrecognized_keys", message: `Unrecognized key(s) in object: ${extra.map((k) => `'${k}'`).join(", ")}`, path: [] }] : [{ code: "invalid_union", message: "Invalid input", path: [] }],
+    issues: extra.length
+      ? [{ code: "unrecognized_keys", message: `Unrecognized key(s) in object: ${extra.map((k) => `'${k}'`).join(", ")}`, path: [] }]
+      : [{ code: "invalid_union", message: "Invalid input", path: [] }],
   };
 }
 
@@ -100,7 +107,10 @@ export class Server {
     switch (c.kind) {
       case "invalid":
         log(`invalid ZCode Protocol message dropped: ${short(line)}`);
-        sim.out.frame({ error: { code: -32600, data: { issues: c.issues }, message: "Invalid ZCode Protocol message" }, id: "invalid-message" });
+        sim.out.frame({
+          error: { code: -32600, data: { issues: c.issues }, message: "Invalid ZCode Protocol message" },
+          id: "invalid-message",
+        });
         return;
       case "notification":
         log(`notification ${c.method} ignored (the CLI acts on requests only)`);
@@ -161,7 +171,13 @@ export class Server {
       } else if (e instanceof Error) {
         const code = (e as Error & { code?: unknown }).code;
         log(`${method} failed: ${e.message}`);
-        answer({ error: { code: -32603, message: e.message, data: { name: e.name, stack: e.stack, ...(typeof code === "string" ? { code } : {}) } } });
+        answer({
+          error: {
+            code: -32603,
+            message: e.message,
+            data: { name: e.name, stack: e.stack, ...(typeof code === "string" ? { code } : {}) },
+          },
+        });
       } else answer({ error: { code: -32603, message: String(e) } });
     }
     if (ok) {

@@ -56,7 +56,10 @@ export class SimClient {
   private waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void; from: number }[] = [];
   private exitCode: Promise<number>;
 
-  constructor(readonly stateDir: string, opts: SimOptions = {}) {
+  constructor(
+    readonly stateDir: string,
+    opts: SimOptions = {},
+  ) {
     this.proc = Bun.spawn([SIM_BIN, ...(opts.args ?? ["app-server", "--stdio"])], {
       stdin: "pipe",
       stdout: "pipe",
@@ -91,9 +94,13 @@ export class SimClient {
         }
         if (!f || typeof f !== "object" || Array.isArray(f)) continue;
         if (autoPrefs && f.method === "session/requestRuntimePreferences" && f.id !== undefined) {
-          this.send({ id: f.id, result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false } });
+          this.send({
+            id: f.id,
+            result: { nativeSearchEnhancementsEnabled: false, memoryEnabled: false, askUserQuestionAutoResolutionEnabled: false },
+          });
         }
-        if (autoHeaders !== undefined && f.method === "interaction/requestProviderRuntimeHeaders" && f.id !== undefined) this.send({ id: f.id, result: autoHeaders });
+        if (autoHeaders !== undefined && f.method === "interaction/requestProviderRuntimeHeaders" && f.id !== undefined)
+          this.send({ id: f.id, result: autoHeaders });
         this.frames.push(f);
         const idx = this.frames.length - 1;
         this.waiters = this.waiters.filter((w) => {
@@ -134,7 +141,11 @@ export class SimClient {
       setTimeout(() => {
         if (this.waiters.includes(w)) {
           this.waiters = this.waiters.filter((x) => x !== w);
-          reject(new Error(`timeout after ${timeoutMs}ms waiting for a frame; got ${this.frames.length} frames; stderr: ${this.stderr.slice(-500)}`));
+          reject(
+            new Error(
+              `timeout after ${timeoutMs}ms waiting for a frame; got ${this.frames.length} frames; stderr: ${this.stderr.slice(-500)}`,
+            ),
+          );
         }
       }, timeoutMs);
     });
@@ -159,17 +170,26 @@ export class SimClient {
   }
 
   events(sessionId?: string): Frame[] {
-    return this.frames.filter((f) => f.method === "session/event" && f.params && (!sessionId || f.params.sessionId === sessionId)).map((f) => f.params);
+    return this.frames
+      .filter((f) => f.method === "session/event" && f.params && (!sessionId || f.params.sessionId === sessionId))
+      .map((f) => f.params);
   }
 
   waitEvent(sessionId: string, type: string, timeoutMs = 5000, from = 0): Promise<Frame> {
-    return this.waitFor((f) => f.method === "session/event" && f.params.sessionId === sessionId && f.params.type === type, timeoutMs, from).then((f) => f.params);
+    return this.waitFor(
+      (f) => f.method === "session/event" && f.params.sessionId === sessionId && f.params.type === type,
+      timeoutMs,
+      from,
+    ).then((f) => f.params);
   }
 
   /** Waits for the end of the current turn (turn.completed or turn.failed). */
   waitTurnEnd(sessionId: string, timeoutMs = 5000, from = 0): Promise<Frame> {
     return this.waitFor(
-      (f) => f.method === "session/event" && f.params.sessionId === sessionId && (f.params.type === "turn.completed" || f.params.type === "turn.failed"),
+      (f) =>
+        f.method === "session/event" &&
+        f.params.sessionId === sessionId &&
+        (f.params.type === "turn.completed" || f.params.type === "turn.failed"),
       timeoutMs,
       from,
     ).then((f) => f.params);
@@ -189,8 +209,20 @@ export class SimClient {
 
   /** Resolves with the state.updated of a turn's end (prompt_completed / prompt_failed / …) after frame `from`. */
   waitIdle(sessionId: string, timeoutMs = 5000, from = 0): Promise<Frame> {
-    const ends = new Set(["prompt_completed", "prompt_failed", "session_compacted", "session_compact_failed", "session_compact_cancelled", "goal_continuation_completed", "goal_continuation_failed"]);
-    return this.waitFor((f) => f.method === "state.updated" && f.params.sessionId === sessionId && ends.has(f.params.reason), timeoutMs, from).then((f) => f.params);
+    const ends = new Set([
+      "prompt_completed",
+      "prompt_failed",
+      "session_compacted",
+      "session_compact_failed",
+      "session_compact_cancelled",
+      "goal_continuation_completed",
+      "goal_continuation_failed",
+    ]);
+    return this.waitFor(
+      (f) => f.method === "state.updated" && f.params.sessionId === sessionId && ends.has(f.params.reason),
+      timeoutMs,
+      from,
+    ).then((f) => f.params);
   }
 
   /** state.updated notifications of a session. */
@@ -208,7 +240,10 @@ export class SimClient {
     if (r.error) throw new Error(`session/send → ${r.error.code} ${r.error.message}`);
     const end = await this.waitTurnEnd(sessionId, timeoutMs, from);
     await this.waitIdle(sessionId, timeoutMs, from);
-    const ev = this.frames.slice(from).filter((f) => f.method === "session/event" && f.params.sessionId === sessionId).map((f) => f.params);
+    const ev = this.frames
+      .slice(from)
+      .filter((f) => f.method === "session/event" && f.params.sessionId === sessionId)
+      .map((f) => f.params);
     return ev.slice(0, ev.indexOf(end) + 1);
   }
 

@@ -60,7 +60,10 @@ describe("invocation", () => {
     const bad = Bun.spawnSync([SIM_BIN, "app-server", "--stdio"], { env, stdin: "ignore" });
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr.toString()).toContain("无法定位 CLI ZCode Built-in Provider Config");
-    const missing = Bun.spawnSync([SIM_BIN, "app-server", "--stdio"], { env: { ...env, ZCODE_BUILTIN_PROVIDER_CONFIG_FILE: "/nonexistent/zcode-builtin.json" }, stdin: "ignore" });
+    const missing = Bun.spawnSync([SIM_BIN, "app-server", "--stdio"], {
+      env: { ...env, ZCODE_BUILTIN_PROVIDER_CONFIG_FILE: "/nonexistent/zcode-builtin.json" },
+      stdin: "ignore",
+    });
     expect(missing.exitCode).toBe(1);
     // --version still works, as the real one.
     expect(Bun.spawnSync([SIM_BIN, "--version"], { env }).stdout.toString()).toBe("0.16.9\n");
@@ -176,12 +179,22 @@ describe("strict params", () => {
   test("session/create: workspace path and key required, unknown keys and wrong types rejected", async () => {
     const c = sim();
     expect(await msg(c, "session/create", {})).toBe("Invalid params — workspace: Required");
-    expect(await msg(c, "session/create", { workspace: { workspacePath: "/x" } })).toBe("Invalid params — workspace.workspaceKey: Required");
-    expect(await msg(c, "session/create", { workspace: WS("/x"), title: "t" })).toBe("Invalid params — (root): Unrecognized key(s) in object: 'title'");
-    expect(await msg(c, "session/create", { workspace: { ...WS("/x"), extra: 1 } })).toContain("workspace: Unrecognized key(s) in object: 'extra'");
+    expect(await msg(c, "session/create", { workspace: { workspacePath: "/x" } })).toBe(
+      "Invalid params — workspace.workspaceKey: Required",
+    );
+    expect(await msg(c, "session/create", { workspace: WS("/x"), title: "t" })).toBe(
+      "Invalid params — (root): Unrecognized key(s) in object: 'title'",
+    );
+    expect(await msg(c, "session/create", { workspace: { ...WS("/x"), extra: 1 } })).toContain(
+      "workspace: Unrecognized key(s) in object: 'extra'",
+    );
     expect(await msg(c, "session/create", { workspace: WS("/x"), mode: "warp" })).toContain("mode: Invalid enum value");
-    expect(await msg(c, "session/create", { workspace: WS("/x"), mcpServers: [{ name: "fs", command: "x", args: [] }] })).toContain("mcpServers.0: Invalid input");
-    expect(await msg(c, "session/create", { workspace: WS("/x"), sessionId: "sess_mine" })).toBe("sessionId is only supported for imported history creates");
+    expect(await msg(c, "session/create", { workspace: WS("/x"), mcpServers: [{ name: "fs", command: "x", args: [] }] })).toContain(
+      "mcpServers.0: Invalid input",
+    );
+    expect(await msg(c, "session/create", { workspace: WS("/x"), sessionId: "sess_mine" })).toBe(
+      "sessionId is only supported for imported history creates",
+    );
     const ok = await c.request("session/create", {
       workspace: WS("/x"),
       mode: "plan",
@@ -199,15 +212,26 @@ describe("strict params", () => {
     const c = sim();
     const id = await c.create();
     expect(await msg(c, "session/send", { sessionId: id })).toBe("Invalid params — content: Required");
-    expect(await msg(c, "session/send", { sessionId: id, content: "x", attachments: [1] })).toBe("Invalid params — attachments.0: Expected object, received number");
-    expect(await msg(c, "session/send", { sessionId: id, content: ["x"] })).toBe("Invalid params — content: Expected string, received array");
-    expect(await msg(c, "session/send", { sessionId: id, content: "x", priority: 1 })).toContain("Unrecognized key(s) in object: 'priority'");
-    expect(await msg(c, "session/read", { sessionId: id, messageLimit: 0 })).toBe("Invalid params — messageLimit: Number must be greater than 0");
+    expect(await msg(c, "session/send", { sessionId: id, content: "x", attachments: [1] })).toBe(
+      "Invalid params — attachments.0: Expected object, received number",
+    );
+    expect(await msg(c, "session/send", { sessionId: id, content: ["x"] })).toBe(
+      "Invalid params — content: Expected string, received array",
+    );
+    expect(await msg(c, "session/send", { sessionId: id, content: "x", priority: 1 })).toContain(
+      "Unrecognized key(s) in object: 'priority'",
+    );
+    expect(await msg(c, "session/read", { sessionId: id, messageLimit: 0 })).toBe(
+      "Invalid params — messageLimit: Number must be greater than 0",
+    );
     expect(await msg(c, "session/subscribe", { sessionId: id })).toBe("Invalid params — deliveryKind: Required");
     expect(await msg(c, "session/subscribe", { sessionId: id, deliveryKind: "stream" })).toContain("deliveryKind: Invalid enum value");
-    expect(await msg(c, "session/setModel", { sessionId: id, model: { providerId: "p", modelId: "m", options: { reasoningLevel: "max", effort: 1 } } })).toContain(
-      "model.options: Unrecognized key(s) in object: 'effort'",
-    );
+    expect(
+      await msg(c, "session/setModel", {
+        sessionId: id,
+        model: { providerId: "p", modelId: "m", options: { reasoningLevel: "max", effort: 1 } },
+      }),
+    ).toContain("model.options: Unrecognized key(s) in object: 'effort'");
     expect(await msg(c, "session/stop", { sessionId: id, force: true })).toContain("'force'");
     expect(await msg(c, "session/goal", { sessionId: id })).toBe("Invalid params — action: Required");
     expect(await msg(c, "session/setThoughtLevel", { sessionId: id })).toBe("thoughtLevel is required");
@@ -218,10 +242,16 @@ describe("strict params", () => {
   test("methods need the session active here: -32004 Session is not active: <id>", async () => {
     const c = sim();
     for (const m of ["session/read", "session/messages", "session/send", "session/stop", "session/close", "session/setMode"]) {
-      const r = await c.request(m, { sessionId: "sess_nope", ...(m === "session/send" ? { content: "x" } : m === "session/setMode" ? { mode: "plan" } : {}) });
+      const r = await c.request(m, {
+        sessionId: "sess_nope",
+        ...(m === "session/send" ? { content: "x" } : m === "session/setMode" ? { mode: "plan" } : {}),
+      });
       expect(r.error).toMatchObject({ code: -32004, message: "Session is not active: sess_nope" });
     }
-    expect((await c.request("session/resume", { sessionId: "sess_nope" })).error).toMatchObject({ code: -32004, message: "Session not found: sess_nope" });
+    expect((await c.request("session/resume", { sessionId: "sess_nope" })).error).toMatchObject({
+      code: -32004,
+      message: "Session not found: sess_nope",
+    });
   });
 });
 
@@ -231,7 +261,11 @@ describe("sessions", () => {
     const created = await c.call("session/create", { workspace: WS("/w/a"), mode: "plan" });
     expect(created.protocol).toEqual({ name: "ZCode Protocol", version: 1 });
     expect(created.session).toMatchObject({ workspace: WS("/w/a"), sessionKind: "interactive", title: "", mode: "plan", status: "idle" });
-    expect(created.settings.model.current).toEqual({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } });
+    expect(created.settings.model.current).toEqual({
+      providerId: "builtin:zai-coding-plan",
+      modelId: "GLM-5.3",
+      options: { reasoningLevel: "max" },
+    });
     expect(created.settings.model.available.length).toBeGreaterThanOrEqual(5);
     expect(created.settings.model.available.every((m: any) => m.ref && !("modelId" in m))).toBe(true);
     expect(created.settings.thoughtLevel).toEqual({
@@ -244,7 +278,15 @@ describe("sessions", () => {
         { value: "max", label: "Max" },
       ],
     });
-    expect(created.projection).toMatchObject({ status: "idle", mode: "plan", turnCount: 0, contextWindow: 200000, pendingPermissions: [], activeToolCalls: [], backgroundJobs: [] });
+    expect(created.projection).toMatchObject({
+      status: "idle",
+      mode: "plan",
+      turnCount: 0,
+      contextWindow: 200000,
+      pendingPermissions: [],
+      activeToolCalls: [],
+      backgroundJobs: [],
+    });
     expect(created.runtime).toMatchObject({ eventSeq: 0, pendingRequestIds: [] });
     expect(created.messages).toEqual([]);
     const a = created.session.sessionId;
@@ -278,7 +320,10 @@ describe("sessions", () => {
     expect(await c.call("session/close", { sessionId: id })).toEqual({ closed: true });
     expect((await c.call("session/list", {})).sessions).toEqual([]);
     expect((await c.request("session/read", { sessionId: id })).error.message).toBe(`Session is not active: ${id}`);
-    expect((await c.request("session/resume", { sessionId: id })).error).toMatchObject({ code: -32004, message: `Session not found: ${id}` });
+    expect((await c.request("session/resume", { sessionId: id })).error).toMatchObject({
+      code: -32004,
+      message: `Session not found: ${id}`,
+    });
     const c2 = sim({}, dir);
     expect((await c2.call("session/list", {})).sessions).toEqual([]);
     expect((await c2.request("session/resume", { sessionId: id })).error.code).toBe(-32004);
@@ -309,7 +354,10 @@ describe("sessions", () => {
     const list = await c2.call("session/list", { workspace: WS("/w/p") });
     expect(list.sessions).toHaveLength(1);
     expect(list.sessions[0]).toMatchObject({ sessionId: id, title: "remember me please", status: "idle" });
-    expect((await c2.request("session/read", { sessionId: id })).error).toMatchObject({ code: -32004, message: `Session is not active: ${id}` });
+    expect((await c2.request("session/read", { sessionId: id })).error).toMatchObject({
+      code: -32004,
+      message: `Session is not active: ${id}`,
+    });
     const resumed = await c2.call("session/resume", { sessionId: id });
     const prefs = await c2.waitFor((f) => f.method === "session/requestRuntimePreferences");
     expect(prefs.params).toEqual({ sessionId: id, scope: "runtime-materialization" });
@@ -335,7 +383,12 @@ describe("runtime preferences", () => {
     expect(req.params).toEqual({ sessionId: id, scope: "runtime-materialization" });
     await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
     const ev = await c.turn(id, "#scenario:env");
-    expect(ev.filter((e) => e.payload.kind === "text_delta").map((e) => e.payload.delta).join("")).toContain('runtimePreferences={"nativeSearchEnhancementsEnabled":false');
+    expect(
+      ev
+        .filter((e) => e.payload.kind === "text_delta")
+        .map((e) => e.payload.delta)
+        .join(""),
+    ).toContain('runtimePreferences={"nativeSearchEnhancementsEnabled":false');
   });
 
   test("-32601 means defaults; an invalid answer fails the next session/send with -32603", async () => {
@@ -393,7 +446,9 @@ describe("personalities", () => {
     const p = await ids(c);
     expect((await c.request("workspace/readPresentation", { workspace: WS("/tmp/ws") })).error.code).toBe(-32601);
     expect((await c.request("session/steer", { ...p, content: "x" })).error.code).toBe(-32601);
-    expect((await c.request("session/goal", { ...p, action: "show" })).result.response).toBe("No goal is set. Use /goal <objective> to set one.");
+    expect((await c.request("session/goal", { ...p, action: "show" })).result.response).toBe(
+      "No goal is set. Use /goal <objective> to set one.",
+    );
     expect((await c.request("session/setMode", { ...p, mode: "yolo" })).result.settings.mode.current).toBe("yolo");
   });
 
@@ -408,12 +463,20 @@ describe("personalities", () => {
   test("0.16.x: steer and rewind → -32601 Method not found; turnId on the envelope", async () => {
     const c = sim();
     const id = await c.subscribed();
-    expect((await c.request("session/steer", { sessionId: id, content: "x" })).error).toEqual({ code: -32601, message: "Method not found: session/steer" });
-    expect((await c.request("session/rewind", { sessionId: id })).error).toEqual({ code: -32601, message: "Method not found: session/rewind" });
+    expect((await c.request("session/steer", { sessionId: id, content: "x" })).error).toEqual({
+      code: -32601,
+      message: "Method not found: session/steer",
+    });
+    expect((await c.request("session/rewind", { sessionId: id })).error).toEqual({
+      code: -32601,
+      message: "Method not found: session/rewind",
+    });
     const ev = await c.turn(id, "hello");
     const started = ev.find((e) => e.type === "turn.started")!;
     expect(started.turnId).toMatch(/^turn_/);
-    expect(ev.filter((e) => e.type !== "session.titleUpdated" && e.type !== "session.updated").every((e) => e.turnId === started.turnId)).toBe(true);
+    expect(
+      ev.filter((e) => e.type !== "session.titleUpdated" && e.type !== "session.updated").every((e) => e.turnId === started.turnId),
+    ).toBe(true);
   });
 });
 
@@ -424,7 +487,10 @@ test("ZCODE_SIM_RECORD gets every received line as {t, line}", async () => {
   c.sendRaw("not json at all");
   await c.request("session/list", {});
   expect(existsSync(file)).toBe(true);
-  const rec = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const rec = readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(rec.every((r) => typeof r.t === "number" && typeof r.line === "string")).toBe(true);
   const lines = rec.map((r) => r.line);
   expect(JSON.parse(lines[0]).method).toBe("session/create");

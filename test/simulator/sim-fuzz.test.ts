@@ -36,7 +36,15 @@ for (const seed of [1, 2, 3, 42]) {
       const from = c.frames.length;
       c.send({ id: `send-${prompt}`, method: "session/send", params: { sessionId: sid, content: prompt } });
       if (prompt.includes("permission")) {
-        const req = await c.waitFor((f) => f.method === "interaction/requestPermission" && typeof f.params?.requestId === "string" && typeof f.id === "string" && f.id.startsWith("server-"), 5000, from);
+        const req = await c.waitFor(
+          (f) =>
+            f.method === "interaction/requestPermission" &&
+            typeof f.params?.requestId === "string" &&
+            typeof f.id === "string" &&
+            f.id.startsWith("server-"),
+          5000,
+          from,
+        );
         c.send({ id: req.id, result: { decision: "allow" } });
       }
       await c.waitFor(realEnd(sid), 10_000, from);
@@ -51,12 +59,45 @@ for (const seed of [1, 2, 3, 42]) {
     });
     expect(junk.length).toBeGreaterThan(0);
     // Real events, odd ones included, keep seq contiguous (junk duplicates or breaks seqs, never skips one).
-    const seqs = new Set(c.frames.filter((f) => f.method === "session/event" && f.params?.sessionId === sid && Number.isInteger(f.params.seq) && f.params.seq >= 1).map((f) => f.params.seq as number));
+    const seqs = new Set(
+      c.frames
+        .filter((f) => f.method === "session/event" && f.params?.sessionId === sid && Number.isInteger(f.params.seq) && f.params.seq >= 1)
+        .map((f) => f.params.seq as number),
+    );
     const max = Math.max(...seqs);
     expect(seqs.size).toBe(max);
-    const odd = c.frames.filter((f) => f.method === "session/event" && f.params?.sessionId === sid && Number.isInteger(f.params.seq) && typeof f.params.eventId === "string" && !f.params.eventId.startsWith("fuzz-"));
-    expect(odd.some((f) => !["session.titleUpdated", "session.updated", "turn.started", "turn.completed", "turn.failed", "model.streaming", "tool.updated", "permission.requested", "permission.resolved", "streamRecovery.updated", "checkpoint.created"].includes(f.params.type) || (f.params.type === "session.updated" && !f.params.payload?.usage && !f.params.payload?.hookEventName))).toBe(true);
-    expect(c.frames.some((f) => f.method === "state.updated" && f.params?.reason !== "prompt_started" && f.params?.reason !== "prompt_completed")).toBe(true);
+    const odd = c.frames.filter(
+      (f) =>
+        f.method === "session/event" &&
+        f.params?.sessionId === sid &&
+        Number.isInteger(f.params.seq) &&
+        typeof f.params.eventId === "string" &&
+        !f.params.eventId.startsWith("fuzz-"),
+    );
+    expect(
+      odd.some(
+        (f) =>
+          ![
+            "session.titleUpdated",
+            "session.updated",
+            "turn.started",
+            "turn.completed",
+            "turn.failed",
+            "model.streaming",
+            "tool.updated",
+            "permission.requested",
+            "permission.resolved",
+            "streamRecovery.updated",
+            "checkpoint.created",
+          ].includes(f.params.type) ||
+          (f.params.type === "session.updated" && !f.params.payload?.usage && !f.params.payload?.hookEventName),
+      ),
+    ).toBe(true);
+    expect(
+      c.frames.some(
+        (f) => f.method === "state.updated" && f.params?.reason !== "prompt_started" && f.params?.reason !== "prompt_completed",
+      ),
+    ).toBe(true);
     expect(c.stderr).not.toContain("threw");
   }, 30_000);
 }

@@ -30,7 +30,12 @@ describe("model catalogue and setModel", () => {
     const models = created.settings.model.available as any[];
     expect(new Set(models.map((m) => m.ref.providerId))).toEqual(new Set([ZAI, BIG]));
     expect(new Set(models.map((m) => m.providerLabel))).toEqual(new Set(["Z.ai Coding Plan", "BigModel Coding Plan"]));
-    expect(models.filter((m) => m.label === "GLM-5.3").map((m) => m.ref.providerId).sort()).toEqual([BIG, ZAI].sort());
+    expect(
+      models
+        .filter((m) => m.label === "GLM-5.3")
+        .map((m) => m.ref.providerId)
+        .sort(),
+    ).toEqual([BIG, ZAI].sort());
     expect(models.some((m) => m.reasoning === undefined)).toBe(true);
     expect(models.some((m) => typeof m.disabledReason === "string")).toBe(true);
     expect(new Set(models.map((m) => m.contextWindow)).size).toBeGreaterThan(1);
@@ -41,17 +46,35 @@ describe("model catalogue and setModel", () => {
     const { c, id } = await session();
     const set = (model: unknown) => c.request("session/setModel", { sessionId: id, model });
     const e1 = (await set({ providerId: ZAI, modelId: "GLM-4.7" })).error;
-    expect(e1).toMatchObject({ code: -32603, message: `Reasoning level is required for ${ZAI}/GLM-4.7`, data: { name: "ModelProtocolError", code: "invalid_model_request" } });
-    expect((await set({ providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "max" } })).error.message).toBe(`Reasoning effort "max" is not supported by ${ZAI}/GLM-4.7`);
-    expect((await set({ providerId: ZAI, modelId: "GLM-9" })).error).toMatchObject({ code: -32603, message: `Provider Registry 中不存在 Model: ${ZAI}/GLM-9`, data: { code: "model_not_found" } });
-    expect((await set({ providerId: BIG, modelId: "GLM-5.3-1M", options: { reasoningLevel: "high" } })).error.message).toBe(`Provider Registry 中不存在 Model: ${BIG}/GLM-5.3-1M`);
-    expect((await set({ providerId: ZAI, modelId: "GLM-4.5-Air", options: { reasoningLevel: "low" } })).error.message).toContain("is not supported");
+    expect(e1).toMatchObject({
+      code: -32603,
+      message: `Reasoning level is required for ${ZAI}/GLM-4.7`,
+      data: { name: "ModelProtocolError", code: "invalid_model_request" },
+    });
+    expect((await set({ providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "max" } })).error.message).toBe(
+      `Reasoning effort "max" is not supported by ${ZAI}/GLM-4.7`,
+    );
+    expect((await set({ providerId: ZAI, modelId: "GLM-9" })).error).toMatchObject({
+      code: -32603,
+      message: `Provider Registry 中不存在 Model: ${ZAI}/GLM-9`,
+      data: { code: "model_not_found" },
+    });
+    expect((await set({ providerId: BIG, modelId: "GLM-5.3-1M", options: { reasoningLevel: "high" } })).error.message).toBe(
+      `Provider Registry 中不存在 Model: ${BIG}/GLM-5.3-1M`,
+    );
+    expect((await set({ providerId: ZAI, modelId: "GLM-4.5-Air", options: { reasoningLevel: "low" } })).error.message).toContain(
+      "is not supported",
+    );
   });
 
   test("setModel success: snapshot, state.updated model_changed, a session.updated event; the model sticks", async () => {
     const { c, id } = await session();
     const from = c.frames.length;
-    const snap = await c.call("session/setModel", { sessionId: id, model: { providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "low" } }, persistAsWorkspaceLastUsed: false });
+    const snap = await c.call("session/setModel", {
+      sessionId: id,
+      model: { providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "low" } },
+      persistAsWorkspaceLastUsed: false,
+    });
     expect(snap.settings.model.current).toEqual({ providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "low" } });
     expect(snap.settings.thoughtLevel).toMatchObject({ enabled: true, current: "low", defaultLevel: "high" });
     expect(snap.projection.contextWindow).toBe(128000);
@@ -59,7 +82,10 @@ describe("model catalogue and setModel", () => {
     const su = c.frames.slice(from).find((f) => f.method === "state.updated")!;
     expect(su.params).toMatchObject({ reason: "model_changed", sessionId: id, patch: { model: { current: { modelId: "GLM-4.7" } } } });
     const ev = c.frames.slice(from).find((f) => f.method === "session/event")!;
-    expect(ev.params).toMatchObject({ type: "session.updated", payload: { model: { modelId: "GLM-4.7" }, previousModel: { modelId: "GLM-5.3" } } });
+    expect(ev.params).toMatchObject({
+      type: "session.updated",
+      payload: { model: { modelId: "GLM-4.7" }, previousModel: { modelId: "GLM-5.3" } },
+    });
     const air = await c.call("session/setModel", { sessionId: id, model: { providerId: ZAI, modelId: "GLM-4.5-Air" } });
     expect(air.settings.thoughtLevel).toEqual({ enabled: false, available: [] });
     expect((await c.call("session/read", { sessionId: id })).session.model).toEqual({ providerId: ZAI, modelId: "GLM-4.5-Air" });
@@ -70,13 +96,20 @@ describe("model catalogue and setModel", () => {
     const t = await c.call("session/setThoughtLevel", { sessionId: id, thoughtLevel: "low" });
     expect(t.settings.thoughtLevel.current).toBe("low");
     expect(t.settings.model.current.options).toEqual({ reasoningLevel: "low" });
-    expect((await c.request("session/setThoughtLevel", { sessionId: id, thoughtLevel: "medium" })).error).toMatchObject({ code: -32603, message: `Reasoning effort "medium" is not supported by ${ZAI}/GLM-5.3` });
+    expect((await c.request("session/setThoughtLevel", { sessionId: id, thoughtLevel: "medium" })).error).toMatchObject({
+      code: -32603,
+      message: `Reasoning effort "medium" is not supported by ${ZAI}/GLM-5.3`,
+    });
     const from = c.frames.length;
     const m = await c.call("session/setMode", { sessionId: id, mode: "yolo" });
     expect(m.settings.mode.current).toBe("yolo");
     expect(m.settings.permission.mode).toBe("yolo");
     expect(m.session.mode).toBe("yolo");
-    expect(c.frames.slice(from).find((f) => f.method === "session/event")!.params.payload).toEqual({ mode: "yolo", previousMode: "build", source: "command" });
+    expect(c.frames.slice(from).find((f) => f.method === "session/event")!.params.payload).toEqual({
+      mode: "yolo",
+      previousMode: "build",
+      source: "command",
+    });
     expect(c.stateUpdates(id).map((s) => s.reason)).toEqual(["thought_level_changed", "mode_changed"]);
     expect((await c.request("session/setMode", { sessionId: id, mode: "warp" })).error.code).toBe(-32602);
   });
@@ -85,7 +118,11 @@ describe("model catalogue and setModel", () => {
     const { c, id } = await session();
     const rev = (await c.call("session/read", { sessionId: id })).runtime.stateRevision;
     const r = await c.request("session/setMode", { sessionId: id, mode: "edit", expectedRevision: rev + 5 });
-    expect(r.error).toEqual({ code: -32009, message: "Session state revision mismatch", data: { actualRevision: rev, expectedRevision: rev + 5 } });
+    expect(r.error).toEqual({
+      code: -32009,
+      message: "Session state revision mismatch",
+      data: { actualRevision: rev, expectedRevision: rev + 5 },
+    });
     const ok = await c.call("session/setMode", { sessionId: id, mode: "edit", expectedRevision: rev });
     expect(ok.runtime.stateRevision).toBe(rev + 1);
   });
@@ -101,7 +138,11 @@ describe("model catalogue and setModel", () => {
     await c1.turn(b, "hi");
     await c1.close();
     const c2 = sim({}, dir);
-    expect((await c2.call("session/resume", { sessionId: a })).settings.model.current).toEqual({ providerId: ZAI, modelId: "GLM-5.3", options: { reasoningLevel: "max" } });
+    expect((await c2.call("session/resume", { sessionId: a })).settings.model.current).toEqual({
+      providerId: ZAI,
+      modelId: "GLM-5.3",
+      options: { reasoningLevel: "max" },
+    });
     expect((await c2.call("session/resume", { sessionId: b })).settings.model.current.modelId).toBe("GLM-4.7");
     await c2.close();
     const c3 = sim({ ZCODE_SIM_RESUME_RESETS_MODEL: "1" }, dir);
@@ -138,7 +179,17 @@ describe("reads and subscriptions", () => {
     const all = c.events(id);
     expect(all.map((e) => e.seq)).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
     const types = new Set(all.map((e) => e.type));
-    for (const t of ["session.titleUpdated", "session.updated", "checkpoint.created", "streamRecovery.updated", "model.streaming", "tool.updated", "turn.started", "turn.completed"]) expect(types.has(t)).toBe(true);
+    for (const t of [
+      "session.titleUpdated",
+      "session.updated",
+      "checkpoint.created",
+      "streamRecovery.updated",
+      "model.streaming",
+      "tool.updated",
+      "turn.started",
+      "turn.completed",
+    ])
+      expect(types.has(t)).toBe(true);
     expect(all.every((e) => e.deliveryKind === "web-remote-replayable")).toBe(true);
     const sub = await c.call("session/subscribe", { sessionId: id, deliveryKind: "web-remote-replayable", afterSeq: 0 });
     expect(sub.events.map((e: Frame) => e.seq)).toEqual(all.map((e) => e.seq));
@@ -203,16 +254,31 @@ describe("fork", () => {
     expect(ev[0]!.seq).toBe(1);
     expect((await c.call("session/messages", { sessionId: id })).messages).toHaveLength(parentMsgs.length);
     const byTurn = await c.call("session/fork", { sessionId: id, target: { kind: "turn", turnIndex: 0 } });
-    expect((await c.call("session/messages", { sessionId: byTurn.forkedSessionId })).messages.map((m: any) => m.info.role)).toEqual(["user", "assistant"]);
-    expect((await c.request("session/fork", { sessionId: id, target: { kind: "turn", turnIndex: 9 } })).error).toEqual({ code: -32004, message: "Cannot resolve assistant message for turnIndex=9" });
+    expect((await c.call("session/messages", { sessionId: byTurn.forkedSessionId })).messages.map((m: any) => m.info.role)).toEqual([
+      "user",
+      "assistant",
+    ]);
+    expect((await c.request("session/fork", { sessionId: id, target: { kind: "turn", turnIndex: 9 } })).error).toEqual({
+      code: -32004,
+      message: "Cannot resolve assistant message for turnIndex=9",
+    });
   });
 
   test("busy: fork, compact and goal while a prompt runs → -32010; pausing a goal is allowed", async () => {
     const { c, id } = await session();
     await c.call("session/send", { sessionId: id, content: "#scenario:slow n=500" });
-    expect((await c.request("session/fork", { sessionId: id })).error).toEqual({ code: -32010, message: "Cannot fork while a prompt is running" });
-    expect((await c.request("session/compact", { sessionId: id })).error).toEqual({ code: -32010, message: "Cannot compact while a prompt is running" });
-    expect((await c.request("session/goal", { sessionId: id, action: "set", objective: "x" })).error).toEqual({ code: -32010, message: "Cannot manage goals while a prompt is running" });
+    expect((await c.request("session/fork", { sessionId: id })).error).toEqual({
+      code: -32010,
+      message: "Cannot fork while a prompt is running",
+    });
+    expect((await c.request("session/compact", { sessionId: id })).error).toEqual({
+      code: -32010,
+      message: "Cannot compact while a prompt is running",
+    });
+    expect((await c.request("session/goal", { sessionId: id, action: "set", objective: "x" })).error).toEqual({
+      code: -32010,
+      message: "Cannot manage goals while a prompt is running",
+    });
     expect((await c.call("session/goal", { sessionId: id, action: "pause" })).response).toBe("No goal to pause.");
     await c.call("session/stop", { sessionId: id });
     await c.waitIdle(id);
@@ -235,7 +301,12 @@ describe("compact", () => {
     const end = await c.waitTurnEnd(id, 5000, from);
     expect(end.type).toBe("turn.completed");
     await c.waitIdle(id, 5000, from);
-    expect(c.stateUpdates(id).filter((s) => ["compact_started", "session_compacted"].includes(s.reason)).map((s) => s.reason)).toEqual(["compact_started", "session_compacted"]);
+    expect(
+      c
+        .stateUpdates(id)
+        .filter((s) => ["compact_started", "session_compacted"].includes(s.reason))
+        .map((s) => s.reason),
+    ).toEqual(["compact_started", "session_compacted"]);
     const started = c.frames.slice(from).find((f) => f.params?.type === "turn.started")!.params;
     expect(started.payload.input).toBe("/compact keep the API decisions");
     const msgs = (await c.call("session/messages", { sessionId: id })).messages;
@@ -249,7 +320,8 @@ describe("compact", () => {
 describe("goal", () => {
   test("show / set (starts a turn) / pause / resume / replace / clear, with ZCode's texts", async () => {
     const { c, id } = await session();
-    const g = (action: string, objective?: string) => c.call("session/goal", { sessionId: id, action, ...(objective !== undefined ? { objective } : {}) });
+    const g = (action: string, objective?: string) =>
+      c.call("session/goal", { sessionId: id, action, ...(objective !== undefined ? { objective } : {}) });
     expect((await g("show")).response).toBe("No goal is set. Use /goal <objective> to set one.");
     expect((await g("clear")).response).toBe("No goal to clear.");
     expect((await g("resume")).response).toBe("No goal to resume.");

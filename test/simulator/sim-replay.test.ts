@@ -25,7 +25,11 @@ test("replays the zcode->bridge frames of a trace, waiting for requests and rewr
     [
       line("editor->bridge", { jsonrpc: "2.0", id: 0, method: "initialize", params: {} }),
       line("bridge->zcode", { id: 1, method: "session/create", params: { workspace: ws } }),
-      line("zcode->bridge", { id: "server-1", method: "session/requestRuntimePreferences", params: { sessionId: sid, scope: "runtime-materialization" } }),
+      line("zcode->bridge", {
+        id: "server-1",
+        method: "session/requestRuntimePreferences",
+        params: { sessionId: sid, scope: "runtime-materialization" },
+      }),
       line("bridge->zcode", { id: "server-1", result: {} }),
       line("zcode->bridge", { id: 1, result: { session: { sessionId: sid, title: "", traceId: "t" } } }),
       line("bridge->zcode", { id: 2, method: "session/subscribe", params: { sessionId: sid } }),
@@ -102,31 +106,37 @@ test("a live session recorded as a trace replays to the same ZCode frames", asyn
 
 const FIXTURE = "/work/shared/spec/fixtures/real-0.16.9-text-turn.jsonl";
 
-test.skipIf(!existsSync(FIXTURE))("the captured real 0.16.9 turn replays into a temp workspace, promptly, with a bridge that skips its first read", async () => {
-  const dir = tempDir();
-  const c = new SimClient(dir, { env: { ZCODE_SIM_REPLAY: FIXTURE, ZCODE_SIM_REPLAY_WORKSPACE: dir, ZCODE_SIM_REPLAY_WAIT_MS: "10000" }, autoPreferences: false });
-  open.push(c);
-  const ws = { workspacePath: dir, workspaceKey: dir };
-  c.send({ id: 10, method: "session/create", params: { workspace: ws, mode: "yolo" } });
-  const created = await c.waitFor((f) => f.id === 10);
-  expect(created.result.session.workspace).toEqual(ws);
-  const sid = created.result.session.sessionId;
-  const prefs = await c.waitFor((f) => f.method === "session/requestRuntimePreferences");
-  expect(prefs).toMatchObject({ id: "server-1", params: { sessionId: sid, scope: "runtime-materialization" } });
-  c.send({ id: prefs.id, result: { nativeSearchEnhancementsEnabled: false } });
-  // This bridge does not read before subscribing: the traced read is skipped at once, not after 10 s.
-  const t0 = Date.now();
-  c.send({ id: 11, method: "session/subscribe", params: { sessionId: sid, deliveryKind: "desktop-continuous" } });
-  expect((await c.waitFor((f) => f.id === 11, 3000)).result).toMatchObject({ sessionId: sid, eventSeq: 0, events: [] });
-  expect(Date.now() - t0).toBeLessThan(2000);
-  c.send({ id: 12, method: "session/send", params: { sessionId: sid, content: "Reply with exactly the token: PROBE_OK" } });
-  expect((await c.waitFor((f) => f.id === 12)).result).toEqual({ sessionId: sid, accepted: true, stateRevision: 2 });
-  const end = await c.waitEvent(sid, "turn.completed", 3000);
-  expect(end.payload.response).toBe("PROBE_OK");
-  expect(c.events(sid).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-  c.send({ id: 13, method: "session/read", params: { sessionId: sid, messageLimit: 1 } });
-  const read = await c.waitFor((f) => f.id === 13);
-  expect(read.result.session.workspace).toEqual(ws);
-  expect(read.result.runtime.eventSeq).toBe(8);
-  expect(c.rawLines.some((l) => l.includes("/workspace/probe"))).toBe(false);
-});
+test.skipIf(!existsSync(FIXTURE))(
+  "the captured real 0.16.9 turn replays into a temp workspace, promptly, with a bridge that skips its first read",
+  async () => {
+    const dir = tempDir();
+    const c = new SimClient(dir, {
+      env: { ZCODE_SIM_REPLAY: FIXTURE, ZCODE_SIM_REPLAY_WORKSPACE: dir, ZCODE_SIM_REPLAY_WAIT_MS: "10000" },
+      autoPreferences: false,
+    });
+    open.push(c);
+    const ws = { workspacePath: dir, workspaceKey: dir };
+    c.send({ id: 10, method: "session/create", params: { workspace: ws, mode: "yolo" } });
+    const created = await c.waitFor((f) => f.id === 10);
+    expect(created.result.session.workspace).toEqual(ws);
+    const sid = created.result.session.sessionId;
+    const prefs = await c.waitFor((f) => f.method === "session/requestRuntimePreferences");
+    expect(prefs).toMatchObject({ id: "server-1", params: { sessionId: sid, scope: "runtime-materialization" } });
+    c.send({ id: prefs.id, result: { nativeSearchEnhancementsEnabled: false } });
+    // This bridge does not read before subscribing: the traced read is skipped at once, not after 10 s.
+    const t0 = Date.now();
+    c.send({ id: 11, method: "session/subscribe", params: { sessionId: sid, deliveryKind: "desktop-continuous" } });
+    expect((await c.waitFor((f) => f.id === 11, 3000)).result).toMatchObject({ sessionId: sid, eventSeq: 0, events: [] });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    c.send({ id: 12, method: "session/send", params: { sessionId: sid, content: "Reply with exactly the token: PROBE_OK" } });
+    expect((await c.waitFor((f) => f.id === 12)).result).toEqual({ sessionId: sid, accepted: true, stateRevision: 2 });
+    const end = await c.waitEvent(sid, "turn.completed", 3000);
+    expect(end.payload.response).toBe("PROBE_OK");
+    expect(c.events(sid).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    c.send({ id: 13, method: "session/read", params: { sessionId: sid, messageLimit: 1 } });
+    const read = await c.waitFor((f) => f.id === 13);
+    expect(read.result.session.workspace).toEqual(ws);
+    expect(read.result.runtime.eventSeq).toBe(8);
+    expect(c.rawLines.some((l) => l.includes("/workspace/probe"))).toBe(false);
+  },
+);

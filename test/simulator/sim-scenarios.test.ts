@@ -22,8 +22,12 @@ const DENIED =
 const PLAN_Q = "Review this implementation plan.";
 
 const tools = (ev: Frame[]) => ev.filter((e) => e.type === "tool.updated").map((e) => e.payload);
-const streaming = (ev: Frame[], kind: string) => ev.filter((e) => e.type === "model.streaming" && e.payload.kind === kind).map((e) => e.payload);
-const texts = (ev: Frame[]) => streaming(ev, "text_delta").map((p) => p.delta).join("");
+const streaming = (ev: Frame[], kind: string) =>
+  ev.filter((e) => e.type === "model.streaming" && e.payload.kind === kind).map((e) => e.payload);
+const texts = (ev: Frame[]) =>
+  streaming(ev, "text_delta")
+    .map((p) => p.delta)
+    .join("");
 const seqsContiguous = (ev: Frame[]) => ev.every((e, i) => i === 0 || e.seq === ev[i - 1]!.seq + 1);
 
 async function run(content: string, env: Record<string, string> = {}, mode?: string) {
@@ -48,13 +52,24 @@ async function interact(c: SimClient, id: string, content: string, answer: (f: F
   await c.call("session/send", { sessionId: id, content });
   const seen = new Set<unknown>();
   for (;;) {
-    const f = await c.waitFor((x) => (x.method?.startsWith(method) && !seen.has(x.params.requestId)) || (x.method === "session/event" && x.params.sessionId === id && (x.params.type === "turn.completed" || x.params.type === "turn.failed")), 5000, from);
+    const f = await c.waitFor(
+      (x) =>
+        (x.method?.startsWith(method) && !seen.has(x.params.requestId)) ||
+        (x.method === "session/event" &&
+          x.params.sessionId === id &&
+          (x.params.type === "turn.completed" || x.params.type === "turn.failed")),
+      5000,
+      from,
+    );
     if (f.method === "session/event") break;
     seen.add(f.params.requestId);
     c.send({ id: f.id, result: answer(f) });
   }
   await c.waitIdle(id, 5000, from);
-  const ev = c.frames.slice(from).filter((f) => f.method === "session/event" && f.params.sessionId === id).map((f) => f.params);
+  const ev = c.frames
+    .slice(from)
+    .filter((f) => f.method === "session/event" && f.params.sessionId === id)
+    .map((f) => f.params);
   return { ev, requests: c.frames.slice(from).filter((f) => f.method?.startsWith(method)) };
 }
 
@@ -71,7 +86,17 @@ describe("a plain turn", () => {
     expect(ev[1]!.payload).toMatchObject({ hookEventName: "SessionStart", descriptor: { executionType: "command" } });
     const started = ev[2]!;
     expect(started.payload).toMatchObject({ turnNumber: 1, input: "hi there", messageId: expect.stringMatching(/^msg_/) });
-    expect(Object.keys(started).sort()).toEqual(["deliveryKind", "eventId", "payload", "seq", "sessionId", "timestamp", "traceId", "turnId", "type"]);
+    expect(Object.keys(started).sort()).toEqual([
+      "deliveryKind",
+      "eventId",
+      "payload",
+      "seq",
+      "sessionId",
+      "timestamp",
+      "traceId",
+      "turnId",
+      "type",
+    ]);
     expect(texts(ev)).toBe("Echo: hi there");
     const deltas = [...streaming(ev, "reasoning_delta"), ...streaming(ev, "text_delta")];
     expect(new Set(deltas.map((d) => d.assistantMessageId)).size).toBe(1);
@@ -80,7 +105,11 @@ describe("a plain turn", () => {
     expect(kinds.lastIndexOf("reasoning_delta")).toBeLessThan(kinds.indexOf("text_delta"));
     const usage = ev.filter((e) => e.type === "session.updated" && e.payload.usage);
     expect(usage).toHaveLength(1);
-    expect(usage[0]!.payload).toMatchObject({ stopReason: "stop", contextWindow: 200000, usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
+    expect(usage[0]!.payload).toMatchObject({
+      stopReason: "stop",
+      contextWindow: 200000,
+      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) },
+    });
     const done = ev.at(-1)!;
     expect(done.type).toBe("turn.completed");
     expect(done.payload).toMatchObject({ response: "Echo: hi there", toolCallCount: 0, historyRoundCount: 1, resultType: "success" });
@@ -91,7 +120,13 @@ describe("a plain turn", () => {
     expect(su.map((f) => f.params.reason)).toEqual(["prompt_started", "prompt_completed"]);
     const answerAt = c.frames.findIndex((f, i) => i >= sendAt && f.result?.accepted === true);
     expect(c.frames.indexOf(su[0]!)).toBeLessThan(answerAt);
-    expect(su[0]!.params).toMatchObject({ type: "state.updated", scope: "session", sessionId: id, patch: { status: "running" }, workspace: { workspacePath: "/tmp/ws" } });
+    expect(su[0]!.params).toMatchObject({
+      type: "state.updated",
+      scope: "session",
+      sessionId: id,
+      patch: { status: "running" },
+      workspace: { workspacePath: "/tmp/ws" },
+    });
     expect(c.frames.findIndex((f) => f.params === done)).toBeLessThan(c.frames.indexOf(su[1]!));
     expect(su[1]!.params.patch.model.current.modelId).toBe("GLM-5.3");
     const read = await c.call("session/read", { sessionId: id });
@@ -112,11 +147,23 @@ describe("a plain turn", () => {
     expect(m.map((x) => x.info.role)).toEqual(["user", "assistant", "user", "user", "assistant"]);
     const [u, a] = m;
     expect(u.info).toMatchObject({ sessionId: id, role: "user", agent: "build", time: { created: expect.any(Number) } });
-    expect(u.parts).toEqual([{ partId: expect.stringMatching(/^prt_/), sessionId: id, messageId: u.info.messageId, type: "text", text: "one" }]);
-    expect(a.info).toMatchObject({ role: "assistant", parentMessageId: u.info.messageId, path: { cwd: "/w/h", root: "/w/h" }, cost: 0, finish: "stop" });
+    expect(u.parts).toEqual([
+      { partId: expect.stringMatching(/^prt_/), sessionId: id, messageId: u.info.messageId, type: "text", text: "one" },
+    ]);
+    expect(a.info).toMatchObject({
+      role: "assistant",
+      parentMessageId: u.info.messageId,
+      path: { cwd: "/w/h", root: "/w/h" },
+      cost: 0,
+      finish: "stop",
+    });
     expect(a.parts.map((p: any) => p.type)).toEqual(["step-start", "reasoning", "text", "step-finish"]);
     const reminder = m[2];
-    expect(reminder.info).toMatchObject({ synthetic: true, visibility: "model-only", semantics: { origin: "system", kind: "system_reminder", uiVisibility: "hidden" } });
+    expect(reminder.info).toMatchObject({
+      synthetic: true,
+      visibility: "model-only",
+      semantics: { origin: "system", kind: "system_reminder", uiVisibility: "hidden" },
+    });
     expect(reminder.parts[0].text).toStartWith("<system-reminder>");
   });
 
@@ -140,7 +187,12 @@ describe("a plain turn", () => {
   test("outcomes: turn.completed error_* result types; max-tokens and refusal succeed with that stopReason", async () => {
     const c = sim();
     const id = await c.subscribed();
-    for (const [tag, rt] of [["max-turns", "error_max_turns"], ["max-budget", "error_max_budget"], ["during-execution", "error_during_execution"], ["max-tool-calls", "error_max_tool_calls"]]) {
+    for (const [tag, rt] of [
+      ["max-turns", "error_max_turns"],
+      ["max-budget", "error_max_budget"],
+      ["during-execution", "error_during_execution"],
+      ["max-tool-calls", "error_max_tool_calls"],
+    ]) {
       expect((await c.turn(id, `#scenario:${tag}`)).at(-1)!.payload.resultType).toBe(rt);
     }
     for (const reason of ["max-tokens", "refusal"]) {
@@ -161,7 +213,21 @@ describe("a plain turn", () => {
   test("markers: every model.streaming kind of the enum", async () => {
     const { ev } = await run("#scenario:markers");
     const kinds = new Set(ev.filter((e) => e.type === "model.streaming").map((e) => e.payload.kind));
-    for (const k of ["start", "finish", "error", "text_start", "text_delta", "text_end", "reasoning_start", "reasoning_delta", "reasoning_end", "tool_input_start", "tool_input_delta", "tool_input_end", "tool_call"]) {
+    for (const k of [
+      "start",
+      "finish",
+      "error",
+      "text_start",
+      "text_delta",
+      "text_end",
+      "reasoning_start",
+      "reasoning_delta",
+      "reasoning_end",
+      "tool_input_start",
+      "tool_input_delta",
+      "tool_input_end",
+      "tool_call",
+    ]) {
       expect(kinds.has(k)).toBe(true);
     }
     expect(ev.at(-1)!.payload.resultType).toBe("success");
@@ -175,10 +241,16 @@ describe("tools", () => {
     const tcid: string = start.toolCallId;
     expect(tcid).toMatch(/^call_/);
     expect(start.toolName).toBe("Bash");
-    const input = JSON.parse(streaming(ev, "tool_input_delta").map((d) => d.delta).join(""));
+    const input = JSON.parse(
+      streaming(ev, "tool_input_delta")
+        .map((d) => d.delta)
+        .join(""),
+    );
     expect(input).toEqual({ command: "ls -la", description: "List files in the workspace" });
     expect(streaming(ev, "tool_call")[0]).toMatchObject({ toolCallId: tcid, toolName: "Bash", input });
-    const order = ev.map((e) => (e.type === "tool.updated" ? `tool.${e.payload.kind}` : e.type === "model.streaming" ? e.payload.kind : e.type));
+    const order = ev.map((e) =>
+      e.type === "tool.updated" ? `tool.${e.payload.kind}` : e.type === "model.streaming" ? e.payload.kind : e.type,
+    );
     const i = (k: string) => order.indexOf(k);
     expect(i("tool_input_start")).toBeLessThan(i("tool_input_end"));
     expect(i("tool_call")).toBeLessThan(i("tool.scheduled"));
@@ -188,7 +260,13 @@ describe("tools", () => {
     expect(i("tool.batch")).toBeLessThan(i("streamRecovery.updated"));
     const t = tools(ev);
     expect(t.map((p) => p.kind)).toEqual(["scheduled", "started", "progress", "progress", "progress", "result", "batch"]);
-    expect(t[0]).toMatchObject({ toolCallId: tcid, toolName: "Bash", inputOmitted: true, inputRef: "model_stream", inputByteLength: JSON.stringify(input).length });
+    expect(t[0]).toMatchObject({
+      toolCallId: tcid,
+      toolName: "Bash",
+      inputOmitted: true,
+      inputRef: "model_stream",
+      inputByteLength: JSON.stringify(input).length,
+    });
     expect("input" in t[0]).toBe(false);
     expect(typeof t[1].startedAt).toBe("number");
     const prog = t.filter((p) => p.kind === "progress");
@@ -197,17 +275,45 @@ describe("tools", () => {
     expect(prog.at(-1).stderrTail).toContain("cannot access");
     const res = t.find((p) => p.kind === "result");
     expect("toolName" in res).toBe(false);
-    expect(res.result).toMatchObject({ success: true, truncated: false, budgetStrategy: "artifact", perf: { permissionWaitMs: 0, detail: { kind: "command", command: { exitCode: 0, status: "completed" } } } });
+    expect(res.result).toMatchObject({
+      success: true,
+      truncated: false,
+      budgetStrategy: "artifact",
+      perf: { permissionWaitMs: 0, detail: { kind: "command", command: { exitCode: 0, status: "completed" } } },
+    });
     expect(res.result.content).toStartWith("total 24\n");
     expect(res.result.content).toContain("ls: cannot access 'build'");
     expect(res.result.content).not.toContain("Exit code");
     expect(res.duration).toBeNumber();
     expect(t.at(-1)).toEqual({ errorCount: 0, kind: "batch", successCount: 1, toolCallIds: [tcid] });
-    expect(ev.find((e) => e.type === "streamRecovery.updated")!.payload).toMatchObject({ kind: "tool_result", toolCallId: tcid, toolName: "Bash", anchorId: expect.stringContaining(`${tcid}:tool-result`) });
-    expect(ev.filter((e) => e.type === "session.updated" && e.payload.usage).map((e) => e.payload.stopReason)).toEqual(["tool-calls", "stop"]);
-    expect(ev.at(-1)!.payload).toMatchObject({ toolCallCount: 1, historyRoundCount: 2, response: "The workspace has a package.json and a src directory." });
+    expect(ev.find((e) => e.type === "streamRecovery.updated")!.payload).toMatchObject({
+      kind: "tool_result",
+      toolCallId: tcid,
+      toolName: "Bash",
+      anchorId: expect.stringContaining(`${tcid}:tool-result`),
+    });
+    expect(ev.filter((e) => e.type === "session.updated" && e.payload.usage).map((e) => e.payload.stopReason)).toEqual([
+      "tool-calls",
+      "stop",
+    ]);
+    expect(ev.at(-1)!.payload).toMatchObject({
+      toolCallCount: 1,
+      historyRoundCount: 2,
+      response: "The workspace has a package.json and a src directory.",
+    });
     const part = toolParts(await messages(c, id))[0];
-    expect(part).toMatchObject({ type: "tool", callId: tcid, tool: "Bash", state: { status: "completed", input, output: res.result.content, title: "Bash", metadata: { schemaVersion: 1, serialization: { truncated: false, budgetStrategy: "artifact" } } } });
+    expect(part).toMatchObject({
+      type: "tool",
+      callId: tcid,
+      tool: "Bash",
+      state: {
+        status: "completed",
+        input,
+        output: res.result.content,
+        title: "Bash",
+        metadata: { schemaVersion: 1, serialization: { truncated: false, budgetStrategy: "artifact" } },
+      },
+    });
     expect(part.state.completedAt).toBeGreaterThanOrEqual(part.state.startedAt);
   });
 
@@ -224,17 +330,29 @@ describe("tools", () => {
     const id = await c.subscribed("/w/proj");
     const result = async (tag: string) => tools(await c.turn(id, `#scenario:${tag}`)).find((p) => p.kind === "result")!.result;
     expect((await result("read")).content).toBe('1\texport function greet(name: string): string {\n2\t  return "Hello, " + name;\n3\t}');
-    expect((await result("write")).content).toBe("File created successfully at: /w/proj/src/farewell.ts (file state is current in your context — no need to Read it back)");
+    expect((await result("write")).content).toBe(
+      "File created successfully at: /w/proj/src/farewell.ts (file state is current in your context — no need to Read it back)",
+    );
     const edit = await result("edit");
-    expect(edit.content).toBe("The file /w/proj/src/greet.ts has been updated successfully. (file state is current in your context — no need to Read it back)");
-    expect(edit.display).toMatchObject({ kind: "file_diff", filePath: "/w/proj/src/greet.ts", additions: 1, deletions: 1, truncated: false });
+    expect(edit.content).toBe(
+      "The file /w/proj/src/greet.ts has been updated successfully. (file state is current in your context — no need to Read it back)",
+    );
+    expect(edit.display).toMatchObject({
+      kind: "file_diff",
+      filePath: "/w/proj/src/greet.ts",
+      additions: 1,
+      deletions: 1,
+      truncated: false,
+    });
     expect(edit.display.structuredPatch[0].lines).toContain('-  return "Hello, " + name;');
     expect(edit.perf.detail.kind).toBe("patch");
     expect((await result("grep")).content).toBe("Found 2 files\nsrc/greet.ts\nsrc/index.ts");
     expect((await result("glob")).content.split("\n")).toHaveLength(3);
     expect((await result("webfetch")).content).toContain("greeting API");
     expect((await result("websearch")).content).toStartWith('Web search results for query: "greeting api best practices"');
-    expect((await result("task")).content).toContain("agentId: agent_7f3a9c (use SendMessage with to: 'agent_7f3a9c' to continue this agent)");
+    expect((await result("task")).content).toContain(
+      "agentId: agent_7f3a9c (use SendMessage with to: 'agent_7f3a9c' to continue this agent)",
+    );
     const todo = JSON.parse((await result("todo")).content);
     expect(todo.oldTodos).toEqual([]);
     expect(todo.todos[0]).toEqual({ content: "Read the greeting module", status: "completed", priority: "high" });
@@ -259,14 +377,29 @@ describe("tools", () => {
   test("tools: every tool in one turn, a failing Edit and a failing Bash; some tool_calls without toolName", async () => {
     const { c, id, ev } = await run("#scenario:tools");
     const names = streaming(ev, "tool_input_start").map((p) => p.toolName);
-    expect([...new Set(names)].sort()).toEqual(["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "TodoWrite", "WebFetch", "WebSearch", "Write"]);
+    expect([...new Set(names)].sort()).toEqual([
+      "Agent",
+      "Bash",
+      "Edit",
+      "Glob",
+      "Grep",
+      "Read",
+      "TodoWrite",
+      "WebFetch",
+      "WebSearch",
+      "Write",
+    ]);
     const calls = streaming(ev, "tool_call");
     expect(calls.filter((p) => p.toolName === undefined)).toHaveLength(2);
     expect(tools(ev).filter((p) => p.kind === "error")).toHaveLength(1);
     expect(tools(ev).filter((p) => p.kind === "result" && p.result.perf.detail?.command?.exitCode === 1)).toHaveLength(1);
     expect(ev.at(-1)!.payload).toMatchObject({ resultType: "success", toolCallCount: 12 });
     expect(ev.at(-1)!.payload.usage.webSearchRequests).toBe(1);
-    expect(toolParts(await messages(c, id)).map((p) => p.state.status).filter((s) => s === "error")).toHaveLength(1);
+    expect(
+      toolParts(await messages(c, id))
+        .map((p) => p.state.status)
+        .filter((s) => s === "error"),
+    ).toHaveLength(1);
   });
 
   test("batch: two tools of one parallel group start, finish, and close with one batch", async () => {
@@ -296,11 +429,25 @@ describe("subagent", () => {
     const updated = ev.filter((e) => e.type === "session.updated").map((e) => e.payload);
     const spawned = updated.find((p) => p.status === "running")!;
     const agentCall = tools(ev).find((p) => p.kind === "scheduled" && p.toolName === "Agent")!;
-    expect(spawned).toMatchObject({ agentType: "general-purpose", description: "Find callers of greet", parentToolCallId: agentCall.toolCallId, status: "running" });
+    expect(spawned).toMatchObject({
+      agentType: "general-purpose",
+      description: "Find callers of greet",
+      parentToolCallId: agentCall.toolCallId,
+      status: "running",
+    });
     expect(spawned.agentId).toMatch(/^agent_/);
     expect(spawned.childSessionId).toBe(`sess_subagent_${spawned.agentId}`);
-    expect(updated.find((p) => p.summaryText)).toEqual({ agentId: spawned.agentId, childSessionId: spawned.childSessionId, summaryText: expect.any(String) });
-    expect(updated.find((p) => p.status === "completed")).toMatchObject({ agentId: spawned.agentId, childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, totalToolUseCount: 1 });
+    expect(updated.find((p) => p.summaryText)).toEqual({
+      agentId: spawned.agentId,
+      childSessionId: spawned.childSessionId,
+      summaryText: expect.any(String),
+    });
+    expect(updated.find((p) => p.status === "completed")).toMatchObject({
+      agentId: spawned.agentId,
+      childSessionId: spawned.childSessionId,
+      parentToolCallId: agentCall.toolCallId,
+      totalToolUseCount: 1,
+    });
     const mirrored = tools(ev).filter((p) => p.source === "subagent");
     expect(mirrored.map((p) => p.kind)).toEqual(["scheduled", "started", "result"]);
     expect(mirrored[0]).toMatchObject({ childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, toolName: "Grep" });
@@ -327,7 +474,11 @@ describe("subagent", () => {
     await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
     const from = c.frames.length;
     await c.call("session/send", { sessionId: id, content: "#scenario:subagent hold=60000" });
-    await c.waitFor((f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started", 5000, from);
+    await c.waitFor(
+      (f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started",
+      5000,
+      from,
+    );
     const during = await c.call("session/subagents", { sessionId: id });
     expect(during.running).toHaveLength(1);
     expect(during.running[0]).toMatchObject({ status: "running", subagentType: "general-purpose", title: "Find callers of greet" });
@@ -354,17 +505,27 @@ describe("subagent", () => {
     await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous" });
     const from = c.frames.length;
     await c.call("session/send", { sessionId: id, content: "#scenario:subagent hold=60000" });
-    await c.waitFor((f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started", 5000, from);
+    await c.waitFor(
+      (f) => f.method === "session/event" && f.params.payload.source === "subagent" && f.params.payload.kind === "started",
+      5000,
+      from,
+    );
     await c.call("session/stop", { sessionId: id });
     await c.waitTurnEnd(id, 5000, from);
     const ev = c.events(id);
     const stopped = ev.filter((e) => e.type === "session.updated" && e.payload.status === "failed").map((e) => e.payload);
     expect(stopped).toHaveLength(1);
     expect(stopped[0].error).toContain("Agent was cancelled");
-    const mirroredEnd = tools(ev).filter((p) => p.source === "subagent").at(-1);
+    const mirroredEnd = tools(ev)
+      .filter((p) => p.source === "subagent")
+      .at(-1);
     expect(mirroredEnd).toMatchObject({ kind: "error", error: { type: "tool_cancelled" } });
     expect(ev.at(-1)!.payload.resultType).toBe("cancelled");
-    const sub = await c.call("session/subscribe", { sessionId: stopped[0].childSessionId, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    const sub = await c.call("session/subscribe", {
+      sessionId: stopped[0].childSessionId,
+      deliveryKind: "desktop-continuous",
+      afterSeq: 0,
+    });
     expect(sub.events.at(-1)).toMatchObject({ type: "turn.completed", payload: { resultType: "cancelled" } });
   });
 });
@@ -402,7 +563,11 @@ describe("permission", () => {
           kind: "allow_always",
           name: "Always allow in this project",
           optionId: "allow_project",
-          response: { decision: "allow", permissionUpdates: [{ behavior: "allow", rules: [{ toolName: "Bash", ruleContent: "rm -rf build" }], type: "addRules" }], reason: "Approved for this project" },
+          response: {
+            decision: "allow",
+            permissionUpdates: [{ behavior: "allow", rules: [{ toolName: "Bash", ruleContent: "rm -rf build" }], type: "addRules" }],
+            reason: "Approved for this project",
+          },
         },
         { kind: "deny", name: "Deny", optionId: "deny", response: { decision: "deny", reason: DENIED } },
       ],
@@ -418,8 +583,16 @@ describe("permission", () => {
     const types = ev.map((e) => (e.type === "tool.updated" ? `tool.${e.payload.kind}` : e.type));
     expect(types.indexOf("tool.scheduled")).toBeLessThan(types.indexOf("permission.requested"));
     expect(types.indexOf("permission.resolved")).toBeLessThan(types.indexOf("tool.started"));
-    expect(ev.find((e) => e.type === "permission.requested")!.payload).toMatchObject({ requestId: first.params.requestId, toolName: "Bash", riskLevel: "high", options: first.params.options });
-    expect(ev.find((e) => e.type === "permission.resolved")!.payload).toMatchObject({ requestId: first.params.requestId, decision: "allow" });
+    expect(ev.find((e) => e.type === "permission.requested")!.payload).toMatchObject({
+      requestId: first.params.requestId,
+      toolName: "Bash",
+      riskLevel: "high",
+      options: first.params.options,
+    });
+    expect(ev.find((e) => e.type === "permission.resolved")!.payload).toMatchObject({
+      requestId: first.params.requestId,
+      decision: "allow",
+    });
     const res = tools(ev).find((p) => p.kind === "result")!;
     expect(res.result.content).toBe("(Bash completed with no output)");
     expect(res.result.perf.permissionWaitMs).toBeGreaterThan(0);
@@ -448,7 +621,10 @@ describe("permission", () => {
     for (const bad of [{ decision: "yes" }, { optionId: "allow_once" }, { decision: "allow", remember: true }]) {
       const { ev } = await interact(c, id, "#scenario:permission", () => bad);
       const err = tools(ev).find((p) => p.kind === "error");
-      expect(err.error).toMatchObject({ type: "tool_execution_failed", message: expect.stringContaining("Invalid interaction/requestPermission result") });
+      expect(err.error).toMatchObject({
+        type: "tool_execution_failed",
+        message: expect.stringContaining("Invalid interaction/requestPermission result"),
+      });
       expect(tools(ev).some((p) => p.kind === "result")).toBe(false);
       expect(ev.at(-1)!.type).toBe("turn.completed");
     }
@@ -505,7 +681,13 @@ describe("plan approval", () => {
     expect(req.params).toMatchObject({
       input: { plan: expect.stringContaining("1. Read src/greet.ts") },
       prompt: expect.any(String),
-      questions: [{ header: "Plan", options: [{ description: "Exit plan mode and start implementation.", label: "Approve", value: "approve" }], question: PLAN_Q }],
+      questions: [
+        {
+          header: "Plan",
+          options: [{ description: "Exit plan mode and start implementation.", label: "Approve", value: "approve" }],
+          question: PLAN_Q,
+        },
+      ],
       requestId: expect.stringMatching(/^perm_/),
       schema: { interaction: "plan_approval", toolName: "ExitPlanMode" },
       sessionId: id,
@@ -514,7 +696,9 @@ describe("plan approval", () => {
     const mode = ev.find((e) => e.type === "session.updated" && e.payload.mode)!;
     expect(mode.payload).toEqual({ mode: "build", previousMode: "plan", source: "tool", toolCallId: req.params.toolCallId });
     expect(c.stateUpdates(id).some((s) => s.reason === "mode_changed" && s.patch.mode.current === "build")).toBe(true);
-    expect(tools(ev).find((p) => p.kind === "result")!.result.content).toStartWith("User has approved your plan. You can now start coding.");
+    expect(tools(ev).find((p) => p.kind === "result")!.result.content).toStartWith(
+      "User has approved your plan. You can now start coding.",
+    );
     expect((await c.call("session/read", { sessionId: id })).settings.mode.current).toBe("build");
   });
 
@@ -523,7 +707,12 @@ describe("plan approval", () => {
       const { ev } = await planTurn({ action: "accept", content });
       expect(tools(ev).some((p) => p.kind === "result")).toBe(true);
     }
-    for (const answer of [{ action: "accept" }, { action: "accept", content: {} }, { action: "decline" }, { action: "accept", content: { answers: { [PLAN_Q]: "Approve" } } }]) {
+    for (const answer of [
+      { action: "accept" },
+      { action: "accept", content: {} },
+      { action: "decline" },
+      { action: "accept", content: { answers: { [PLAN_Q]: "Approve" } } },
+    ]) {
       const { c, id, ev } = await planTurn(answer);
       expect(ev.find((e) => e.type === "permission.resolved")!.payload.decision).toBe("deny");
       expect(tools(ev).some((p) => p.kind === "result")).toBe(false);
@@ -538,15 +727,31 @@ describe("questions", () => {
   test("AskUserQuestion: requestUserInput with questions (value = label); answers by question text reach the tool", async () => {
     const c = sim();
     const id = await c.subscribed();
-    const { ev, requests } = await interact(c, id, "#scenario:question", (f) => ({ action: "accept", content: { answers: { [(f.params as any).questions[0].question]: "Bun" } } }));
+    const { ev, requests } = await interact(c, id, "#scenario:question", (f) => ({
+      action: "accept",
+      content: { answers: { [(f.params as any).questions[0].question]: "Bun" } },
+    }));
     const req = requests[0]!;
     expect(req.params).toMatchObject({
       input: { questions: [{ question: "Which package manager should I use?" }] },
-      questions: [{ question: "Which package manager should I use?", header: "Package", multiSelect: false, options: [{ label: "Bun", value: "Bun", description: "Fast, all-in-one" }, { label: "npm", value: "npm" }] }],
+      questions: [
+        {
+          question: "Which package manager should I use?",
+          header: "Package",
+          multiSelect: false,
+          options: [
+            { label: "Bun", value: "Bun", description: "Fast, all-in-one" },
+            { label: "npm", value: "npm" },
+          ],
+        },
+      ],
       schema: { toolName: "AskUserQuestion" },
       toolName: "AskUserQuestion",
     });
-    expect(ev.find((e) => e.type === "permission.resolved")!.payload).toMatchObject({ decision: "modify", modifiedInput: { answers: { "Which package manager should I use?": "Bun" } } });
+    expect(ev.find((e) => e.type === "permission.resolved")!.payload).toMatchObject({
+      decision: "modify",
+      modifiedInput: { answers: { "Which package manager should I use?": "Bun" } },
+    });
     expect(tools(ev).find((p) => p.kind === "result")!.result.content).toBe(
       'User has answered your questions: "Which package manager should I use?"="Bun". You can now continue with the user\'s answers in mind.',
     );
@@ -556,17 +761,25 @@ describe("questions", () => {
     const c = sim();
     const id = await c.subscribed();
     const content = (ev: Frame[]) => tools(ev).find((p) => p.kind === "result")?.result.content as string | undefined;
-    const all = await interact(c, id, "#scenario:question-multi", () => ({ action: "accept", content: { answers: { "Select the files to test": ["auth.test.ts", "api.test.ts"] }, answer_1: "npm" } }));
+    const all = await interact(c, id, "#scenario:question-multi", () => ({
+      action: "accept",
+      content: { answers: { "Select the files to test": ["auth.test.ts", "api.test.ts"] }, answer_1: "npm" },
+    }));
     expect(content(all.ev)).toBe(
       'User has answered your questions: "Select the files to test"="auth.test.ts, api.test.ts", "Which package manager should I use?"="npm". You can now continue with the user\'s answers in mind.',
     );
     const partial = await interact(c, id, "#scenario:question-multi", () => ({ action: "accept", content: { answer_0: "user.test.ts" } }));
-    expect(content(partial.ev)).toStartWith('The user answered some questions and skipped 1. Provided answers: "Select the files to test"="user.test.ts".');
+    expect(content(partial.ev)).toStartWith(
+      'The user answered some questions and skipped 1. Provided answers: "Select the files to test"="user.test.ts".',
+    );
     const none = await interact(c, id, "#scenario:question-multi", () => ({ action: "accept", content: { answers: {} } }));
     expect(content(none.ev)).toStartWith("The user did not provide answers to these questions.");
     const decline = await interact(c, id, "#scenario:question-multi", () => ({ action: "decline" }));
     expect(content(decline.ev)).toBeUndefined();
-    expect(decline.ev.find((e) => e.type === "permission.resolved")!.payload).toMatchObject({ decision: "deny", reason: "AskUserQuestion was declined" });
+    expect(decline.ev.find((e) => e.type === "permission.resolved")!.payload).toMatchObject({
+      decision: "deny",
+      reason: "AskUserQuestion was declined",
+    });
     expect(texts(decline.ev)).toContain("sensible defaults");
     const bad = await interact(c, id, "#scenario:question", () => ({ action: "accept", answers: {} }));
     expect(tools(bad.ev).find((p) => p.kind === "error")!.error.message).toContain("Invalid interaction/requestUserInput result");
@@ -598,7 +811,7 @@ describe("provider runtime headers", () => {
       reason: "model-request",
     });
     expect(texts(ev)).toBe("Echo: hello\nauth: apiKey");
-    expect(JSON.stringify(c.frames)).not.toContain("sk-very-secret\"}}}");
+    expect(JSON.stringify(c.frames)).not.toContain('sk-very-secret"}}}');
     expect(texts(ev)).not.toContain("sk-very-secret");
   });
 
@@ -606,7 +819,11 @@ describe("provider runtime headers", () => {
     const no = await accountSession({ headersApplied: false, errorMessage: "Not signed in to BigModel" });
     const ev = await no.c.turn(no.id, "hello");
     expect(ev.at(-1)!.type).toBe("turn.failed");
-    expect(ev.at(-1)!.payload.error).toMatchObject({ type: "model_error", code: "runtime_authentication_required", message: expect.stringContaining("Not signed in to BigModel") });
+    expect(ev.at(-1)!.payload.error).toMatchObject({
+      type: "model_error",
+      code: "runtime_authentication_required",
+      message: expect.stringContaining("Not signed in to BigModel"),
+    });
     expect(ev.at(-1)!.payload.error.attribution.retryable).toBe(false);
     const bad = await accountSession({ headersApplied: true });
     expect((await bad.c.turn(bad.id, "x")).at(-1)!.payload.error.message).toContain("requestAuth: Required");
@@ -675,7 +892,14 @@ describe("attachments", () => {
     expect(out).not.toContain("empty.png");
     expect(out).not.toContain("big.txt");
     const started = ev.find((e) => e.type === "turn.started")!.payload;
-    expect(started.attachments.map((a: any) => `${a.type}:${a.filename}`)).toEqual(["image:shot.png", "pdf:spec.pdf", "file:notes.bin", "file:todo.txt", "file:memo.txt", "video:clip.mp4"]);
+    expect(started.attachments.map((a: any) => `${a.type}:${a.filename}`)).toEqual([
+      "image:shot.png",
+      "pdf:spec.pdf",
+      "file:notes.bin",
+      "file:todo.txt",
+      "file:memo.txt",
+      "video:clip.mp4",
+    ]);
   });
 });
 
@@ -687,7 +911,10 @@ describe("failures and stops", () => {
     for (let i = 0; i < 2; i++) {
       const end = (await c.turn(id, prompt)).at(-1)!;
       expect(end.type).toBe("turn.failed");
-      expect(end.payload).toMatchObject({ turnPhase: expect.any(String), error: { type: "model_error", code: "model_rate_limited", attribution: { retryable: true, statusCode: 429 } } });
+      expect(end.payload).toMatchObject({
+        turnPhase: expect.any(String),
+        error: { type: "model_error", code: "model_rate_limited", attribution: { retryable: true, statusCode: 429 } },
+      });
     }
     expect((await c.turn(id, prompt)).at(-1)!.payload.resultType).toBe("success");
     const top = (await c.turn(id, "#scenario:fail-transient top=1")).at(-1)!.payload.error;
@@ -800,7 +1027,11 @@ describe("wire faults", () => {
     expect(missing.length).toBe(3);
     const sub = await c.call("session/subscribe", { sessionId: id, deliveryKind: "desktop-continuous", afterSeq: 0 });
     expect(sub.events.map((e: Frame) => e.seq)).toEqual(Array.from({ length: sub.eventSeq }, (_, i) => i + 1));
-    expect(streaming(sub.events, "text_delta").map((p) => p.delta).join("")).toBe("one two three four five six seven eight");
+    expect(
+      streaming(sub.events, "text_delta")
+        .map((p) => p.delta)
+        .join(""),
+    ).toBe("one two three four five six seven eight");
   });
 
   test("stall: half the turn live, the rest only via afterSeq; live pushes resume after resubscribing", async () => {

@@ -26,8 +26,26 @@ async function call(method: string, params: Record<string, unknown>): Promise<an
 }
 
 test("the transcribed schemas reject what ZCode's would", () => {
-  expect(validate(sessionEvent, { eventId: "e", sessionId: "s", seq: 1, timestamp: 1, type: "tool.updated", payload: { kind: "result", toolCallId: "c", result: {}, duration: 1, output: "x" } }).ok).toBe(false);
-  expect(validate(sessionEvent, { eventId: "e", sessionId: "s", seq: 1, timestamp: 1, type: "turn.completed", payload: { response: "", tokenCount: 0, toolCallCount: 0, duration: 0, resultType: "max_tokens" } }).ok).toBe(false);
+  expect(
+    validate(sessionEvent, {
+      eventId: "e",
+      sessionId: "s",
+      seq: 1,
+      timestamp: 1,
+      type: "tool.updated",
+      payload: { kind: "result", toolCallId: "c", result: {}, duration: 1, output: "x" },
+    }).ok,
+  ).toBe(false);
+  expect(
+    validate(sessionEvent, {
+      eventId: "e",
+      sessionId: "s",
+      seq: 1,
+      timestamp: 1,
+      type: "turn.completed",
+      payload: { response: "", tokenCount: 0, toolCallCount: 0, duration: 0, resultType: "max_tokens" },
+    }).ok,
+  ).toBe(false);
   expect(validate(results["session/send"]!, { sessionId: "s", accepted: true }).ok).toBe(false);
   expect(validate(sessionEvent, { eventId: "e", sessionId: "s", seq: 1, timestamp: 1, type: "mystery.event", payload: {} }).ok).toBe(false);
 });
@@ -71,11 +89,17 @@ test("results, events, requests to the bridge and state.updated of every ordinar
   ];
   for (const p of prompts) {
     const from = c.frames.length;
-    await call("session/send", { sessionId: sid, content: p, attachments: [{ kind: "image", filename: "a.png", mimeType: "image/png", dataBase64: "AAAA" }] });
+    await call("session/send", {
+      sessionId: sid,
+      content: p,
+      attachments: [{ kind: "image", filename: "a.png", mimeType: "image/png", dataBase64: "AAAA" }],
+    });
     const seen = new Set<unknown>();
     for (;;) {
       const f = await c.waitFor(
-        (x) => (x.method?.startsWith("interaction/") && !seen.has(x.id)) || (x.method === "state.updated" && x.params.sessionId === sid && ["prompt_completed", "prompt_failed"].includes(x.params.reason)),
+        (x) =>
+          (x.method?.startsWith("interaction/") && !seen.has(x.id)) ||
+          (x.method === "state.updated" && x.params.sessionId === sid && ["prompt_completed", "prompt_failed"].includes(x.params.reason)),
         5000,
         from,
       );
@@ -85,7 +109,10 @@ test("results, events, requests to the bridge and state.updated of every ordinar
     }
   }
   // An account provider: provider runtime headers.
-  await call("session/setModel", { sessionId: sid, model: { providerId: "account:bigmodel-individual-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "high" } } });
+  await call("session/setModel", {
+    sessionId: sid,
+    model: { providerId: "account:bigmodel-individual-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "high" } },
+  });
   await c.turn(sid, "with auth");
   await call("session/setThoughtLevel", { sessionId: sid, thoughtLevel: "low" });
   await call("session/setMode", { sessionId: sid, mode: "build" });

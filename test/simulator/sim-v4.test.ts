@@ -23,21 +23,47 @@ const cid = () => `0196a3e2-7c1d-7000-8000-${String(++n).padStart(12, "0")}`;
 async function rows(c: SimClient, sessionId: string) {
   return c.call("v4/conversation/rowsRange", { sessionId, limit: 200 });
 }
-function command(c: SimClient, sessionId: string | null, type: string, payload: unknown, extra: Record<string, unknown> = {}, commandId = cid()): Promise<any> {
+function command(
+  c: SimClient,
+  sessionId: string | null,
+  type: string,
+  payload: unknown,
+  extra: Record<string, unknown> = {},
+  commandId = cid(),
+): Promise<any> {
   return c.call("v4/command", { commandId, clientId: "test", sessionId, type, payload, issuedAt: Date.now(), ...extra });
 }
-async function cas(c: SimClient, sessionId: string, type: string, pick: (rows: any[]) => any, payload: Record<string, unknown> = {}, commandId = cid()) {
+async function cas(
+  c: SimClient,
+  sessionId: string,
+  type: string,
+  pick: (rows: any[]) => any,
+  payload: Record<string, unknown> = {},
+  commandId = cid(),
+) {
   const r = await rows(c, sessionId);
   const row = pick(r.rows);
-  return command(c, sessionId, type, { target: { rowId: row.rowId, entityId: row.entityId }, ...payload }, { baseRevision: r.atRevision, baseLogEpoch: r.atLogEpoch }, commandId);
+  return command(
+    c,
+    sessionId,
+    type,
+    { target: { rowId: row.rowId, entityId: row.entityId }, ...payload },
+    { baseRevision: r.atRevision, baseLogEpoch: r.atLogEpoch },
+    commandId,
+  );
 }
 const last = (rows: any[], kind: string) => rows.filter((r) => r.kind === kind).at(-1);
-const userTexts = (c: SimClient, id: string) => c.call("session/messages", { sessionId: id }).then((m: any) => m.messages.filter((x: Frame) => x.info.role === "user" && !x.info.synthetic).map((x: Frame) => x.parts[0].text));
+const userTexts = (c: SimClient, id: string) =>
+  c
+    .call("session/messages", { sessionId: id })
+    .then((m: any) => m.messages.filter((x: Frame) => x.info.role === "user" && !x.info.synthetic).map((x: Frame) => x.parts[0].text));
 
 describe("detection", () => {
   test("0.16.9 answers the probe; 0.15.3 and 0.16.2 answer -32601", async () => {
     const probe = { commands: [{ sessionId: null, commandId: "probe" }] };
-    expect(await sim().call("v4/commands/query", probe)).toEqual({ results: [{ key: { sessionId: null, commandId: "probe" }, result: "unknown" }] });
+    expect(await sim().call("v4/commands/query", probe)).toEqual({
+      results: [{ key: { sessionId: null, commandId: "probe" }, result: "unknown" }],
+    });
     for (const v of ["0.15.3", "0.16.2"]) {
       const e = (await sim(v).request("v4/command", {})).error;
       expect(e).toEqual({ code: -32601, message: "Method not found: v4/command" });
@@ -55,8 +81,16 @@ describe("envelope and inbox", () => {
   test("bad envelopes and payloads are rejected ACKs, never JSON-RPC errors; CAS needs its fields", async () => {
     const c = sim();
     const id = await c.subscribed("/w/a");
-    expect(await c.call("v4/command", { commandId: 7 })).toMatchObject({ commandId: "", status: "rejected", reasonCode: "proto.invalidPayload", revisionAtDecision: 0 });
-    expect(await command(c, id, "sendText", { text: "x", extra: 1 })).toMatchObject({ status: "rejected", reasonCode: "proto.invalidPayload" });
+    expect(await c.call("v4/command", { commandId: 7 })).toMatchObject({
+      commandId: "",
+      status: "rejected",
+      reasonCode: "proto.invalidPayload",
+      revisionAtDecision: 0,
+    });
+    expect(await command(c, id, "sendText", { text: "x", extra: 1 })).toMatchObject({
+      status: "rejected",
+      reasonCode: "proto.invalidPayload",
+    });
     const noCas = await command(c, id, "editUserQuery", { target: { rowId: 1, entityId: "x" }, newText: "y" });
     expect(noCas).toMatchObject({ status: "rejected", reasonCode: "proto.invalidPayload" });
     expect(noCas.message).toContain("CAS commands require baseRevision and baseLogEpoch");
@@ -75,7 +109,14 @@ describe("envelope and inbox", () => {
     expect(header).toMatchObject({ state: "completedSuccess", fileChanges: { state: "active" }, actions: { canRewindFiles: true } });
     const target = { rowId: header.rowId, entityId: header.entityId };
     const commandId = cid();
-    const stale = await command(c, id, "applyFileRewind", { target }, { baseRevision: r.atRevision - 1, baseLogEpoch: r.atLogEpoch }, commandId);
+    const stale = await command(
+      c,
+      id,
+      "applyFileRewind",
+      { target },
+      { baseRevision: r.atRevision - 1, baseLogEpoch: r.atLogEpoch },
+      commandId,
+    );
     expect(stale).toMatchObject({ status: "stale", reasonCode: "proto.staleRevision" });
     const epoch = await command(c, id, "applyFileRewind", { target }, { baseRevision: r.atRevision, baseLogEpoch: "old-epoch" }, commandId);
     expect(epoch).toMatchObject({ status: "stale", reasonCode: "proto.staleLogEpoch" });
@@ -106,7 +147,10 @@ describe("commands", () => {
     expect(types.indexOf("turn.steerQueued")).toBeLessThan(types.indexOf("turn.steerDrained"));
     expect(types.filter((t) => t === "turn.started")).toHaveLength(1);
     const r = await rows(c, id);
-    expect(r.rows.filter((x: any) => x.kind === "userInput").map((x: any) => [x.text, x.guided ?? false])).toEqual([["#scenario:guided", false], ["use TypeScript", true]]);
+    expect(r.rows.filter((x: any) => x.kind === "userInput").map((x: any) => [x.text, x.guided ?? false])).toEqual([
+      ["#scenario:guided", false],
+      ["use TypeScript", true],
+    ]);
   });
 
   test("a stopped turn's guide falls back: session.updated guide.turnInterrupted, held (no new turn)", async () => {
@@ -118,13 +162,22 @@ describe("commands", () => {
     await c.waitFor((f) => f.params?.payload?.kind === "tool_call", 5000, from);
     await command(c, id, "sendText", { text: "also lint", requestedDelivery: "guide" });
     // This turn was started by session/send, but a v4 stop with its execution id stops it too.
-    expect(await command(c, id, "stop", { expectedForegroundExecutionId: started.payload.foregroundExecutionId })).toMatchObject({ status: "accepted" });
+    expect(await command(c, id, "stop", { expectedForegroundExecutionId: started.payload.foregroundExecutionId })).toMatchObject({
+      status: "accepted",
+    });
     const fell = c.events(id).find((e) => e.type === "session.updated" && e.payload.fallbackReasonCode);
-    expect(fell?.payload).toMatchObject({ fallbackReasonCode: "guide.turnInterrupted", requestedDelivery: "guide", admittedDelivery: "queue" });
+    expect(fell?.payload).toMatchObject({
+      fallbackReasonCode: "guide.turnInterrupted",
+      requestedDelivery: "guide",
+      admittedDelivery: "queue",
+    });
     expect((await c.waitTurnEnd(id, 5000, from)).payload.resultType).toBe("cancelled");
     expect(c.events(id).filter((e) => e.type === "turn.started")).toHaveLength(1);
     // A late stop names the old execution: noop, nothing else happens.
-    expect(await command(c, id, "stop", { expectedForegroundExecutionId: started.payload.foregroundExecutionId })).toMatchObject({ status: "noop", reasonCode: "guard.stopTargetChanged" });
+    expect(await command(c, id, "stop", { expectedForegroundExecutionId: started.payload.foregroundExecutionId })).toMatchObject({
+      status: "noop",
+      reasonCode: "guard.stopTargetChanged",
+    });
   });
 
   test("noboundary=1: the guide falls back (guide.noToolBoundary) and runs as a turn of its own", async () => {
@@ -145,7 +198,10 @@ describe("commands", () => {
     const id = await c.subscribed("/w/f");
     await c.turn(id, "#scenario:edit unsafe=1");
     const ack = await cas(c, id, "applyFileRewind", (r) => last(r, "turnHeader"));
-    expect(ack).toMatchObject({ status: "accepted", result: { applied: false, preview: { canApply: false, unsafeFiles: [{ reason: "external_modified" }] } } });
+    expect(ack).toMatchObject({
+      status: "accepted",
+      result: { applied: false, preview: { canApply: false, unsafeFiles: [{ reason: "external_modified" }] } },
+    });
     expect(ack.result.preview.unsafeFiles[0].path).toContain("greet.ts");
     expect((await rows(c, id)).rows[0].fileChanges.state).toBe("active");
     const edit = await cas(c, id, "editUserQuery", (r) => last(r, "userInput"), { newText: "again", workspaceMode: "rewind" });
@@ -159,13 +215,23 @@ describe("commands", () => {
     await c.turn(id, "#scenario:edit");
     const from = c.frames.length;
     const commandId = cid();
-    const ack = await cas(c, id, "editUserQuery", (r) => last(r, "userInput"), { newText: "hello instead", workspaceMode: "rewind" }, commandId);
+    const ack = await cas(
+      c,
+      id,
+      "editUserQuery",
+      (r) => last(r, "userInput"),
+      { newText: "hello instead", workspaceMode: "rewind" },
+      commandId,
+    );
     expect(ack).toMatchObject({ status: "accepted", result: { type: "editUserQuery", disposition: "rewind" } });
     const started = await c.waitEvent(id, "turn.started", 5000, from);
     expect(started.payload).toMatchObject({ queryId: commandId, inputId: commandId, input: "hello instead" });
     await c.waitIdle(id, 5000, from);
     expect(await userTexts(c, id)).toEqual(["hello instead"]);
-    const scopes = c.events(id).filter((e) => e.type === "rewind.triggered").map((e) => e.payload.scope);
+    const scopes = c
+      .events(id)
+      .filter((e) => e.type === "rewind.triggered")
+      .map((e) => e.payload.scope);
     expect(scopes).toEqual(["workspace", "conversation"]);
   });
 

@@ -173,13 +173,24 @@ export class Sim {
    * Stores an event under the next seq and pushes it when the session has a
    * delivery kind. `live:false` stores without pushing (seq-gap).
    */
-  emit(s: SessionRecord, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string; noFuzz?: boolean; noBatch?: boolean } = {}): StoredEvent | undefined {
+  emit(
+    s: SessionRecord,
+    type: string,
+    payload: Record<string, unknown>,
+    opts: { live?: boolean; turnId?: string; noFuzz?: boolean; noBatch?: boolean } = {},
+  ): StoredEvent | undefined {
     const r = this.runtimes.get(s.id);
     if (!r) return undefined;
     const kind = payload.kind;
     if (type === "model.streaming" && (kind === "text_delta" || kind === "reasoning_delta") && this.cfg.batchDeltas && !opts.noBatch) {
       const b = r.batch;
-      if (b && b.kind === kind && b.payload.assistantMessageId === payload.assistantMessageId && b.opts.live === opts.live && b.opts.turnId === opts.turnId) {
+      if (
+        b &&
+        b.kind === kind &&
+        b.payload.assistantMessageId === payload.assistantMessageId &&
+        b.opts.live === opts.live &&
+        b.opts.turnId === opts.turnId
+      ) {
         b.delta += String(payload.delta ?? "");
         if (b.delta.length >= BATCH[kind].chars) this.flushDeltas(s);
         return undefined;
@@ -207,7 +218,13 @@ export class Sim {
     this.write(s, r, "model.streaming", { ...b.payload, delta: b.delta }, b.opts);
   }
 
-  private write(s: SessionRecord, r: Runtime, type: string, payload: Record<string, unknown>, opts: { live?: boolean; turnId?: string; noFuzz?: boolean }): StoredEvent {
+  private write(
+    s: SessionRecord,
+    r: Runtime,
+    type: string,
+    payload: Record<string, unknown>,
+    opts: { live?: boolean; turnId?: string; noFuzz?: boolean },
+  ): StoredEvent {
     const pushing = r.deliveryKind !== undefined && !r.holdLive && opts.live !== false;
     if (pushing && !opts.noFuzz) this.fuzz.between(s);
     const e: StoredEvent = { eventId: uuid(), payload, seq: ++r.seq, sessionId: s.id, timestamp: Date.now(), traceId: s.traceId, type };

@@ -100,7 +100,11 @@ export function runtimeState(sim: Sim, s: SessionRecord): Record<string, unknown
   return rt;
 }
 
-export function snapshot(sim: Sim, s: SessionRecord, opts: { availability?: ModelAvailability; messageLimit?: number } = {}): Record<string, unknown> {
+export function snapshot(
+  sim: Sim,
+  s: SessionRecord,
+  opts: { availability?: ModelAvailability; messageLimit?: number } = {},
+): Record<string, unknown> {
   const limit = opts.messageLimit;
   const messages = limit && limit > 0 ? s.messages.slice(-limit) : s.messages;
   return {

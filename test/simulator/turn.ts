@@ -123,7 +123,11 @@ export function permissionOptions(toolName: string, input: unknown): Record<stri
       kind: "allow_always",
       name: "Always allow in this project",
       optionId: "allow_project",
-      response: { decision: "allow", permissionUpdates: [{ behavior: "allow", rules: [rule], type: "addRules" }], reason: "Approved for this project" },
+      response: {
+        decision: "allow",
+        permissionUpdates: [{ behavior: "allow", rules: [rule], type: "addRules" }],
+        reason: "Approved for this project",
+      },
     },
     { kind: "deny", name: "Deny", optionId: "deny", response: { decision: "deny", reason: PERMISSION_DENIED_BY_USER_CONTENT } },
   ];
@@ -389,7 +393,8 @@ export class Turn {
 
   private transcriptChars(): number {
     let n = 0;
-    for (const m of this.s.messages) for (const p of m.parts) n += p.type === "text" || p.type === "reasoning" ? p.text.length : p.type === "tool" ? 400 : 0;
+    for (const m of this.s.messages)
+      for (const p of m.parts) n += p.type === "text" || p.type === "reasoning" ? p.text.length : p.type === "tool" ? 400 : 0;
     return n;
   }
 
@@ -422,7 +427,14 @@ export class Turn {
     this.response = st.text;
     await this.emit("session.updated", {
       stopReason: reason,
-      usage: { inputTokens: input, outputTokens: output, totalTokens: total, cacheReadTokens: cacheRead, cacheWriteTokens: 0, reasoningTokens: reasoning },
+      usage: {
+        inputTokens: input,
+        outputTokens: output,
+        totalTokens: total,
+        cacheReadTokens: cacheRead,
+        cacheWriteTokens: 0,
+        reasoningTokens: reasoning,
+      },
       cacheHit: cacheRead > 0,
       contextWindow: contextWindow(this.s),
     });
@@ -453,7 +465,12 @@ export class Turn {
       const json = JSON.stringify(spec.input);
       const size = Math.max(16, Math.ceil(json.length / 3));
       for (let i = 0; i < json.length; i += size) {
-        await this.emit("model.streaming", { assistantMessageId: amid, delta: json.slice(i, i + size), kind: "tool_input_delta", toolCallId });
+        await this.emit("model.streaming", {
+          assistantMessageId: amid,
+          delta: json.slice(i, i + size),
+          kind: "tool_input_delta",
+          toolCallId,
+        });
       }
       await this.emit("model.streaming", { assistantMessageId: amid, kind: "tool_input_end", toolCallId });
       const call: Record<string, unknown> = { assistantMessageId: amid, input: spec.input, kind: "tool_call", toolCallId };
@@ -621,12 +638,24 @@ export class Turn {
     c.outcome = "success";
     const at = this.r.activeTools.get(c.toolCallId);
     if (at) at.status = "completed";
-    await this.emit("tool.updated", { duration: out.duration ?? Math.max(1, now - startedAt), kind: "result", result, toolCallId: c.toolCallId });
+    await this.emit("tool.updated", {
+      duration: out.duration ?? Math.max(1, now - startedAt),
+      kind: "result",
+      result,
+      toolCallId: c.toolCallId,
+    });
   }
 
   private async toolError(c: ToolCall, e: Extract<ToolOutcome, { kind: "error" }>): Promise<void> {
     const now = Date.now();
-    c.part.state = { status: "error", input: c.part.state.input, error: e.message, metadata: {}, startedAt: c.startedAt ?? now, completedAt: now };
+    c.part.state = {
+      status: "error",
+      input: c.part.state.input,
+      error: e.message,
+      metadata: {},
+      startedAt: c.startedAt ?? now,
+      completedAt: now,
+    };
     c.outcome = "error";
     const at = this.r.activeTools.get(c.toolCallId);
     if (at) at.status = "failed";
@@ -643,11 +672,30 @@ export class Turn {
         if (p.type !== "tool") continue;
         if (p.state.status === "running") {
           const now = Date.now();
-          this.sim.emit(this.s, "tool.updated", { error: { type: "tool_cancelled", message: "Tool execution cancelled" }, kind: "error", toolCallId: p.callId }, { turnId: this.id, live: this.live("tool.updated") });
-          p.state = { status: "error", input: p.state.input, error: "Tool execution cancelled", metadata: {}, startedAt: p.state.startedAt, completedAt: now };
+          this.sim.emit(
+            this.s,
+            "tool.updated",
+            { error: { type: "tool_cancelled", message: "Tool execution cancelled" }, kind: "error", toolCallId: p.callId },
+            { turnId: this.id, live: this.live("tool.updated") },
+          );
+          p.state = {
+            status: "error",
+            input: p.state.input,
+            error: "Tool execution cancelled",
+            metadata: {},
+            startedAt: p.state.startedAt,
+            completedAt: now,
+          };
         } else if (p.state.status === "pending") {
           const now = Date.now();
-          p.state = { status: "error", input: p.state.input, error: "Tool execution cancelled", metadata: {}, startedAt: now, completedAt: now };
+          p.state = {
+            status: "error",
+            input: p.state.input,
+            error: "Tool execution cancelled",
+            metadata: {},
+            startedAt: now,
+            completedAt: now,
+          };
         }
       }
     }
@@ -682,12 +730,45 @@ export class Turn {
       if (this.s.mode === "yolo" || this.matchesRule(c.toolName, c.input)) return { allow: true, input: c.input };
     }
     const requestId = newId("perm");
-    const reason = a.kind === "permission" ? (a.reason ?? `Tool ${c.toolName} requires approval`) : a.kind === "plan" ? "Exit plan mode and start implementation" : "Answer the questions";
+    const reason =
+      a.kind === "permission"
+        ? (a.reason ?? `Tool ${c.toolName} requires approval`)
+        : a.kind === "plan"
+          ? "Exit plan mode and start implementation"
+          : "Answer the questions";
     const riskLevel = a.kind === "permission" ? (a.riskLevel ?? "medium") : "low";
     const options = permissionOptions(c.toolName, c.input);
-    const pending: PendingPermission = { requestId, toolCallId: c.toolCallId, toolName: c.toolName, reason, riskLevel, input: c.input, options, requestedAt: Date.now() };
-    await this.emit("permission.requested", { requestId, toolCallId: c.toolCallId, toolName: c.toolName, riskLevel, reason, input: c.input, suggestedPermissionUpdates: [], options });
-    const base = { input: c.input, reason, requestId, riskLevel, sessionId: this.s.id, options, toolCallId: c.toolCallId, toolName: c.toolName, turnId: this.id };
+    const pending: PendingPermission = {
+      requestId,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      reason,
+      riskLevel,
+      input: c.input,
+      options,
+      requestedAt: Date.now(),
+    };
+    await this.emit("permission.requested", {
+      requestId,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      riskLevel,
+      reason,
+      input: c.input,
+      suggestedPermissionUpdates: [],
+      options,
+    });
+    const base = {
+      input: c.input,
+      reason,
+      requestId,
+      riskLevel,
+      sessionId: this.s.id,
+      options,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      turnId: this.id,
+    };
     let v: Verdict;
     let modifiedInput: Record<string, unknown> | undefined;
     if (a.kind === "permission") {
@@ -699,7 +780,13 @@ export class Turn {
           ? {
               input: c.input,
               prompt: reason,
-              questions: [{ header: "Plan", options: [{ description: "Exit plan mode and start implementation.", label: "Approve", value: "approve" }], question: PLAN_QUESTION }],
+              questions: [
+                {
+                  header: "Plan",
+                  options: [{ description: "Exit plan mode and start implementation.", label: "Approve", value: "approve" }],
+                  question: PLAN_QUESTION,
+                },
+              ],
               requestId,
               schema: { interaction: "plan_approval", toolName: c.toolName },
               sessionId: this.s.id,
@@ -713,7 +800,11 @@ export class Turn {
               questions: ((c.input.questions as Record<string, unknown>[]) ?? []).map((q) => ({
                 header: q.header,
                 multiSelect: q.multiSelect ?? false,
-                options: ((q.options as Record<string, unknown>[]) ?? []).map((op) => ({ description: op.description, label: op.label, value: op.label })),
+                options: ((q.options as Record<string, unknown>[]) ?? []).map((op) => ({
+                  description: op.description,
+                  label: op.label,
+                  value: op.label,
+                })),
                 question: q.question,
               })),
               requestId,
@@ -741,7 +832,11 @@ export class Turn {
     return v;
   }
 
-  private answerFailure(method: string, ans: Answer, schema: typeof permissionResponse): { fail: string } | { value: Record<string, unknown> } {
+  private answerFailure(
+    method: string,
+    ans: Answer,
+    schema: typeof permissionResponse,
+  ): { fail: string } | { value: Record<string, unknown> } {
     if ("error" in ans) return { fail: `Client request failed: ${method}: ${ans.error.message} (${ans.error.code})` };
     const r = validate(schema, ans.result);
     if (!r.ok) return { fail: `Invalid ${method} result — ${formatIssues(r.issues)}` };
@@ -752,11 +847,20 @@ export class Turn {
   private readPermission(ans: Answer, c: ToolCall): Verdict {
     const a = this.answerFailure("interaction/requestPermission", ans, permissionResponse);
     if ("fail" in a) return a;
-    const r = a.value as { decision: string; reason?: string; modifiedInput?: unknown; permissionUpdates?: { behavior: "allow" | "deny" | "ask"; rules: { toolName: string; ruleContent?: string }[] }[] };
+    const r = a.value as {
+      decision: string;
+      reason?: string;
+      modifiedInput?: unknown;
+      permissionUpdates?: { behavior: "allow" | "deny" | "ask"; rules: { toolName: string; ruleContent?: string }[] }[];
+    };
     if (r.decision === "allow" || r.decision === "modify") {
       for (const u of r.permissionUpdates ?? []) {
         for (const rule of u.rules) {
-          const pr = { toolName: rule.toolName, behavior: u.behavior, ...(rule.ruleContent !== undefined ? { ruleContent: rule.ruleContent } : {}) };
+          const pr = {
+            toolName: rule.toolName,
+            behavior: u.behavior,
+            ...(rule.ruleContent !== undefined ? { ruleContent: rule.ruleContent } : {}),
+          };
           if (!this.s.permissionRules.some((x) => JSON.stringify(x) === JSON.stringify(pr))) this.s.permissionRules.push(pr);
         }
       }
@@ -789,7 +893,11 @@ export class Turn {
     const a = this.answerFailure("interaction/requestUserInput", ans, userInputResponse);
     if ("fail" in a) return a;
     const r = a.value as { action: string; content?: Record<string, unknown>; reason?: string };
-    if (r.action !== "accept") return { allow: false, reason: r.reason ?? (r.action === "cancel" ? "AskUserQuestion was cancelled" : "AskUserQuestion was declined") };
+    if (r.action !== "accept")
+      return {
+        allow: false,
+        reason: r.reason ?? (r.action === "cancel" ? "AskUserQuestion was cancelled" : "AskUserQuestion was declined"),
+      };
     const questions = ((c.input.questions as Record<string, unknown>[]) ?? []).map((q) => String(q.question));
     const input: Record<string, unknown> = { ...c.input };
     const content = r.content;

@@ -36,8 +36,23 @@ export interface Semantics {
 export type ToolState =
   | { status: "pending"; input: Record<string, unknown>; raw: string }
   | { status: "running"; input: Record<string, unknown>; title?: string; metadata?: Record<string, unknown>; startedAt: number }
-  | { status: "completed"; input: Record<string, unknown>; output: string; title: string; metadata: Record<string, unknown>; startedAt: number; completedAt: number }
-  | { status: "error"; input: Record<string, unknown>; error: string; metadata?: Record<string, unknown>; startedAt: number; completedAt: number };
+  | {
+      status: "completed";
+      input: Record<string, unknown>;
+      output: string;
+      title: string;
+      metadata: Record<string, unknown>;
+      startedAt: number;
+      completedAt: number;
+    }
+  | {
+      status: "error";
+      input: Record<string, unknown>;
+      error: string;
+      metadata?: Record<string, unknown>;
+      startedAt: number;
+      completedAt: number;
+    };
 
 interface PartBase {
   partId: string;

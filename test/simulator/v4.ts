@@ -10,7 +10,23 @@
 // session/event channel like any other.
 import { RpcError, type Handler } from "./methods.ts";
 import { parsePrompt, prepareTurn, runTurn } from "./runner.ts";
-import { arr, bool, enm, formatIssues, type Issue, int, nonEmpty, nullable, num, obj, opt, str, unknown, validate, type Schema } from "./schema.ts";
+import {
+  arr,
+  bool,
+  enm,
+  formatIssues,
+  type Issue,
+  int,
+  nonEmpty,
+  nullable,
+  num,
+  obj,
+  opt,
+  str,
+  unknown,
+  validate,
+  type Schema,
+} from "./schema.ts";
 import type { Runtime, Sim } from "./sim.ts";
 import { newId } from "./store.ts";
 import type { SessionRecord, TurnLog } from "./types.ts";
@@ -18,20 +34,76 @@ import { log } from "./wire.ts";
 
 /** command.ts COMMAND_TYPES: the 35 types; those without a handler here fail `fault.command.notImplemented`. */
 const COMMAND_TYPES = [
-  "createSession", "sendText", "stop", "applyFileRewind", "forkAssistant", "editUserQuery", "retryTurn",
-  "setAssistantFeedback", "sendQueuedNow", "editQueueItem", "reorderQueueItem", "deleteQueueItem", "setAutoDrain",
-  "switchModelConfig", "switchCollaborationMode", "setFollowupMode", "pauseGoal", "resumeGoal", "setHighspeedMetrics",
-  "deleteSession", "renameSession", "discardSharedContext", "answerInteraction", "cancelInteraction", "setPermissionMode",
-  "compact", "setGoal", "clearGoal", "sendGoalCommand", "approvePlan", "rejectPlan", "setPlanEnabled", "archiveSession",
-  "unarchiveSession", "pinSession",
+  "createSession",
+  "sendText",
+  "stop",
+  "applyFileRewind",
+  "forkAssistant",
+  "editUserQuery",
+  "retryTurn",
+  "setAssistantFeedback",
+  "sendQueuedNow",
+  "editQueueItem",
+  "reorderQueueItem",
+  "deleteQueueItem",
+  "setAutoDrain",
+  "switchModelConfig",
+  "switchCollaborationMode",
+  "setFollowupMode",
+  "pauseGoal",
+  "resumeGoal",
+  "setHighspeedMetrics",
+  "deleteSession",
+  "renameSession",
+  "discardSharedContext",
+  "answerInteraction",
+  "cancelInteraction",
+  "setPermissionMode",
+  "compact",
+  "setGoal",
+  "clearGoal",
+  "sendGoalCommand",
+  "approvePlan",
+  "rejectPlan",
+  "setPlanEnabled",
+  "archiveSession",
+  "unarchiveSession",
+  "pinSession",
 ] as const;
 
-const CAS = new Set(["applyFileRewind", "forkAssistant", "editUserQuery", "retryTurn", "setAssistantFeedback", "sendQueuedNow", "editQueueItem", "reorderQueueItem", "deleteQueueItem", "setAutoDrain", "switchModelConfig", "switchCollaborationMode", "setFollowupMode", "pauseGoal", "resumeGoal"]);
-const ROW_TARGETING = new Set(["applyFileRewind", "forkAssistant", "editUserQuery", "retryTurn", "setAssistantFeedback", "setHighspeedMetrics"]);
+const CAS = new Set([
+  "applyFileRewind",
+  "forkAssistant",
+  "editUserQuery",
+  "retryTurn",
+  "setAssistantFeedback",
+  "sendQueuedNow",
+  "editQueueItem",
+  "reorderQueueItem",
+  "deleteQueueItem",
+  "setAutoDrain",
+  "switchModelConfig",
+  "switchCollaborationMode",
+  "setFollowupMode",
+  "pauseGoal",
+  "resumeGoal",
+]);
+const ROW_TARGETING = new Set([
+  "applyFileRewind",
+  "forkAssistant",
+  "editUserQuery",
+  "retryTurn",
+  "setAssistantFeedback",
+  "setHighspeedMetrics",
+]);
 
 /** core.ts conversationRowTargetSchema. */
 const target = obj({ rowId: int({ min: 0 }), entityId: nonEmpty() });
-const modelSelection = obj({ providerId: nonEmpty(), modelId: nonEmpty(), options: opt(obj({ reasoningLevel: opt(str()) }, { strict: false })) });
+const modelSelection = obj({
+  providerId: nonEmpty(),
+  modelId: nonEmpty(),
+  options: opt(obj({ reasoningLevel: opt(str()) }, { strict: false })),
+});
 
 /** The payloads the simulator executes, strict as command.ts has them (the optional fields the bridge does not use are accepted, unread). */
 const PAYLOADS: Record<string, Schema> = {
@@ -81,7 +153,11 @@ type Ack = Record<string, unknown> & { commandId: string; status: string; revisi
 
 /** How zod prints issues in a ZodError message: a JSON array. */
 function zodText(issues: Issue[]): string {
-  return JSON.stringify(issues.map((i) => ({ code: i.message === "Required" ? "invalid_type" : "custom", path: i.path, message: i.message })), null, 2);
+  return JSON.stringify(
+    issues.map((i) => ({ code: i.message === "Required" ? "invalid_type" : "custom", path: i.path, message: i.message })),
+    null,
+    2,
+  );
 }
 
 function rejected(commandId: string, reasonCode: string, message?: string): Ack {
@@ -125,7 +201,8 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
       ...(t.endedAt ? { endedAt: t.endedAt, activeMs: t.endedAt - t.startedAt } : {}),
       ...(t.sourceCommandId ? { sourceCommandId: t.sourceCommandId } : {}),
     };
-    if (t.files.length) header.fileChanges = { additions: t.files.length, deletions: t.files.length, files: t.files.length, state: t.fileState };
+    if (t.files.length)
+      header.fileChanges = { additions: t.files.length, deletions: t.files.length, files: t.files.length, state: t.fileState };
     if (idle && t.state !== "running" && t.files.length && t.fileState === "active") header.actions = { canRewindFiles: true };
     rows.push(header);
     for (const id of t.messageIds) {
@@ -134,16 +211,50 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
       if (m.info.role === "user") {
         const text = m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
         const guided = t.guidedIds.includes(id);
-        rows.push({ rowId: rowId(r, `u:${id}`), ...base, entityId: id, kind: "userInput", text, origin: "realUser", ...(guided ? { guided: true } : {}), ...(t.sourceCommandId && !guided ? { sourceCommandId: t.sourceCommandId, rootSourceCommandId: t.sourceCommandId } : {}) });
+        rows.push({
+          rowId: rowId(r, `u:${id}`),
+          ...base,
+          entityId: id,
+          kind: "userInput",
+          text,
+          origin: "realUser",
+          ...(guided ? { guided: true } : {}),
+          ...(t.sourceCommandId && !guided ? { sourceCommandId: t.sourceCommandId, rootSourceCommandId: t.sourceCommandId } : {}),
+        });
         continue;
       }
       m.parts.forEach((p, i) => {
         if (p.type === "text") {
           const running = t.state === "running" && m.info.time.completed === undefined;
-          const state = running ? "streaming" : t.state === "failed" && (m.info as { error?: unknown }).error ? "failed" : t.state === "completedInterrupted" && (m.info as { finish?: string }).finish === "cancelled" ? "interrupted" : "complete";
-          rows.push({ rowId: rowId(r, `a:${id}:${i}`), ...base, entityId: `${id}:${i}`, kind: "assistantText", assistantResponseId: id, text: p.text, state });
+          const state = running
+            ? "streaming"
+            : t.state === "failed" && (m.info as { error?: unknown }).error
+              ? "failed"
+              : t.state === "completedInterrupted" && (m.info as { finish?: string }).finish === "cancelled"
+                ? "interrupted"
+                : "complete";
+          rows.push({
+            rowId: rowId(r, `a:${id}:${i}`),
+            ...base,
+            entityId: `${id}:${i}`,
+            kind: "assistantText",
+            assistantResponseId: id,
+            text: p.text,
+            state,
+          });
         } else if (p.type === "tool") {
-          rows.push({ rowId: rowId(r, `t:${p.callId}`), ...base, entityId: p.callId, kind: "toolCall", assistantResponseId: id, toolCallId: p.callId, toolName: p.tool, status: p.state.status === "completed" ? "success" : p.state.status, inputText: JSON.stringify(p.state.input), input: p.state.input });
+          rows.push({
+            rowId: rowId(r, `t:${p.callId}`),
+            ...base,
+            entityId: p.callId,
+            kind: "toolCall",
+            assistantResponseId: id,
+            toolCallId: p.callId,
+            toolName: p.tool,
+            status: p.state.status === "completed" ? "success" : p.state.status,
+            inputText: JSON.stringify(p.state.input),
+            input: p.state.input,
+          });
         }
       });
     }
@@ -155,7 +266,13 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
   const replies = rows.filter((x) => x.kind === "assistantText");
   const lastReply = replies[replies.length - 1];
   const turnOf = (turnId: string) => (s.turnLog ?? []).find((t) => t.turnId === turnId);
-  if (lastReply && idle && lastReply.state === "complete" && turnOf(lastReply.turnId)?.state !== "running" && prompts.some((p) => p.turnId === lastReply.turnId)) {
+  if (
+    lastReply &&
+    idle &&
+    lastReply.state === "complete" &&
+    turnOf(lastReply.turnId)?.state !== "running" &&
+    prompts.some((p) => p.turnId === lastReply.turnId)
+  ) {
     lastReply.actions = { canRetry: true, canFork: true };
   }
   rows.sort((a, b) => a.rowId - b.rowId);
@@ -187,7 +304,14 @@ function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): 
     s.persistence = "immediate";
     sim.store.saveNow(s);
   }
-  const turn = prepareTurn(sim, s, r, { raw: text, prompt: parsePrompt(text, sim.cfg.defaultScenario), inputId: commandId, queryId: commandId, origin, sourceCommandId: commandId });
+  const turn = prepareTurn(sim, s, r, {
+    raw: text,
+    prompt: parsePrompt(text, sim.cfg.defaultScenario),
+    inputId: commandId,
+    queryId: commandId,
+    origin,
+    sourceCommandId: commandId,
+  });
   turn.v4Started = true;
   r.revision++;
   s.updatedAt = Date.now();
@@ -213,8 +337,16 @@ function preview(t: TurnLog) {
   return {
     canApply: unsafe.length === 0 && t.files.length > 0,
     ignoredFiles: [],
-    safeFiles: t.files.filter((f) => !f.unsafeReason).map((f) => ({ action: f.action, operationCount: f.operationCount, path: f.path, toolNames: f.toolNames })),
-    unsafeFiles: unsafe.map((f) => ({ operationCount: f.operationCount, path: f.path, reason: f.unsafeReason, toolNames: f.toolNames, message: `${f.path} changed after the turn` })),
+    safeFiles: t.files
+      .filter((f) => !f.unsafeReason)
+      .map((f) => ({ action: f.action, operationCount: f.operationCount, path: f.path, toolNames: f.toolNames })),
+    unsafeFiles: unsafe.map((f) => ({
+      operationCount: f.operationCount,
+      path: f.path,
+      reason: f.unsafeReason,
+      toolNames: f.toolNames,
+      message: `${f.path} changed after the turn`,
+    })),
   };
 }
 
@@ -222,7 +354,14 @@ function preview(t: TurnLog) {
 function rewindFiles(e: Exec, t: TurnLog): void {
   t.fileState = "reverted";
   const userId = t.messageIds[0] ?? "";
-  e.sim.emit(e.s, "rewind.triggered", { rewindId: newId("rewind"), scope: "workspace", strategy: "active_chain", targetMessageId: userId, targetCheckpointId: newId("cp"), reason: "file_summary_rewind" });
+  e.sim.emit(e.s, "rewind.triggered", {
+    rewindId: newId("rewind"),
+    scope: "workspace",
+    strategy: "active_chain",
+    targetMessageId: userId,
+    targetCheckpointId: newId("cp"),
+    reason: "file_summary_rewind",
+  });
 }
 
 /** Cuts the conversation from turn `t`'s prompt on (rewind-message.ts), as rewind.triggered. */
@@ -236,7 +375,14 @@ function rewindConversation(e: Exec, t: TurnLog): void {
   if (i >= 0) s.turnLog!.splice(i);
   s.checkpoints = s.checkpoints.filter((c) => s.messages.some((m) => m.info.messageId === c.targetMessageId));
   s.turnCount = s.checkpoints.length;
-  sim.emit(s, "rewind.triggered", { rewindId: newId("rewind"), scope: "conversation", strategy: "active_chain", targetMessageId: userId, branchCutAfterMessageId: before, branchGeneration: (s.turnLog?.length ?? 0) + 1 });
+  sim.emit(s, "rewind.triggered", {
+    rewindId: newId("rewind"),
+    scope: "conversation",
+    strategy: "active_chain",
+    targetMessageId: userId,
+    branchCutAfterMessageId: before,
+    branchGeneration: (s.turnLog?.length ?? 0) + 1,
+  });
   r.revision++;
   sim.store.touch(s);
   sim.stateUpdated(s, "session_rewound", { status: "idle" });
@@ -247,7 +393,8 @@ function resolveTarget(e: Exec, action: "canRewindFiles" | "canEdit" | "canRetry
   const t = e.payload.target as { rowId: number; entityId: string };
   const row = projectRows(e.sim, e.s, e.r).find((x) => x.rowId === t.rowId);
   if (!row || row.entityId !== t.entityId) return { refused: ack(e, "stale", { reasonCode: "proto.staleTarget" }) };
-  if (!(row.actions as Record<string, unknown> | undefined)?.[action]) return { refused: ack(e, "rejected", { reasonCode: "guard.actionUnavailable" }) };
+  if (!(row.actions as Record<string, unknown> | undefined)?.[action])
+    return { refused: ack(e, "rejected", { reasonCode: "guard.actionUnavailable" }) };
   return { row };
 }
 
@@ -255,29 +402,36 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   async sendText(e) {
     const { r, payload } = e;
     const text: string = payload.text;
-    if (!text.trim() && !payload.attachments?.length) return ack(e, "failed", { reasonCode: "proto.invalidPayload", message: "input must not be empty" });
+    if (!text.trim() && !payload.attachments?.length)
+      return ack(e, "failed", { reasonCode: "proto.invalidPayload", message: "input must not be empty" });
     const turn = r.turn;
     const delivery = payload.requestedDelivery;
     // A guide is admitted into any running regular turn; whether it is ever drained is the turn's business.
     if (turn && delivery === "guide" && turn.kind === "regular" && !turn.stopped && !payload.attachments?.length) {
       const commandId = e.env.commandId as string;
       turn.guides.push({ commandId, text });
-      e.sim.emit(e.s, "turn.steerQueued", {
-        inputId: commandId,
-        queryId: commandId,
-        pendingInputId: `queue_${commandId}`,
-        input: text,
-        inputPreview: text.slice(0, 80),
-        inputSize: Buffer.byteLength(text),
-        inputPresentation: "user_steer",
-        delivery: "guide",
-        targetTurnId: turn.id,
-        queueLength: turn.guides.length,
-      }, { turnId: turn.id });
+      e.sim.emit(
+        e.s,
+        "turn.steerQueued",
+        {
+          inputId: commandId,
+          queryId: commandId,
+          pendingInputId: `queue_${commandId}`,
+          input: text,
+          inputPreview: text.slice(0, 80),
+          inputSize: Buffer.byteLength(text),
+          inputPresentation: "user_steer",
+          delivery: "guide",
+          targetTurnId: turn.id,
+          queueLength: turn.guides.length,
+        },
+        { turnId: turn.id },
+      );
       return ack(e, "accepted", { result: { type: "inputAccepted", delivery: "queue", inputId: commandId } });
     }
     if (turn) {
-      if (delivery !== "startNow") return ack(e, "failed", { reasonCode: "fault.command.notImplemented", message: "the simulator queues only guides" });
+      if (delivery !== "startNow")
+        return ack(e, "failed", { reasonCode: "fault.command.notImplemented", message: "the simulator queues only guides" });
       turn.requestStop();
       await untilIdle(r);
     }
@@ -307,10 +461,25 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     const t = turnOfRow(e.s, found.row);
     if (!t) return ack(e, "failed", { reasonCode: "fault.command.executionFailed" });
     const p = preview(t);
-    if (!p.canApply) return ack(e, "accepted", { result: { type: "applyFileRewind", applied: false, preview: p, response: "File rewind was not applied because at least one file is unsafe." } });
+    if (!p.canApply)
+      return ack(e, "accepted", {
+        result: {
+          type: "applyFileRewind",
+          applied: false,
+          preview: p,
+          response: "File rewind was not applied because at least one file is unsafe.",
+        },
+      });
     rewindFiles(e, t);
     const n = p.safeFiles.length;
-    return ack(e, "accepted", { result: { type: "applyFileRewind", applied: true, preview: p, response: `Rewound ${n} file${n === 1 ? "" : "s"} from summary checkpoints.` } });
+    return ack(e, "accepted", {
+      result: {
+        type: "applyFileRewind",
+        applied: true,
+        preview: p,
+        response: `Rewound ${n} file${n === 1 ? "" : "s"} from summary checkpoints.`,
+      },
+    });
   },
 
   async editUserQuery(e) {
@@ -325,12 +494,24 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     const decision = e.r.v4Revision;
     if (e.payload.workspaceMode === "rewind" && t.files.length > 0 && t.fileState === "active") {
       const p = preview(t);
-      if (!p.canApply) return ack(e, "accepted", { result: { type: "editUserQuery", disposition: "blocked", sessionId: e.s.id, reasonCode: "guard.workspaceRewindUnsafeFiles", preview: p } });
+      if (!p.canApply)
+        return ack(e, "accepted", {
+          result: {
+            type: "editUserQuery",
+            disposition: "blocked",
+            sessionId: e.s.id,
+            reasonCode: "guard.workspaceRewindUnsafeFiles",
+            preview: p,
+          },
+        });
       rewindFiles(e, t);
     }
     rewindConversation(e, t);
     startV4Turn(e, e.payload.newText, "editRerun");
-    return { ...ack(e, "accepted", { result: { type: "editUserQuery", disposition: "rewind", sessionId: e.s.id } }), revisionAtDecision: decision };
+    return {
+      ...ack(e, "accepted", { result: { type: "editUserQuery", disposition: "rewind", sessionId: e.s.id } }),
+      revisionAtDecision: decision,
+    };
   },
 
   retryTurn(e) {
@@ -374,7 +555,8 @@ export function envelopeIssues(raw: unknown): string[] {
     const pv = validate(schema, env.payload);
     if (!pv.ok) issues.push(...pv.issues.map((i) => `payload.${i.path.join(".")}: ${i.message}`));
   }
-  if (CAS.has(env.type) && (env.baseRevision === undefined || (ROW_TARGETING.has(env.type) && env.baseLogEpoch === undefined))) issues.push("CAS commands require baseRevision and baseLogEpoch");
+  if (CAS.has(env.type) && (env.baseRevision === undefined || (ROW_TARGETING.has(env.type) && env.baseLogEpoch === undefined)))
+    issues.push("CAS commands require baseRevision and baseLogEpoch");
   return issues;
 }
 
@@ -389,11 +571,16 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   let payload: Record<string, any> = {};
   if (schema) {
     const pv = validate(schema, env.payload);
-    if (!pv.ok) return rejected(env.commandId, "proto.invalidPayload", zodText(pv.issues.map((i) => ({ ...i, path: ["payload", ...i.path] }))));
+    if (!pv.ok)
+      return rejected(env.commandId, "proto.invalidPayload", zodText(pv.issues.map((i) => ({ ...i, path: ["payload", ...i.path] }))));
     payload = pv.value as Record<string, any>;
   }
   if (CAS.has(env.type) && (env.baseRevision === undefined || (ROW_TARGETING.has(env.type) && env.baseLogEpoch === undefined))) {
-    return rejected(env.commandId, "proto.invalidPayload", zodText([{ path: ["baseRevision"], message: "CAS commands require baseRevision and baseLogEpoch" }]));
+    return rejected(
+      env.commandId,
+      "proto.invalidPayload",
+      zodText([{ path: ["baseRevision"], message: "CAS commands require baseRevision and baseLogEpoch" }]),
+    );
   }
   const key = env.sessionId ?? "";
   let table = sim.v4Acks.get(key);
@@ -406,17 +593,26 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   const r = env.sessionId ? sim.rt(env.sessionId) : undefined;
   if (!s || !r) return rejected(env.commandId, "proto.sessionNotFound");
   if (CAS.has(env.type)) {
-    if (ROW_TARGETING.has(env.type) && env.baseLogEpoch !== r.logEpoch) return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleLogEpoch", revisionAtDecision: r.v4Revision };
-    if (env.baseRevision !== r.v4Revision) return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: r.v4Revision };
+    if (ROW_TARGETING.has(env.type) && env.baseLogEpoch !== r.logEpoch)
+      return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleLogEpoch", revisionAtDecision: r.v4Revision };
+    if (env.baseRevision !== r.v4Revision)
+      return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: r.v4Revision };
   }
   const handler = HANDLERS[env.type];
   const run = async (): Promise<Ack> => {
-    if (!handler) return { commandId: env.commandId, status: "failed", reasonCode: "fault.command.notImplemented", revisionAtDecision: r.v4Revision };
+    if (!handler)
+      return { commandId: env.commandId, status: "failed", reasonCode: "fault.command.notImplemented", revisionAtDecision: r.v4Revision };
     try {
       return await handler({ sim, s, r, env, payload, after });
     } catch (err) {
       log(`v4 ${env.type} failed: ${(err as Error).stack ?? err}`);
-      return { commandId: env.commandId, status: "failed", reasonCode: "fault.command.executionFailed", message: (err as Error).message, revisionAtDecision: r.v4Revision };
+      return {
+        commandId: env.commandId,
+        status: "failed",
+        reasonCode: "fault.command.executionFailed",
+        message: (err as Error).message,
+        revisionAtDecision: r.v4Revision,
+      };
     }
   };
   const pending = run();
@@ -454,7 +650,15 @@ export const v4Methods: Record<string, Handler> = {
   },
 
   "v4/conversation/rowsRange"(sim, p) {
-    const q = queryParams(obj({ sessionId: nonEmpty(), clientMode: opt(enm(["desktop-continuous", "web-remote-replayable"])), beforeRowId: opt(int({ min: 0 })), limit: int({ min: 1, max: 200 }) }), p);
+    const q = queryParams(
+      obj({
+        sessionId: nonEmpty(),
+        clientMode: opt(enm(["desktop-continuous", "web-remote-replayable"])),
+        beforeRowId: opt(int({ min: 0 })),
+        limit: int({ min: 1, max: 200 }),
+      }),
+      p,
+    );
     const s = sim.store.get(q.sessionId);
     if (!s) throw new RpcError(-32004, `Session not found: ${q.sessionId}`);
     // A session not active here is cold-resumed for the read.

@@ -49,7 +49,14 @@ export const modelSelection = obj({
 const mcpEntry = obj({ name: nonEmpty(), value: str() });
 const mcpOAuth = union([
   obj({ type: lit("client_credentials"), clientId: nonEmpty(), clientSecret: nonEmpty(), clientName: o(nonEmpty()), scope: o(str()) }),
-  obj({ type: lit("authorization_code"), clientId: o(nonEmpty()), clientSecret: o(nonEmpty()), clientName: o(nonEmpty()), redirectPath: o(nonEmpty()), scope: o(str()) }),
+  obj({
+    type: lit("authorization_code"),
+    clientId: o(nonEmpty()),
+    clientSecret: o(nonEmpty()),
+    clientName: o(nonEmpty()),
+    redirectPath: o(nonEmpty()),
+    scope: o(str()),
+  }),
 ]);
 const mcpCommon = {
   isolation: o(enm(["session", "workspace"])),
@@ -115,7 +122,11 @@ export const params: Record<string, Schema> = {
     contentProfile: o(enm(["full", "index"])),
   }),
   "session/messages": obj({ sessionId: nonEmpty(), afterMessageId: o(nonEmpty()), limit: o(int({ positive: true })) }),
-  "session/subagents": obj({ sessionId: nonEmpty(), endedCursor: o(nonEmpty()), endedLimit: withDefault(int({ positive: true, max: 100 }), 20) }),
+  "session/subagents": obj({
+    sessionId: nonEmpty(),
+    endedCursor: o(nonEmpty()),
+    endedLimit: withDefault(int({ positive: true, max: 100 }), 20),
+  }),
   "session/events": obj({ sessionId: nonEmpty(), afterSeq: o(nonNegInt()), limit: o(int({ positive: true })) }),
   "session/subscribe": obj({
     sessionId: nonEmpty(),
@@ -144,8 +155,10 @@ export const params: Record<string, Schema> = {
     {
       refine(v, issues, path) {
         if (v.automationId && v.offPeakTaskId) issues.push({ path, message: "automationId and offPeakTaskId are mutually exclusive" });
-        if (v.offPeakRunType && !v.offPeakTaskId) issues.push({ path: [...path, "offPeakRunType"], message: "offPeakRunType requires offPeakTaskId" });
-        if (v.modelExecution && !v.modelSelection) issues.push({ path: [...path, "modelExecution"], message: "modelExecution requires modelSelection" });
+        if (v.offPeakRunType && !v.offPeakTaskId)
+          issues.push({ path: [...path, "offPeakRunType"], message: "offPeakRunType requires offPeakTaskId" });
+        if (v.modelExecution && !v.modelSelection)
+          issues.push({ path: [...path, "modelExecution"], message: "modelExecution requires modelSelection" });
       },
     },
   ),
@@ -181,7 +194,11 @@ export const params: Record<string, Schema> = {
   "runtime/capabilities": obj({}, { strict: false }),
   // 0.15.x only (removed from 0.16); shapes as the 0.15 simulator had them [GUESSED].
   "session/steer": obj({ sessionId: nonEmpty(), content: str(), inputId: o(nonEmpty()) }),
-  "session/rewind": obj({ sessionId: nonEmpty(), target: withDefault(historyTarget, { kind: "latestCheckpoint" }), expectedRevision: o(nonNegInt()) }),
+  "session/rewind": obj({
+    sessionId: nonEmpty(),
+    target: withDefault(historyTarget, { kind: "latestCheckpoint" }),
+    expectedRevision: o(nonNegInt()),
+  }),
 };
 
 // ---- answers to the simulator's own requests ----------------------------------
@@ -232,7 +249,10 @@ export const providerHeadersResponse = discriminated("headersApplied", {
 /** zcodeOfficialMcpAuthHeadersResponseSchema (shared/official-mcp-auth.ts reasons). */
 export const officialMcpAuthResponse = discriminated("ok", {
   true: obj({ ok: lit(true), headers: record(str()) }),
-  false: obj({ ok: lit(false), reason: enm(["official_auth_unavailable", "official_auth_plan_required", "official_mcp_origin_untrusted"]) }),
+  false: obj({
+    ok: lit(false),
+    reason: enm(["official_auth_unavailable", "official_auth_plan_required", "official_mcp_origin_untrusted"]),
+  }),
 });
 
 /** browser-use backend.ts browserBackendListResultSchema (descriptors unread here). */
@@ -242,7 +262,23 @@ export const browserListResult = obj({ browsers: arr(record()) });
 export const browserCommandResult = obj(
   {
     ok: bool(),
-    error: o(obj({ code: enm(["backend_unavailable", "capability_unsupported", "duplicate_request_id", "ref_not_found", "navigation_blocked", "timeout", "renderer_unreachable", "cancelled", "execution_error"]), message: str(), sideEffect: o(enm(["none", "uncertain"])) })),
+    error: o(
+      obj({
+        code: enm([
+          "backend_unavailable",
+          "capability_unsupported",
+          "duplicate_request_id",
+          "ref_not_found",
+          "navigation_blocked",
+          "timeout",
+          "renderer_unreachable",
+          "cancelled",
+          "execution_error",
+        ]),
+        message: str(),
+        sideEffect: o(enm(["none", "uncertain"])),
+      }),
+    ),
     elapsedMs: num({ min: 0 }),
   },
   { strict: false },
@@ -333,7 +369,15 @@ const partBase = { partId: nonEmpty(), sessionId: nonEmpty(), messageId: nonEmpt
 export const toolState = discriminated("status", {
   pending: obj({ status: lit("pending"), input: jsonObject(), raw: str() }),
   running: obj({ status: lit("running"), input: jsonObject(), title: o(str()), metadata: o(jsonObject()), startedAt: ts() }),
-  completed: obj({ status: lit("completed"), input: jsonObject(), output: str(), title: str(), metadata: jsonObject(), startedAt: ts(), completedAt: ts() }),
+  completed: obj({
+    status: lit("completed"),
+    input: jsonObject(),
+    output: str(),
+    title: str(),
+    metadata: jsonObject(),
+    startedAt: ts(),
+    completedAt: ts(),
+  }),
   error: obj({ status: lit("error"), input: jsonObject(), error: str(), metadata: o(jsonObject()), startedAt: ts(), completedAt: ts() }),
 });
 export const messagePart = discriminated("type", {
@@ -342,8 +386,22 @@ export const messagePart = discriminated("type", {
   file: obj({ ...partBase, type: lit("file"), mime: nonEmpty(), filename: o(str()), url: nonEmpty(), metadata: o(jsonObject()) }),
   tool: obj({ ...partBase, type: lit("tool"), callId: nonEmpty(), tool: nonEmpty(), state: toolState, metadata: o(jsonObject()) }),
   "step-start": obj({ ...partBase, type: lit("step-start"), snapshot: o(str()) }),
-  "step-finish": obj({ ...partBase, type: lit("step-finish"), reason: str(), snapshot: o(str()), cost: num({ min: 0 }), tokens: tokenUsage }),
-  compaction: obj({ ...partBase, type: lit("compaction"), auto: bool(), reason: o(str()), summaryMessageId: o(nonEmpty()), metadata: o(jsonObject()) }),
+  "step-finish": obj({
+    ...partBase,
+    type: lit("step-finish"),
+    reason: str(),
+    snapshot: o(str()),
+    cost: num({ min: 0 }),
+    tokens: tokenUsage,
+  }),
+  compaction: obj({
+    ...partBase,
+    type: lit("compaction"),
+    auto: bool(),
+    reason: o(str()),
+    summaryMessageId: o(nonEmpty()),
+    metadata: o(jsonObject()),
+  }),
 });
 export const messageWithParts = obj({ info: messageInfo, parts: arr(messagePart) });
 
@@ -367,7 +425,15 @@ export const sessionInfo = obj({
   workspace: workspaceRef,
   parentSessionId: o(nonEmpty()),
   traceId: o(nonEmpty()),
-  sessionKind: enm(["interactive", "fork", "selection_side_chat", "workflow_parent", "workflow_child", "subagent_child", "nested_workflow_child"]),
+  sessionKind: enm([
+    "interactive",
+    "fork",
+    "selection_side_chat",
+    "workflow_parent",
+    "workflow_child",
+    "subagent_child",
+    "nested_workflow_child",
+  ]),
   title: str(),
   titleSource: o(enm(["default", "first_input", "generated", "custom"])),
   mode: enm(MODES),
@@ -391,7 +457,13 @@ const modelOption = obj({
   properties: obj({ inputFormat: o(unknown()), outputFormat: o(unknown()) }),
   disabledReason: o(str()),
 });
-const permissionOption = obj({ optionId: nonEmpty(), kind: nonEmpty(), name: nonEmpty(), description: o(str()), response: permissionResponse });
+const permissionOption = obj({
+  optionId: nonEmpty(),
+  kind: nonEmpty(),
+  name: nonEmpty(),
+  description: o(str()),
+  response: permissionResponse,
+});
 const settings = obj({
   model: obj({ current: o(modelSelection), available: arr(modelOption), lastUsed: o(modelSelection) }),
   thoughtLevel: obj({ enabled: bool(), current: o(nonEmpty()), defaultLevel: o(nonEmpty()), available: arr(levelOption) }),
@@ -419,7 +491,14 @@ const projection = obj({
       requestedAt: ts(),
     }),
   ),
-  activeToolCalls: arr(obj({ toolCallId: nonEmpty(), toolName: nonEmpty(), status: enm(["pending", "running", "completed", "failed", "denied"]), startedAt: o(ts()) })),
+  activeToolCalls: arr(
+    obj({
+      toolCallId: nonEmpty(),
+      toolName: nonEmpty(),
+      status: enm(["pending", "running", "completed", "failed", "denied"]),
+      startedAt: o(ts()),
+    }),
+  ),
   backgroundJobs: arr(jsonObject()),
   target: o(nullable(goal)),
   lastError: o(obj({ type: nonEmpty(), code: o(nonEmpty()), message: nonEmpty(), detail: o(str()), attribution: o(jsonObject()) })),
@@ -524,7 +603,9 @@ const toolUpdated = discriminated("kind", {
     stdoutBytes: o(nonNegInt()),
     stderrBytes: o(nonNegInt()),
     outputBytes: o(nonNegInt()),
-    outputPreview: o(obj({ text: str({ max: 4096 }), fullText: str({ max: 4096 }), totalLines: int(), totalBytes: int(), linesEstimated: bool() })),
+    outputPreview: o(
+      obj({ text: str({ max: 4096 }), fullText: str({ max: 4096 }), totalLines: int(), totalBytes: int(), linesEstimated: bool() }),
+    ),
     stdoutTail: o(str()),
     stderrTail: o(str()),
   }),
@@ -561,7 +642,12 @@ export const eventPayloads: Record<string, Schema> = {
     resumedTodoCount: o(nonNegInt()),
   }),
   "session.updated": jsonObject(),
-  "session.titleUpdated": obj({ messageID: o(nonEmpty()), previousTitle: str(), source: enm(["default", "first_input", "generated", "custom"]), title: str() }),
+  "session.titleUpdated": obj({
+    messageID: o(nonEmpty()),
+    previousTitle: str(),
+    source: enm(["default", "first_input", "generated", "custom"]),
+    title: str(),
+  }),
   "session.closed": obj({ reason: o(str()) }),
   "turn.started": obj({
     executionStartedAt: o(num({ min: 0 })),
@@ -615,7 +701,13 @@ export const eventPayloads: Record<string, Schema> = {
     backgroundSubagentResultConsumed: o(bool()),
   }),
   "turn.failed": obj({ error: errorDetail, turnPhase: str(), inputId: o(nonEmpty()), backgroundSubagentResultConsumed: o(bool()) }),
-  "message.upserted": obj({ content: str(), attachments: o(arr(unknown())), toolCalls: o(arr(unknown())), type: o(str()), compactBoundary: o(unknown()) }),
+  "message.upserted": obj({
+    content: str(),
+    attachments: o(arr(unknown())),
+    toolCalls: o(arr(unknown())),
+    type: o(str()),
+    compactBoundary: o(unknown()),
+  }),
   "message.removed": obj({ messageId: nonEmpty(), reason: o(str()) }),
   "part.started": obj({ part: messagePart }),
   "part.delta": obj({ messageId: nonEmpty(), partId: nonEmpty(), field: o(enm(["text", "reasoning", "input", "output"])), delta: str() }),
@@ -658,7 +750,12 @@ export const eventPayloads: Record<string, Schema> = {
     childSessionId: o(nonEmpty()),
     background: o(bool()),
   }),
-  "userInput.requested": obj({ requestId: nonEmpty(), prompt: str(), inputType: o(enm(["text", "choice", "confirm"])), choices: o(arr(str())) }),
+  "userInput.requested": obj({
+    requestId: nonEmpty(),
+    prompt: str(),
+    inputType: o(enm(["text", "choice", "confirm"])),
+    choices: o(arr(str())),
+  }),
   "userInput.resolved": obj({ requestId: nonEmpty(), value: o(unknown()), cancelled: o(bool()) }),
   "checkpoint.created": jsonObject(),
   "rewind.triggered": jsonObject(),

@@ -203,10 +203,7 @@ export class Harness {
     sessionId: string,
     kind: K,
   ): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
-    return this.updates(sessionId).filter((u) => u.sessionUpdate === kind) as Extract<
-      acp.SessionUpdate,
-      { sessionUpdate: K }
-    >[];
+    return this.updates(sessionId).filter((u) => u.sessionUpdate === kind) as Extract<acp.SessionUpdate, { sessionUpdate: K }>[];
   }
 
   /** Concatenated agent message text of a session (optionally thoughts). */
@@ -259,7 +256,10 @@ export class Harness {
   async close({
     expectExit = 0 as number | "any",
     allowProblems = false,
-  }: { expectExit?: number | "any"; allowProblems?: boolean } = {}): Promise<number | null> {
+  }: {
+    expectExit?: number | "any";
+    allowProblems?: boolean;
+  } = {}): Promise<number | null> {
     if (this.closed) return this.proc.exitCode;
     this.closed = true;
     try {

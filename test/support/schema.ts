@@ -45,9 +45,9 @@ let UNSTABLE: Compiled | undefined;
 
 /** The session/update kinds the stable schema has (plan_update, subagent_update … are unstable only). */
 const STABLE_UPDATE_KINDS = new Set(
-  ((stable as unknown as { $defs: { SessionUpdate: { oneOf: Array<{ properties: { sessionUpdate: { const: string } } }> } } }).$defs.SessionUpdate.oneOf).map(
-    (o) => o.properties.sessionUpdate.const,
-  ),
+  (
+    stable as unknown as { $defs: { SessionUpdate: { oneOf: Array<{ properties: { sessionUpdate: { const: string } } }> } } }
+  ).$defs.SessionUpdate.oneOf.map((o) => o.properties.sessionUpdate.const),
 );
 
 function unstableValidators(): Compiled {
@@ -59,7 +59,8 @@ function validatorFor(kind: Kind, method: string, params?: unknown): ValidateFun
   const key = `${kind} ${method}`;
   // A session/update of a kind only the unstable schema has is checked against that one, strictly.
   const update = method === "session/update" ? (params as { update?: { sessionUpdate?: unknown } } | undefined)?.update : undefined;
-  if (update && typeof update.sessionUpdate === "string" && !STABLE_UPDATE_KINDS.has(update.sessionUpdate)) return unstableValidators().byKey.get(key);
+  if (update && typeof update.sessionUpdate === "string" && !STABLE_UPDATE_KINDS.has(update.sessionUpdate))
+    return unstableValidators().byKey.get(key);
   const v = STABLE.byKey.get(key);
   if (v) return v;
   // Only methods the stable schema lacks (session/fork) use the unstable one.
@@ -78,10 +79,7 @@ function describe(v: ValidateFunction): string {
  * response to the method of the client's request it answers. Returns a list
  * of problems (empty when valid).
  */
-export function checkAgentMessage(
-  msg: unknown,
-  methodOfId: (id: string | number) => string | undefined,
-): string[] {
+export function checkAgentMessage(msg: unknown, methodOfId: (id: string | number) => string | undefined): string[] {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return ["not a JSON object"];
   const m = msg as Record<string, unknown>;
   if (m.jsonrpc !== "2.0") return [`jsonrpc must be "2.0", got ${JSON.stringify(m.jsonrpc)}`];
@@ -101,7 +99,8 @@ export function checkAgentMessage(
   const method = methodOfId(id);
   if (!method) return [`response to unknown request id ${JSON.stringify(id)}`];
   // Extension methods (`_session/goal`, …) have no schema: their result must be an object.
-  if (method.startsWith("_")) return typeof m.result === "object" && m.result !== null && !Array.isArray(m.result) ? [] : [`response to ${method}: not an object`];
+  if (method.startsWith("_"))
+    return typeof m.result === "object" && m.result !== null && !Array.isArray(m.result) ? [] : [`response to ${method}: not an object`];
   const v = validatorFor("response", method);
   if (!v) return [`no schema for the response to ${method}`];
   return v(m.result) ? [] : [`response to ${method}: ${describe(v)}`];
@@ -109,8 +108,5 @@ export function checkAgentMessage(
 
 /** Validates one session/update `update` payload alone (for unit tests). */
 export function checkSessionUpdate(update: unknown): string[] {
-  return checkAgentMessage(
-    { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } },
-    () => undefined,
-  );
+  return checkAgentMessage({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } }, () => undefined);
 }

@@ -68,7 +68,13 @@ test("agent-shell: a file like agent-shell-qoder.el that launches the bridge wit
   const emacs = Bun.which("emacs");
   if (!emacs && skip("reading agent-shell-zcode.el", "emacs")) return;
   const file = join(EDITORS, "agent-shell/agent-shell-zcode.el");
-  const r = await run([emacs!, "-Q", "--batch", "--eval", `(with-temp-buffer (insert-file-contents ${JSON.stringify(file)}) (goto-char (point-min)) (condition-case nil (while t (read (current-buffer))) (end-of-file (princ "ok"))))`]);
+  const r = await run([
+    emacs!,
+    "-Q",
+    "--batch",
+    "--eval",
+    `(with-temp-buffer (insert-file-contents ${JSON.stringify(file)}) (goto-char (point-min)) (condition-case nil (while t (read (current-buffer))) (end-of-file (princ "ok"))))`,
+  ]);
   expect(r.stdout).toBe("ok");
 });
 

@@ -30,8 +30,7 @@ function reference(bytes: Uint8Array, max: number): { lines: string[]; overlong:
   return { lines: out, overlong };
 }
 
-
-const PIECES = ["a", "é", "日本", "✓", "😀", "\n", "\r\n", "\n\n", "{\"k\":1}", "\r", " ", "xxxxxxxxxxxxxxxx"];
+const PIECES = ["a", "é", "日本", "✓", "😀", "\n", "\r\n", "\n\n", '{"k":1}', "\r", " ", "xxxxxxxxxxxxxxxx"];
 
 function randomInput(r: () => number, maxPieces: number): Uint8Array {
   let s = "";
@@ -165,10 +164,14 @@ describe("stream APIs", () => {
     let release!: () => void;
     let gate: Promise<void> | undefined;
     const got: string[] = [];
-    const done = readLines(s, (l) => {
-      got.push(l);
-      if (l === "1") gate = new Promise<void>((r) => (release = r));
-    }, { beforeRead: () => gate });
+    const done = readLines(
+      s,
+      (l) => {
+        got.push(l);
+        if (l === "1") gate = new Promise<void>((r) => (release = r));
+      },
+      { beforeRead: () => gate },
+    );
     await Bun.sleep(20);
     expect(got).toEqual(["1"]);
     expect(pulls).toBe(1);

@@ -90,7 +90,9 @@ describe("JSON snippets", () => {
     expect(acpx[0]!.agents.zcode).toEqual({ argv: [COMMAND] });
     // The shell examples use that configured name, and a prompt comes after the
     // session it needs (acpx exits 4 with "No acpx session found" otherwise).
-    const acpxLines = of("sh").flatMap((c) => c.split("\n")).filter((l) => l.startsWith("acpx zcode "));
+    const acpxLines = of("sh")
+      .flatMap((c) => c.split("\n"))
+      .filter((l) => l.startsWith("acpx zcode "));
     const firstPrompt = acpxLines.findIndex((l) => /^acpx zcode '/.test(l));
     expect(firstPrompt).toBeGreaterThan(-1);
     expect(acpxLines.slice(0, firstPrompt).some((l) => l.startsWith("acpx zcode sessions new"))).toBe(true);
@@ -104,7 +106,9 @@ describe("Configuration table", () => {
 
   test("every flag --help lists is in the table, with the variable --help names for it", () => {
     const flags = { ...serveFlags, ...doctorFlags, ...upgradeFlags } as Record<string, { type: string }>;
-    const names = Object.entries(flags).filter(([, d]) => d.type !== "positional").map(([n]) => n);
+    const names = Object.entries(flags)
+      .filter(([, d]) => d.type !== "positional")
+      .map(([n]) => n);
     expect(names).toContain("lang");
     for (const name of names) {
       const row = rows.find((r) => r.startsWith(`| \`--${name}`));
@@ -131,7 +135,12 @@ test("PowerShell snippets parse (when pwsh is installed)", async () => {
   if (!pwsh && skip("PowerShell snippets", "pwsh")) return;
   for (const [i, code] of of("powershell").entries()) {
     const f = snippetFile(`snippet-${i}.ps1`, code);
-    const r = await run([pwsh!, "-NoProfile", "-Command", `$e=$null; [void][System.Management.Automation.Language.Parser]::ParseFile('${f}', [ref]$null, [ref]$e); $e.Count`]);
+    const r = await run([
+      pwsh!,
+      "-NoProfile",
+      "-Command",
+      `$e=$null; [void][System.Management.Automation.Language.Parser]::ParseFile('${f}', [ref]$null, [ref]$e); $e.Count`,
+    ]);
     expect(r.stdout.trim()).toBe("0");
   }
 });
@@ -157,7 +166,12 @@ describe("CodeCompanion (Lua)", () => {
     if (!lua && skip("running the CodeCompanion snippet", "lua5.4")) return;
     const r = await run([lua!, join(FIXTURES, "codecompanion-stubs.lua"), snippetFile("codecompanion-run.lua", code())]);
     expect(r.stderr).toBe("");
-    const got = Object.fromEntries(r.stdout.trim().split("\n").map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    const got = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
     expect(got).toMatchObject({
       chat_adapter: "zcode",
       name: "zcode",
@@ -198,7 +212,7 @@ describe("agent-shell (Elisp)", () => {
       "--batch",
       "-Q",
       "--eval",
-      "(setenv \"HOME\" \"/home/you\")",
+      '(setenv "HOME" "/home/you")',
       "-l",
       join(FIXTURES, "agent-shell-stubs.el"),
       "-l",

@@ -101,10 +101,36 @@ describe("redact", () => {
   });
 
   test("key classification", () => {
-    for (const k of ["apiKey", "api_key", "token", "accessToken", "refresh_token", "authorization", "secret", "password", "passwd", "credentials", "cookie", "set-cookie", "private_key", "githubToken"]) {
+    for (const k of [
+      "apiKey",
+      "api_key",
+      "token",
+      "accessToken",
+      "refresh_token",
+      "authorization",
+      "secret",
+      "password",
+      "passwd",
+      "credentials",
+      "cookie",
+      "set-cookie",
+      "private_key",
+      "githubToken",
+    ]) {
       expect(isSecretKey(k)).toBe(true);
     }
-    for (const k of ["inputTokens", "outputTokens", "totalTokenCount", "maxTokens", "tokenizer", "sessionId", "authMethods", "text", "name", "value"]) {
+    for (const k of [
+      "inputTokens",
+      "outputTokens",
+      "totalTokenCount",
+      "maxTokens",
+      "tokenizer",
+      "sessionId",
+      "authMethods",
+      "text",
+      "name",
+      "value",
+    ]) {
       expect(isSecretKey(k)).toBe(false);
     }
   });
@@ -184,7 +210,13 @@ describe("redact: credentials in URLs", () => {
 
 describe("redactLine: linear time on what a child may print", () => {
   test("long runs of word characters, key words and separators take milliseconds (64 KB of letters took 12 s)", () => {
-    const inputs = ["a".repeat(1 << 20), "token".repeat(200_000), "a=".repeat(500_000), `token=${"a=".repeat(500_000)}`, "sk-".repeat(300_000)];
+    const inputs = [
+      "a".repeat(1 << 20),
+      "token".repeat(200_000),
+      "a=".repeat(500_000),
+      `token=${"a=".repeat(500_000)}`,
+      "sk-".repeat(300_000),
+    ];
     for (const s of inputs) {
       const t0 = performance.now();
       redactLine(s);

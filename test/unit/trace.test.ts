@@ -72,7 +72,10 @@ describe("openTrace", () => {
   test("recording is cheap: 200k frames recorded in well under a second", async () => {
     const path = join(dir, "e.jsonl");
     const tr = openTrace(path);
-    const frame = JSON.stringify({ method: "session/event", params: { sessionId: "s", seq: 1, type: "model.streaming", payload: { kind: "text_delta", text: "x".repeat(64) } } });
+    const frame = JSON.stringify({
+      method: "session/event",
+      params: { sessionId: "s", seq: 1, type: "model.streaming", payload: { kind: "text_delta", text: "x".repeat(64) } },
+    });
     const t0 = performance.now();
     for (let i = 0; i < 200_000; i++) tr.line("zcode->bridge", frame);
     const recordMs = performance.now() - t0;

@@ -71,7 +71,10 @@ function scanFresh(key: string, cwd: string, home: string | undefined, env: Env)
 
   const skillsOn = obj(config.merged.features).skill !== false && obj(config.merged.skills).enabled !== false;
   const skillRoots: SkillRoot[] = skillsOn
-    ? [...baseRoots(config, "skills").map((dir) => ({ dir })), ...plugins.flatMap((p) => p.skillRoots.map((dir) => ({ dir, plugin: p.name })))]
+    ? [
+        ...baseRoots(config, "skills").map((dir) => ({ dir })),
+        ...plugins.flatMap((p) => p.skillRoots.map((dir) => ({ dir, plugin: p.name }))),
+      ]
     : [];
   const skills = scanSkills(probe, skillRoots, disabledPaths(config.merged.skills, config.merged.skill));
 

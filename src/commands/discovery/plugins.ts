@@ -63,7 +63,11 @@ interface Candidate {
 /** <storage.dir>/cli/plugins, as ZCode's getPluginStorageRoot(getCliStorageRoot(storage.dir)). */
 export function pluginStore(config: ZCodeConfig): string | undefined {
   const configured = str(obj(config.merged.storage).dir);
-  const base = configured ? expandPath(configured, config.home, config.home ?? config.cwd) : config.home ? path.join(config.home, ".zcode") : undefined;
+  const base = configured
+    ? expandPath(configured, config.home, config.home ?? config.cwd)
+    : config.home
+      ? path.join(config.home, ".zcode")
+      : undefined;
   if (!base) return undefined;
   return path.basename(base) === "cli" ? path.join(base, "plugins") : path.join(base, "cli", "plugins");
 }
@@ -73,7 +77,9 @@ export function enabledPlugins(probe: Probe, config: ZCodeConfig): EnabledPlugin
   if (settings.enabled === false) return [];
   const store = pluginStore(config);
   const enabled = obj(settings.enabledPlugins);
-  const suppressed = new Set(Array.isArray(settings.suppressedBuiltins) ? settings.suppressedBuiltins.filter((s) => typeof s === "string") : []);
+  const suppressed = new Set(
+    Array.isArray(settings.suppressedBuiltins) ? settings.suppressedBuiltins.filter((s) => typeof s === "string") : [],
+  );
   const seen = new Set<string>();
   const out: EnabledPlugin[] = [];
   for (const c of candidates(probe, config, settings, store)) {

@@ -37,7 +37,10 @@ function merge(base: Json, over: Json): Json {
   const out: Json = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = typeof v === "object" && v !== null && !Array.isArray(v) && typeof b === "object" && b !== null && !Array.isArray(b) ? merge(b as Json, v as Json) : v;
+    out[k] =
+      typeof v === "object" && v !== null && !Array.isArray(v) && typeof b === "object" && b !== null && !Array.isArray(b)
+        ? merge(b as Json, v as Json)
+        : v;
   }
   return out;
 }
@@ -68,7 +71,10 @@ export interface ZCodeConfig {
   projectDirs: string[];
 }
 
-export function loadZCodeConfig(probe: Probe, opts: { home: string | undefined; cwd: string; env: Record<string, string | undefined> }): ZCodeConfig {
+export function loadZCodeConfig(
+  probe: Probe,
+  opts: { home: string | undefined; cwd: string; env: Record<string, string | undefined> },
+): ZCodeConfig {
   const dirs = projectDirs(probe, opts.cwd);
   let merged: Json = opts.home ? readJson(probe, path.join(opts.home, ".zcode", "cli", "config.json")) : {};
   for (const dir of [...dirs].reverse()) {

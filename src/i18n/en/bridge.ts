@@ -112,7 +112,8 @@ export const bridge = {
     /** The transcript's tail itself was too large to read. */
     tooLarge: "This conversation is too large to replay here; it is kept in ZCode.",
     /** Above a replayed conversation cut to its last messages. */
-    earlierNotShown: (count: number) => `Only the last ${count.toLocaleString("en-US")} messages of this conversation are shown here; the earlier ones are kept in ZCode.`,
+    earlierNotShown: (count: number) =>
+      `Only the last ${count.toLocaleString("en-US")} messages of this conversation are shown here; the earlier ones are kept in ZCode.`,
     /** A compaction's summary in a replayed conversation. */
     summary: (text: string) => `**Conversation summary** (earlier messages were compacted)\n\n${text}`,
     compacted: "**Earlier messages were compacted.**",

@@ -31,7 +31,8 @@ export const cli = {
       "Compact the conversation in the background after a turn that leaves this much context in use: tokens, or a percentage of the context window like 80% (env ZCODE_ACP_AUTO_COMPACT; default off)",
     "no-app-history":
       "Do not add sessions created here to the ZCode app's history (~/.zcode/v2/tasks-index.sqlite) (env ZCODE_ACP_APP_HISTORY=0)",
-    "max-line-bytes": "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 100663296). A prompt may be at most this less 1 MiB (an eighth of a lower limit) as sent to ZCode, which echoes it",
+    "max-line-bytes":
+      "Longest line accepted from the ZCode CLI, in bytes (env ZCODE_ACP_MAX_LINE_BYTES; default 100663296). A prompt may be at most this less 1 MiB (an eighth of a lower limit) as sent to ZCode, which echoes it",
     "max-message-bytes":
       "Longest message accepted from the editor, in bytes; a longer request is answered with an error (env ZCODE_ACP_MAX_MESSAGE_BYTES; default 83886080: 50 MiB of attachments in base64, and the text)",
     "no-prewarm":
@@ -111,8 +112,7 @@ export const cli = {
     otherVersion: (printed: string, ours: string) => `zcode-acp-server ${printed}, not ${ours}`,
     otherProgramFailed: "a different program (`--version` failed)",
     otherProgramPrinted: (printed: string) => `a different program (\`--version\` printed ${printed})`,
-    pathFixUsePath: (other: string, self: string) =>
-      `Remove or upgrade ${other}, or put ${self} (the full path) in the editor's settings.`,
+    pathFixUsePath: (other: string, self: string) => `Remove or upgrade ${other}, or put ${self} (the full path) in the editor's settings.`,
     pathFix: (other: string) => `Remove or upgrade ${other}.`,
 
     // Who installed this binary (install-origin.ts).

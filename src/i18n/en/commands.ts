@@ -31,7 +31,8 @@ export const commands = {
     /** v4 file rewind done; the list of files follows. */
     filesRewound: (n: number) => `Rewound the last turn's changes to ${n} file${n === 1 ? "" : "s"}; the conversation is unchanged:`,
     /** A file as listed: its path and what was done. */
-    fileLine: (pathCode: string, action: string | undefined) => `- ${pathCode}${action === "delete" ? " (created by the turn: deleted)" : action === "restore" ? " (restored)" : ""}`,
+    fileLine: (pathCode: string, action: string | undefined) =>
+      `- ${pathCode}${action === "delete" ? " (created by the turn: deleted)" : action === "restore" ? " (restored)" : ""}`,
     /** Nothing changed; the unsafe files follow, one per line. */
     unsafe: "Nothing was rewound: ZCode cannot safely restore these files, so it changed none of them:",
     unsafeLine: (pathCode: string, why: string) => `- ${pathCode}: ${why}`,
@@ -47,13 +48,15 @@ export const commands = {
     unsafeOther: (reason: string) => `not restorable (${reason})`,
     unsafeHint: "Undo those changes by hand (or with your version control), then run `/rewind` again.",
     /** Nothing in the last turn to rewind. */
-    noFiles: "Nothing to rewind: the last turn changed no files, or its changes are already rewound. `/rewind <new prompt>` replaces the last prompt instead.",
+    noFiles:
+      "Nothing to rewind: the last turn changed no files, or its changes are already rewound. `/rewind <new prompt>` replaces the last prompt instead.",
     /** /rewind <prompt> with no prompt ZCode lets the user edit. */
     noPrompt: "Nothing to rewind: ZCode offers no prompt to replace here (no turn yet, or one is still running).",
     /** /rewind <prompt> refused because the files cannot be restored; the files follow. */
     blocked: "Nothing was changed: the last turn's files cannot be restored safely, so ZCode did not replace the prompt:",
     /** /rewind <prompt> on a CLI without v4. */
-    promptNeedsV4: (version: string) => `\`/rewind <new prompt>\` needs ZCode CLI 0.16.5 or newer (this is ${version}). \`/rewind\` alone rewinds the conversation to its latest checkpoint here.`,
+    promptNeedsV4: (version: string) =>
+      `\`/rewind <new prompt>\` needs ZCode CLI 0.16.5 or newer (this is ${version}). \`/rewind\` alone rewinds the conversation to its latest checkpoint here.`,
     /** Shown before the rerun's output. */
     rerunning: "Rewound the last turn (files and chat). Running the new prompt:",
     /** Each part is undefined when ZCode did not say. */
@@ -70,7 +73,8 @@ export const commands = {
   },
 
   goal: {
-    description: "Show or set the session's goal (replace, clear, pause, resume); cancelling while ZCode works on it pauses it, `/goal resume` continues",
+    description:
+      "Show or set the session's goal (replace, clear, pause, resume); cancelling while ZCode works on it pauses it, `/goal resume` continues",
     // The keywords stay English in every language: they are what the user types.
     hint: "[objective | replace <objective> | clear | pause | resume]",
     replaceNeedsObjective: "`/goal replace` needs the new objective.",
@@ -112,9 +116,11 @@ export const commands = {
     /** Sent as a steer, but no turn ran any more: ZCode started one with it. */
     startedNew: "The turn had just ended, so ZCode runs this as a new turn:",
     /** A steer ZCode could not take into the turn: the turn was stopped first; the steer's text follows. */
-    fellBackStopped: "This steer did not reach the turn: the turn was stopped first. ZCode keeps it in its queue and will not run it by itself; send it again as a prompt if you still want it.",
+    fellBackStopped:
+      "This steer did not reach the turn: the turn was stopped first. ZCode keeps it in its queue and will not run it by itself; send it again as a prompt if you still want it.",
     /** The turn offered no step boundary: ZCode runs the steer as a turn of its own. */
-    fellBackNoBoundary: "This steer could not be taken into the running turn (no step was left to take it in); ZCode runs it as a turn of its own after this one.",
+    fellBackNoBoundary:
+      "This steer could not be taken into the running turn (no step was left to take it in); ZCode runs it as a turn of its own after this one.",
     fellBackOther: (reasonCode: string) => `This steer did not reach the turn (${reasonCode}); ZCode keeps it in its queue.`,
   },
 
@@ -151,12 +157,10 @@ export const commands = {
     notes: (notes: string[]) => ` (${notes.join(", ")})`,
     listHead: (label: string, valueCode: string, thoughtCode: string | undefined) =>
       `Current model: ${label} (${valueCode})${thoughtCode ? `, thought level ${thoughtCode}` : ""}.`,
-    listFoot:
-      "Switch with `/model <name or id>` (case does not matter; the start of a name is enough when only one model has it).",
+    listFoot: "Switch with `/model <name or id>` (case does not matter; the start of a name is enough when only one model has it).",
     /** `model`: how the bridge names a model (`name (providerId/modelId)`). */
     already: (model: string) => `Already using ${model}.`,
-    set: (model: string, thoughtCode: string | undefined) =>
-      `Model set to ${model}${thoughtCode ? `; thought level ${thoughtCode}` : ""}.`,
+    set: (model: string, thoughtCode: string | undefined) => `Model set to ${model}${thoughtCode ? `; thought level ${thoughtCode}` : ""}.`,
   },
 
   help: {

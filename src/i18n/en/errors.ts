@@ -36,7 +36,8 @@ export const errors = {
   tooManyBlocks: (max: number, count: number) => `A prompt can have at most ${max} content blocks (this one has ${count})`,
   attachmentsTooBig: (mib: string, totalMib: string, totalBytes: string) =>
     `A prompt's attachments can be at most ${mib} MiB in all (file sizes); these are ${totalMib} MiB (${totalBytes} bytes)`,
-  imageTooBig: (mib: string, sizeMib: string, sizeBytes: string) => `Images can be at most ${mib} MiB each (file size); this one is ${sizeMib} MiB (${sizeBytes} bytes)`,
+  imageTooBig: (mib: string, sizeMib: string, sizeBytes: string) =>
+    `Images can be at most ${mib} MiB each (file size); this one is ${sizeMib} MiB (${sizeBytes} bytes)`,
   promptTooBig: (sizeMib: string, sizeBytes: string, limitMib: string, limitBytes: string) =>
     `This prompt is ${sizeMib} MiB (${sizeBytes} bytes) as sent to ZCode (its text, with images and PDFs in base64, a third larger than the files), over the limit of ${limitMib} MiB (${limitBytes} bytes; --max-message-bytes and --max-line-bytes set it)`,
   /** `what` is one of anImage / thePdf / theFile. */
@@ -86,7 +87,8 @@ export const errors = {
   noSignIn: (providerId: string) => `the ZCode app has no sign-in for ${providerId}`,
   providerOff: (providerId: string) => `${providerId} is turned off in the ZCode app`,
   /** The provider refused the stored key (ZCode asked again with its fingerprint). */
-  keyRefused: (providerId: string) => `the provider refused the API key the ZCode app stored for ${providerId}; sign in to that plan again in the ZCode app`,
+  keyRefused: (providerId: string) =>
+    `the provider refused the API key the ZCode app stored for ${providerId}; sign in to that plan again in the ZCode app`,
   /** A long task began under another key of the plan (ZCode's expectedAccountScope no longer matches). */
   accountChanged: (providerId: string) => `the ZCode app's sign-in for ${providerId} changed since this task began; start it again`,
   noApiKey: (providerId: string) => `the ZCode app stored no API key for ${providerId}`,
@@ -112,7 +114,8 @@ export const errors = {
   binMissing: (bin: string) => `ZCODE_BIN points at ${JSON.stringify(bin)}, which does not exist or is not executable.`,
   /** A searched place: `zcode` on PATH. */
   onPath: (path: string | undefined) => `zcode on PATH (${path ?? "PATH is empty"})`,
-  cmdShim: (entry: string) => `${entry} is a Windows .cmd shim that cannot be spawned directly, and its target entry could not be read from it.`,
+  cmdShim: (entry: string) =>
+    `${entry} is a Windows .cmd shim that cannot be spawned directly, and its target entry could not be read from it.`,
   notExecutable: (entry: string) => `${entry} is not executable (chmod +x it, or point ZCODE_BIN at the real binary).`,
   /** `why` is the system's error. */
   cannotStart: (entry: string, why: string) => `Could not start ${entry}: ${why}`,
@@ -143,7 +146,8 @@ export const errors = {
     staleRevision: "The conversation changed while the command was prepared, twice in a row; nothing was done. Try again.",
     staleTarget: "The message the command was for is no longer there; nothing was done. Try again.",
     invalidPayload: "ZCode did not accept the command the bridge built (a bug in zcode-acp-server); nothing was done.",
-    actionUnavailable: "ZCode does not offer that on this conversation right now (a turn is running, something is waiting for an answer, or there is nothing to act on); nothing was done.",
+    actionUnavailable:
+      "ZCode does not offer that on this conversation right now (a turn is running, something is waiting for an answer, or there is nothing to act on); nothing was done.",
     latestOnly: "Only the latest message can be edited or retried; nothing was done.",
     stopTargetChanged: "The turn had already ended; nothing was stopped.",
     notImplemented: "This ZCode CLI does not implement that command yet.",

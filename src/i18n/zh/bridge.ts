@@ -24,7 +24,8 @@ export const bridge: typeof en = {
   },
 
   model: {
-    gone: (label, value, why) => `模型 ${label}（${value}）已不再由 ZCode 提供${why ? `：${why}` : ""}；请用 /model 命令或模型菜单另选一个。`,
+    gone: (label, value, why) =>
+      `模型 ${label}（${value}）已不再由 ZCode 提供${why ? `：${why}` : ""}；请用 /model 命令或模型菜单另选一个。`,
     ambiguous: (words, candidates) => `“${words}” 匹配到多个模型：${candidates}。请输入更完整的名称，或完整的模型 ID。`,
     notAvailable: (words, why) => `模型 “${words}” 当前不可用${why ? `（${why}）` : ""}`,
     noMatch: (words) => `ZCode 在此提供的模型中没有与 “${words}” 匹配的`,

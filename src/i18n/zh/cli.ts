@@ -29,13 +29,12 @@ export const cli: typeof en = {
     trace: "把两端通信脱敏后逐行以 JSON 格式记录到此文件，文件权限 0600（环境变量 ZCODE_ACP_TRACE）",
     "auto-compact":
       "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是 Token 数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
-    "no-app-history":
-      "不把在这里创建的会话加入 ZCode 应用的历史记录 ~/.zcode/v2/tasks-index.sqlite（环境变量 ZCODE_ACP_APP_HISTORY=0）",
-    "max-line-bytes": "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 100663296）。ZCode 会回显提示，所以发给 ZCode 的提示最多为此值减去 1 MiB（较小的上限则减去其八分之一）",
+    "no-app-history": "不把在这里创建的会话加入 ZCode 应用的历史记录 ~/.zcode/v2/tasks-index.sqlite（环境变量 ZCODE_ACP_APP_HISTORY=0）",
+    "max-line-bytes":
+      "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 100663296）。ZCode 会回显提示，所以发给 ZCode 的提示最多为此值减去 1 MiB（较小的上限则减去其八分之一）",
     "max-message-bytes":
       "从编辑器接收的单条消息最大字节数，超出的请求会收到错误回复（环境变量 ZCODE_ACP_MAX_MESSAGE_BYTES；默认 83886080：可容纳 base64 编码的 50 MiB 附件及文本）",
-    "no-prewarm":
-      "等到第一个会话需要时才启动 ZCode，而不是在回复 `initialize` 后立即在后台启动（环境变量 ZCODE_ACP_PREWARM=0）",
+    "no-prewarm": "等到第一个会话需要时才启动 ZCode，而不是在回复 `initialize` 后立即在后台启动（环境变量 ZCODE_ACP_PREWARM=0）",
     version: "输出版本号后退出",
   },
 
@@ -61,8 +60,7 @@ export const cli: typeof en = {
     notAModeName: (from, raw, modes) => `${from}：'${raw}' 不是 ZCode 支持的模式（可选值：${modes.map((m) => `\`${m}\``).join("、")}）`,
     notAModel: (from, raw) => `${from}：'${raw}' 不是有效的模型名称或 ID`,
     notAByteCount: (from, raw) => `${from}：'${raw}' 不是有效的字节数（应为不小于 1024 的整数）`,
-    notAutoCompact: (from, raw) =>
-      `${from}：'${raw}' 既不是 Token 数（如 150000 或 150k），也不是上下文窗口的百分比（如 80%）`,
+    notAutoCompact: (from, raw) => `${from}：'${raw}' 既不是 Token 数（如 150000 或 150k），也不是上下文窗口的百分比（如 80%）`,
     autoCompactTooLow: (from, raw, min, percent) =>
       `${from}：'${raw}' 个 Token 低于 ${min / 1000}k：ZCode 的指令和工具定义本身就要占用数千 Token，这样几乎每轮对话后都会压缩。${percent ? `如果指的是上下文窗口的百分比，请写 ${percent}；` : "请写上下文窗口的百分比（如 80%），"}或者至少 ${min / 1000}k 个 Token。`,
     notOnOff: (from, raw) => `${from}：'${raw}' 不是 0 或 1（也可以用 \`false\`/\`true\`、\`off\`/\`on\`、\`no\`/\`yes\`）`,

@@ -31,7 +31,8 @@ export const commands: typeof en = {
     description: "撤销上一个回合的文件更改（保留对话）；`/rewind <新提示>` 替换上一条提示并重新运行",
     hint: "[新提示]",
     filesRewound: (n) => `已撤销上一个回合对 ${n} 个文件的更改；对话保持不变：`,
-    fileLine: (pathCode, action) => `- ${pathCode}${action === "delete" ? "（该回合创建：已删除）" : action === "restore" ? "（已恢复）" : ""}`,
+    fileLine: (pathCode, action) =>
+      `- ${pathCode}${action === "delete" ? "（该回合创建：已删除）" : action === "restore" ? "（已恢复）" : ""}`,
     unsafe: "未回退任何内容：ZCode 无法安全恢复以下文件，因此没有更改其中任何一个：",
     unsafeLine: (pathCode, why) => `- ${pathCode}：${why}`,
     unsafeReason: {
@@ -47,7 +48,8 @@ export const commands: typeof en = {
     noFiles: "没有可回退的内容：上一个回合没有更改文件，或其更改已被撤销。`/rewind <新提示>` 可替换上一条提示。",
     noPrompt: "没有可回退的内容：这里没有可替换的提示（还没有回合，或有回合正在运行）。",
     blocked: "未做任何更改：上一个回合的文件无法安全恢复，因此 ZCode 没有替换提示：",
-    promptNeedsV4: (version) => `\`/rewind <新提示>\` 需要 ZCode CLI 0.16.5 或更新版本（当前为 ${version}）。在此版本中，单独的 \`/rewind\` 会将对话回退到最新的 checkpoint。`,
+    promptNeedsV4: (version) =>
+      `\`/rewind <新提示>\` 需要 ZCode CLI 0.16.5 或更新版本（当前为 ${version}）。在此版本中，单独的 \`/rewind\` 会将对话回退到最新的 checkpoint。`,
     rerunning: "已回退上一个回合（文件和对话）。正在运行新提示：",
     rewound: (checkpointCode, removed, revision) =>
       `已回退到最新的 checkpoint${checkpointCode ? ` ${checkpointCode}` : ""}：` +
@@ -84,8 +86,7 @@ export const commands: typeof en = {
     toolTitle: "正在压缩上下文",
     stillRunning: "ZCode 仍在压缩上下文，压缩会在后台继续进行。",
     finished: (already, usage) =>
-      (already ? "已有一次压缩在进行，现已完成。" : "上下文已压缩。") +
-      (usage ? `当前上下文用量：${usage.used} / ${usage.size}。` : ""),
+      (already ? "已有一次压缩在进行，现已完成。" : "上下文已压缩。") + (usage ? `当前上下文用量：${usage.used} / ${usage.size}。` : ""),
   },
 
   steer: {
@@ -128,8 +129,7 @@ export const commands: typeof en = {
     notOffered: "已不再提供",
     unavailable: (reason) => `不可用：${reason}`,
     notes: (notes) => `（${notes.join("，")}）`,
-    listHead: (label, valueCode, thoughtCode) =>
-      `当前模型：${label}（${valueCode}）${thoughtCode ? `，推理强度 ${thoughtCode}` : ""}。`,
+    listHead: (label, valueCode, thoughtCode) => `当前模型：${label}（${valueCode}）${thoughtCode ? `，推理强度 ${thoughtCode}` : ""}。`,
     listFoot: "使用 `/model <名称或 ID>` 切换（不区分大小写；只要某个名称开头只对应一个模型，输入开头即可）。",
     already: (model) => `已经在使用 ${model}。`,
     set: (model, thoughtCode) => `已切换到模型 ${model}${thoughtCode ? `；推理强度 ${thoughtCode}` : ""}。`,
@@ -143,15 +143,15 @@ export const commands: typeof en = {
 
   terminalOnly: {
     description: "仅能在 ZCode 终端应用中使用",
-    reply: (name, instead) =>
-      `\`/${name}\` 需要在 ZCode 终端应用中使用：请在终端中运行 \`zcode\`，然后在那里输入。${instead ?? ""}`,
+    reply: (name, instead) => `\`/${name}\` 需要在 ZCode 终端应用中使用：请在终端中运行 \`zcode\`，然后在那里输入。${instead ?? ""}`,
     insteadOf: {
       mcp: "在编辑器中配置的 MCP 服务器会随每个会话一起传给 ZCode。",
       effort: "在这里请使用 `/thought <级别>`。",
       new: "在这里请在编辑器中新建一个会话（对话线程）。",
       resume: "在这里请从编辑器的会话历史中打开该会话。",
       skill: "在这里请直接输入技能自己的名称：`/<技能名> [任务]`（你的技能都在 / 菜单中）。",
-      signIn: "在那里登录或退出不会改变这里使用的登录：编辑器启动的 ZCode 使用 ZCode 应用的登录信息，请在 ZCode 应用中管理（设置 → 模型）。",
+      signIn:
+        "在那里登录或退出不会改变这里使用的登录：编辑器启动的 ZCode 使用 ZCode 应用的登录信息，请在 ZCode 应用中管理（设置 → 模型）。",
     },
   },
 

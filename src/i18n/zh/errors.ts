@@ -28,7 +28,8 @@ export const errors: typeof en = {
   unexpected: "zcode-acp-server 发生意外错误",
 
   tooManyBlocks: (max, count) => `一条提示最多只能有 ${max} 个内容块（这一条有 ${count} 个）`,
-  attachmentsTooBig: (mib, totalMib, totalBytes) => `一条提示的附件总共不能超过 ${mib} MiB（按文件大小计）；这些附件共 ${totalMib} MiB（${totalBytes} 字节）`,
+  attachmentsTooBig: (mib, totalMib, totalBytes) =>
+    `一条提示的附件总共不能超过 ${mib} MiB（按文件大小计）；这些附件共 ${totalMib} MiB（${totalBytes} 字节）`,
   imageTooBig: (mib, sizeMib, sizeBytes) => `每张图片不能超过 ${mib} MiB（按文件大小计）；这张图片为 ${sizeMib} MiB（${sizeBytes} 字节）`,
   promptTooBig: (sizeMib, sizeBytes, limitMib, limitBytes) =>
     `这条提示发给 ZCode 时为 ${sizeMib} MiB（${sizeBytes} 字节；文本加上以 base64 编码的图片和 PDF，比文件本身大三分之一），超过了 ${limitMib} MiB（${limitBytes} 字节）的上限（由 --max-message-bytes 和 --max-line-bytes 决定）`,
@@ -70,7 +71,9 @@ export const errors: typeof en = {
   exited: (e) =>
     `ZCode CLI ${ended(e.signal, e.code)}` +
     `${e.method ? `（当时 ${e.method} 请求尚未完成）` : ""}` +
-    (e.stderrTail.length ? `；它最后输出到 stderr 的内容：\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}` : "（它没有向 stderr 输出任何内容）"),
+    (e.stderrTail.length
+      ? `；它最后输出到 stderr 的内容：\n${e.stderrTail.map((l) => `  ${l}`).join("\n")}`
+      : "（它没有向 stderr 输出任何内容）"),
   builtinProviderConfigMissing: (variable) =>
     "ZCode 桌面应用自带的 CLI 找不到它的内置供应商配置（`zcode-builtin.json`），这个文件通常由应用传给它。" +
     `请在编辑器为本智能体配置的环境变量中把 ${variable} 设为该文件（它随应用一起安装，位于 CLI 旁边的 \`provider/zcode-builtin.json\` 或 \`../config/provider/zcode-builtin.json\`），` +

@@ -61,7 +61,11 @@ export function permissionOptions(options: readonly PermissionOption[] | undefin
     }
     out.push({ optionId: o.optionId, name: o.name || defaultName(kind), kind });
     const allow = kind === "allow_once" || kind === "allow_always";
-    answers.set(o.optionId, (o.response as PermissionAnswer | undefined) ?? (allow ? { decision: "allow" } : { decision: "deny", reason: "Rejected by the user" }));
+    answers.set(
+      o.optionId,
+      (o.response as PermissionAnswer | undefined) ??
+        (allow ? { decision: "allow" } : { decision: "deny", reason: "Rejected by the user" }),
+    );
   }
   if (out.length === 0) {
     out.push({ optionId: "allow", name: defaultName("allow_once"), kind: "allow_once" });

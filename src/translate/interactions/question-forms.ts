@@ -1,6 +1,12 @@
 import type { ElicitationPropertySchema } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../../i18n/index.ts";
-import { PLAN_APPROVAL_APPROVE, PLAN_APPROVAL_QUESTION, type Question, type UserInputAnswer, type UserInputRequestParams } from "../../zcode/request-schemas.ts";
+import {
+  PLAN_APPROVAL_APPROVE,
+  PLAN_APPROVAL_QUESTION,
+  type Question,
+  type UserInputAnswer,
+  type UserInputRequestParams,
+} from "../../zcode/request-schemas.ts";
 
 // ZCode's questions (AskUserQuestion) and plan approval as ACP elicitation
 // forms, and the form's answer back as ZCode's interaction broker reads it:
@@ -84,8 +90,7 @@ export function answersFromForm(questions: readonly Question[], content: Record<
 /** The question and value ZCode reads a plan approval from (as it asked, else its fixed wording). */
 function planQuestion(p: UserInputRequestParams): { question: string; approve: string } {
   const q = (p.questions ?? p.input?.questions ?? [])[0];
-  const approve = q?.options.find((o) => optionValue(o).toLowerCase() === PLAN_APPROVAL_APPROVE)
-    ?? q?.options[0];
+  const approve = q?.options.find((o) => optionValue(o).toLowerCase() === PLAN_APPROVAL_APPROVE) ?? q?.options[0];
   return { question: q?.question ?? PLAN_APPROVAL_QUESTION, approve: approve ? optionValue(approve) : PLAN_APPROVAL_APPROVE };
 }
 

@@ -30,7 +30,11 @@ export function unavailableNotice(info: ModelInfo): string {
 function isRefusal(err: unknown): err is ZCodeError {
   if (!(err instanceof ZCodeError)) return false;
   // Our side's failures (the child died, no answer in time, no CLI) are not ZCode's answer.
-  const local = err.code === LOCAL_ERR.exited || err.code === LOCAL_ERR.timeout || err.code === LOCAL_ERR.notFound || err.code === LOCAL_ERR.unsupported;
+  const local =
+    err.code === LOCAL_ERR.exited ||
+    err.code === LOCAL_ERR.timeout ||
+    err.code === LOCAL_ERR.notFound ||
+    err.code === LOCAL_ERR.unsupported;
   if (local) return false;
   const busy = err.code === ZCODE_ERR.busy || err.code === ZCODE_ERR.promptRunning;
   return !busy && err.code !== ZCODE_ERR.methodNotFound && err.code !== ZCODE_ERR.notActive && !isSessionMissing(err.code, err.message);

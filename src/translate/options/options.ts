@@ -108,7 +108,10 @@ function modelChoices(models: readonly ModelInfo[], current: string): Choice[] {
     const words = t().bridge.options;
     const gone = m.disabledReason === NOT_OFFERED;
     const name = m.disabledReason ? `${base} (${gone ? words.notOffered : words.unavailable})` : base;
-    const notes = [m.disabledReason ? words.unavailableWhy(gone ? words.notOffered : m.disabledReason) : undefined, shared ? undefined : m.providerLabel];
+    const notes = [
+      m.disabledReason ? words.unavailableWhy(gone ? words.notOffered : m.disabledReason) : undefined,
+      shared ? undefined : m.providerLabel,
+    ];
     const description = notes.filter((n): n is string => !!n).join(" · ");
     return { value: m.value, name, ...(description ? { description } : {}) };
   });
@@ -135,7 +138,14 @@ export function optionsFromSettings(settings: Settings | undefined, previous?: S
       // The current model left ZCode's list (provider removed, plan changed): still shown, marked.
       // Only a list proves that: with no entry we could read, nothing is known to be gone.
       const gone = models.length > 0;
-      info = { value, providerId: cur.providerId, modelId: cur.modelId, label: cur.modelId, levels: [], ...(gone ? { disabledReason: NOT_OFFERED } : {}) };
+      info = {
+        value,
+        providerId: cur.providerId,
+        modelId: cur.modelId,
+        label: cur.modelId,
+        levels: [],
+        ...(gone ? { disabledReason: NOT_OFFERED } : {}),
+      };
       models.push(info);
     }
     out.model = {
@@ -233,7 +243,13 @@ export function validateChoice(o: SessionOptions, key: "mode" | "thought", value
   const opt = o[key];
   if (!opt) throw invalidParams(t().errors.noOption(key));
   if (!opt.choices.some((c) => c.value === value)) {
-    throw invalidParams(t().errors.notAChoice(value, key, opt.choices.map((c) => c.value)));
+    throw invalidParams(
+      t().errors.notAChoice(
+        value,
+        key,
+        opt.choices.map((c) => c.value),
+      ),
+    );
   }
 }
 

@@ -62,7 +62,10 @@ export function outcomeOfResult(command: boolean, result: ToolResult | undefined
 }
 
 /** A tool part of a history message (`state.output` is the same text as a live result's content). */
-export function outcomeOfPart(command: boolean, state: { status: string; output?: string; error?: string; metadata?: { display?: unknown } }): ToolOutcome {
+export function outcomeOfPart(
+  command: boolean,
+  state: { status: string; output?: string; error?: string; metadata?: { display?: unknown } },
+): ToolOutcome {
   // A denied tool is stored with ZCode's words to the model as its error.
   if (state.status === "error") return { display: {}, failed: true, error: state.error ? denialOr(state.error) : t().tools.failed };
   const text = state.output;

@@ -310,9 +310,7 @@ const TOOLS: Record<string, ToolSpec> = {
   AskUserQuestion: askUserQuestion,
 };
 
-const TOOLS_LOWER: Record<string, ToolSpec> = Object.fromEntries(
-  Object.entries(TOOLS).map(([k, v]) => [k.toLowerCase(), v]),
-);
+const TOOLS_LOWER: Record<string, ToolSpec> = Object.fromEntries(Object.entries(TOOLS).map(([k, v]) => [k.toLowerCase(), v]));
 
 function unknownTool(name: string): ToolSpec {
   return { kind: "other", title: () => name || t().tools.tool, result: (_i, o) => outputText(o.text) };

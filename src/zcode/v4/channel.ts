@@ -34,7 +34,11 @@ export class V4CommandError extends ZCodeError {
   readonly ack: Ack;
 
   constructor(type: CommandType, ack: Ack) {
-    super(reasonSay(ack.reasonCode, ack.status), { code: LOCAL_V4_ERR, method: `v4/command ${type}`, data: { status: ack.status, reasonCode: ack.reasonCode } });
+    super(reasonSay(ack.reasonCode, ack.status), {
+      code: LOCAL_V4_ERR,
+      method: `v4/command ${type}`,
+      data: { status: ack.status, reasonCode: ack.reasonCode },
+    });
     this.ack = ack;
   }
 
@@ -72,7 +76,11 @@ export class V4Channel {
    */
   async probe(): Promise<boolean> {
     try {
-      await this.conn.request("v4/commands/query", { commands: [{ sessionId: null, commandId: "probe" }] }, { timeoutMs: V4_TIMEOUTS.query, schema: QueryResultSchema });
+      await this.conn.request(
+        "v4/commands/query",
+        { commands: [{ sessionId: null, commandId: "probe" }] },
+        { timeoutMs: V4_TIMEOUTS.query, schema: QueryResultSchema },
+      );
       return true;
     } catch (err) {
       if (!(err instanceof ZCodeError && err.code === ZCODE_ERR.methodNotFound)) logger.debug("v4 probe failed:", err);
@@ -81,7 +89,11 @@ export class V4Channel {
   }
 
   rows(sessionId: string): Promise<RowsRange> {
-    return this.conn.request("v4/conversation/rowsRange", { sessionId, limit: ROWS_LIMIT }, { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema });
+    return this.conn.request(
+      "v4/conversation/rowsRange",
+      { sessionId, limit: ROWS_LIMIT },
+      { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema },
+    );
   }
 
   /** Sends one envelope; resolves with its ACK whatever the status. */
@@ -103,7 +115,10 @@ export class V4Channel {
    * read's revision and logEpoch. A `stale` ACK (the conversation moved
    * since the read) re-reads and sends once more, same commandId.
    */
-  async targeted(sessionId: string, pick: (rows: readonly Row[]) => Pick): Promise<{ ack: Ack; commandId: string; type: CommandType } | undefined> {
+  async targeted(
+    sessionId: string,
+    pick: (rows: readonly Row[]) => Pick,
+  ): Promise<{ ack: Ack; commandId: string; type: CommandType } | undefined> {
     const commandId = uuidv7();
     for (let attempt = 0; ; attempt++) {
       const range = await this.rows(sessionId);

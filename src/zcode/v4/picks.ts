@@ -66,7 +66,12 @@ export type EditOutcome =
 export function editOutcome(result: unknown, commandId: string): EditOutcome {
   const r = v.safeParse(EditResultSchema, result);
   if (r.success && r.output.disposition === "blocked") {
-    return { kind: "blocked", reasonCode: r.output.reasonCode, files: r.output.preview?.unsafeFiles ?? [], ignored: r.output.preview?.ignoredFiles ?? [] };
+    return {
+      kind: "blocked",
+      reasonCode: r.output.reasonCode,
+      files: r.output.preview?.unsafeFiles ?? [],
+      ignored: r.output.preview?.ignoredFiles ?? [],
+    };
   }
   return { kind: "rerun", commandId };
 }

@@ -66,6 +66,16 @@ export const RowsRangeSchema = loose({
 export type RowsRange = v.InferOutput<typeof RowsRangeSchema>;
 
 /** ACK results of the commands the bridge sends (`result.type` tells them apart). */
-export const FileRewindResultSchema = loose({ type: v.literal("applyFileRewind"), applied: v.boolean(), preview: maybe(PreviewSchema), response: maybe(str) });
-export const EditResultSchema = loose({ type: v.literal("editUserQuery"), disposition: str, reasonCode: maybe(str), preview: maybe(PreviewSchema) });
+export const FileRewindResultSchema = loose({
+  type: v.literal("applyFileRewind"),
+  applied: v.boolean(),
+  preview: maybe(PreviewSchema),
+  response: maybe(str),
+});
+export const EditResultSchema = loose({
+  type: v.literal("editUserQuery"),
+  disposition: str,
+  reasonCode: maybe(str),
+  preview: maybe(PreviewSchema),
+});
 export const InputAcceptedSchema = loose({ type: v.literal("inputAccepted"), delivery: str, inputId: maybe(str) });

@@ -3,7 +3,10 @@
 // also read well in traces.
 
 /** A new UUIDv7; `now` and `random` are injectable for tests. */
-export function uuidv7(now: number = Date.now(), random: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n))): string {
+export function uuidv7(
+  now: number = Date.now(),
+  random: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n)),
+): string {
   const b = random(16);
   const ms = Math.max(0, Math.floor(now));
   // 48-bit big-endian timestamp (ms fits in 2^48 until the year 10889).

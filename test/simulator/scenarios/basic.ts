@@ -68,13 +68,28 @@ export async function failTransient(t: Turn): Promise<void> {
     const { providerId, modelId } = t.s.model;
     t.failure =
       t.params.top === "1"
-        ? { type: "model_error", code: "model_rate_limited", message: "Rate limit reached for requests", retryable: true, turnPhase: "model_streaming" }
+        ? {
+            type: "model_error",
+            code: "model_rate_limited",
+            message: "Rate limit reached for requests",
+            retryable: true,
+            turnPhase: "model_streaming",
+          }
         : {
             type: "model_error",
             code: "model_rate_limited",
             message: "Rate limit reached for requests",
             detail: `provider=${providerId} provider_code=1302 model=${modelId} status=429 retryable=true`,
-            attribution: { source: "provider", reason: "rate_limited", providerId, modelId, transport: "sse", statusCode: 429, providerErrorCode: "1302", retryable: true },
+            attribution: {
+              source: "provider",
+              reason: "rate_limited",
+              providerId,
+              modelId,
+              transport: "sse",
+              statusCode: 429,
+              providerErrorCode: "1302",
+              retryable: true,
+            },
             turnPhase: "model_streaming",
           };
     return;
@@ -91,7 +106,16 @@ export async function failFatal(t: Turn): Promise<void> {
     code: "1113",
     message: "Insufficient balance or no resource package. Please recharge.",
     detail: `provider=${providerId} provider_code=1113 model=${modelId} status=429 retryable=false`,
-    attribution: { source: "provider", reason: "insufficient_balance", exceptionKind: "provider_business", providerId, modelId, statusCode: 429, providerErrorCode: "1113", retryable: false },
+    attribution: {
+      source: "provider",
+      reason: "insufficient_balance",
+      exceptionKind: "provider_business",
+      providerId,
+      modelId,
+      statusCode: 429,
+      providerErrorCode: "1113",
+      retryable: false,
+    },
     turnPhase: "model_streaming",
   };
 }
@@ -208,7 +232,15 @@ export async function hugeHistory(t: Turn): Promise<void> {
           type: "tool" as const,
           callId: `call_huge_${i}`,
           tool: "Bash",
-          state: { status: "completed" as const, input: { command: `cat part-${i}.log` }, output, title: `cat part-${i}.log`, metadata: {}, startedAt: now, completedAt: now },
+          state: {
+            status: "completed" as const,
+            input: { command: `cat part-${i}.log` },
+            output,
+            title: `cat part-${i}.log`,
+            metadata: {},
+            startedAt: now,
+            completedAt: now,
+          },
         }),
         t.part(ai.messageId, { type: "text" as const, text: nearEnd ? "z".repeat(textChars) : `answer ${i + 1}` }),
         t.part(ai.messageId, { type: "step-finish" as const, reason: "stop", cost: 0, tokens: ai.tokens }),
@@ -225,7 +257,13 @@ export async function compact(t: Turn): Promise<void> {
   await t.emit("session.updated", { trigger: "manual", phase: "standalone_turn", preCompactTokenCount: before });
   const st = t.beginStep();
   const summary = `Summary of the conversation so far (${t.s.messages.length - 1} messages)${t.text ? `, focusing on: ${t.text}` : ""}.`;
-  st.info.semantics = { origin: "agent_runtime", kind: "compact_summary", uiVisibility: "visible", providerVisibility: "visible", transcriptVisibility: "visible" };
+  st.info.semantics = {
+    origin: "agent_runtime",
+    kind: "compact_summary",
+    uiVisibility: "visible",
+    providerVisibility: "visible",
+    transcriptVisibility: "visible",
+  };
   st.message.parts.push(t.part(st.info.messageId, { type: "compaction" as const, auto: false, reason: "manual" }));
   st.message.parts.push(t.part(st.info.messageId, { type: "text" as const, text: summary }));
   await t.pace();
@@ -233,7 +271,13 @@ export async function compact(t: Turn): Promise<void> {
   t.response = "";
   const after = Math.max(100, Math.floor(before / 10));
   t.s.contextUsed = after;
-  await t.emit("session.updated", { trigger: "manual", phase: "standalone_turn", preCompactTokenCount: before, postCompactTokenCount: after, summaryMessageId: st.info.messageId });
+  await t.emit("session.updated", {
+    trigger: "manual",
+    phase: "standalone_turn",
+    preCompactTokenCount: before,
+    postCompactTokenCount: after,
+    summaryMessageId: st.info.messageId,
+  });
 }
 
 /**
@@ -271,4 +315,3 @@ export const basicScenarios = {
   compact,
   "auto-compaction": autoCompaction,
 };
-

@@ -60,7 +60,12 @@ export async function garbage(t: Turn): Promise<void> {
   const out = t.sim.out;
   await t.say("Before the noise. ");
   out.raw("Warning: this is not JSON {{{");
-  out.raw(JSON.stringify({ method: "session/event", params: { sessionId: t.s.id, seq: "not-a-number", type: "model.streaming", payload: { kind: "text_delta", delta: 42 } } }));
+  out.raw(
+    JSON.stringify({
+      method: "session/event",
+      params: { sessionId: t.s.id, seq: "not-a-number", type: "model.streaming", payload: { kind: "text_delta", delta: 42 } },
+    }),
+  );
   out.raw(JSON.stringify({ id: "server-nobody-asked-999", result: { ok: true } }));
   process.stderr.write("(node:1234) ExperimentalWarning: simulated diagnostic on stderr\n");
   await t.emit("mystery.event", { note: "an event type no bridge knows" });
@@ -71,7 +76,10 @@ export async function garbage(t: Turn): Promise<void> {
 export async function unknownRequest(t: Turn): Promise<void> {
   await t.say("Asking something odd. ");
   const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 5000));
-  const a = await Promise.race([t.sim.outgoing.request("zcode/unannouncedThing", { sessionId: t.s.id, detail: "not in the protocol document" }), timeout]);
+  const a = await Promise.race([
+    t.sim.outgoing.request("zcode/unannouncedThing", { sessionId: t.s.id, detail: "not in the protocol document" }),
+    timeout,
+  ]);
   const note = a === "timeout" ? "no answer" : "error" in a ? `error ${a.error.code}` : "a result";
   log(`unknown request answered with ${note}`);
   await defaultReply(t, ` (unknown request answered with ${note})`);
@@ -135,7 +143,12 @@ export async function floodTools(t: Turn): Promise<void> {
         if (out.length > tailMax) out = out.slice(out.length - tailMax);
         await bashProgress(t, c, out, "", Date.now() - t0, tailMax);
       }
-      return { kind: "result", content: bashContent(out, "", 0), detail: bashDetail(command, 0, out.length, Date.now() - t0), budgetStrategy: "artifact" };
+      return {
+        kind: "result",
+        content: bashContent(out, "", 0),
+        detail: bashDetail(command, 0, out.length, Date.now() - t0),
+        budgetStrategy: "artifact",
+      };
     },
   }));
   await t.say("Done.");

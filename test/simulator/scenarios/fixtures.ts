@@ -16,14 +16,29 @@ export interface ToolSpec {
   exec: ToolExec;
 }
 
-const result = (content: string, extra: Omit<Extract<ToolOutcome, { kind: "result" }>, "kind" | "content"> = {}): ToolOutcome => ({ kind: "result", content, ...extra });
+const result = (content: string, extra: Omit<Extract<ToolOutcome, { kind: "result" }>, "kind" | "content"> = {}): ToolOutcome => ({
+  kind: "result",
+  content,
+  ...extra,
+});
 
-const simple = (content: string, extra: Omit<Extract<ToolOutcome, { kind: "result" }>, "kind" | "content"> = {}, approval?: Approval): ToolExec => ({
+const simple = (
+  content: string,
+  extra: Omit<Extract<ToolOutcome, { kind: "result" }>, "kind" | "content"> = {},
+  approval?: Approval,
+): ToolExec => ({
   ...(approval ? { approval } : {}),
   run: async (_c, _i) => result(content, extra),
 });
 
-const fsDetail = (bytes: number) => ({ readMs: 1, writeMs: 2, fileCount: 1, totalBytes: bytes, maxFileBytes: bytes, workspaceKind: "local" });
+const fsDetail = (bytes: number) => ({
+  readMs: 1,
+  writeMs: 2,
+  fileCount: 1,
+  totalBytes: bytes,
+  maxFileBytes: bytes,
+  workspaceKind: "local",
+});
 
 export const GREET_BEFORE = 'export function greet(name: string): string {\n  return "Hello, " + name;\n}\n';
 export const FILE_STATE_NOTE = "(file state is current in your context — no need to Read it back)";
@@ -31,7 +46,12 @@ export const FILE_STATE_NOTE = "(file state is current in your context — no ne
 export function readSpec(ws: string, nameOnCall = true): ToolSpec {
   const filePath = join(ws, "src", "greet.ts");
   const lines = GREET_BEFORE.split("\n").slice(0, -1);
-  return { toolName: "Read", input: { file_path: filePath }, nameOnCall, exec: simple(lines.map((l, i) => `${i + 1}\t${l}`).join("\n"), { budgetStrategy: "truncate" }) };
+  return {
+    toolName: "Read",
+    input: { file_path: filePath },
+    nameOnCall,
+    exec: simple(lines.map((l, i) => `${i + 1}\t${l}`).join("\n"), { budgetStrategy: "truncate" }),
+  };
 }
 
 export function editSpec(ws: string, approval?: Approval): ToolSpec {
@@ -50,7 +70,15 @@ export function editSpec(ws: string, approval?: Approval): ToolSpec {
           filePath,
           additions: 1,
           deletions: 1,
-          structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [" export function greet(name: string): string {", `-${oldString}`, `+${newString}`, " }"] }],
+          structuredPatch: [
+            {
+              oldStart: 1,
+              oldLines: 3,
+              newStart: 1,
+              newLines: 3,
+              lines: [" export function greet(name: string): string {", `-${oldString}`, `+${newString}`, " }"],
+            },
+          ],
           truncated: false,
         },
         detail: { kind: "patch", filesystem: fsDetail(after.length), patch: { matchMs: 0, hunkCount: 1, matchAttempts: 1 } },
@@ -68,7 +96,14 @@ export function failingEditSpec(ws: string): ToolSpec {
   return {
     toolName: "Edit",
     input: { file_path: filePath, old_string: oldString, new_string: "  return 'Hey, ' + name;", replace_all: false },
-    exec: { run: async () => ({ kind: "error", type: "tool_execution_failed", code: "8", message: `String to replace not found in file.\nString: ${oldString}` }) },
+    exec: {
+      run: async () => ({
+        kind: "error",
+        type: "tool_execution_failed",
+        code: "8",
+        message: `String to replace not found in file.\nString: ${oldString}`,
+      }),
+    },
   };
 }
 
@@ -78,7 +113,10 @@ export function writeSpec(ws: string): ToolSpec {
   return {
     toolName: "Write",
     input: { file_path: filePath, content },
-    exec: simple(`File created successfully at: ${filePath} ${FILE_STATE_NOTE}`, { detail: { kind: "filesystem", filesystem: fsDetail(content.length) }, budgetStrategy: "truncate" }),
+    exec: simple(`File created successfully at: ${filePath} ${FILE_STATE_NOTE}`, {
+      detail: { kind: "filesystem", filesystem: fsDetail(content.length) },
+      budgetStrategy: "truncate",
+    }),
   };
 }
 
@@ -127,8 +165,15 @@ export function agentSpec(): ToolSpec {
   const agentId = "agent_7f3a9c";
   return {
     toolName: "Agent",
-    input: { description: "Find callers of greet", prompt: "Search the codebase for every call of greet() and report whether any passes an empty name.", subagent_type: "general-purpose" },
-    exec: simple(`${report}\nagentId: ${agentId} (use SendMessage with to: '${agentId}' to continue this agent)\n<usage>subagent_tokens: 5120\ntool_uses: 3\nduration_ms: 2310</usage>`, { budgetStrategy: "artifact" }),
+    input: {
+      description: "Find callers of greet",
+      prompt: "Search the codebase for every call of greet() and report whether any passes an empty name.",
+      subagent_type: "general-purpose",
+    },
+    exec: simple(
+      `${report}\nagentId: ${agentId} (use SendMessage with to: '${agentId}' to continue this agent)\n<usage>subagent_tokens: 5120\ntool_uses: 3\nduration_ms: 2310</usage>`,
+      { budgetStrategy: "artifact" },
+    ),
   };
 }
 
@@ -169,7 +214,11 @@ export interface BashRun {
 export const LS: BashRun = {
   command: "ls -la",
   description: "List files in the workspace",
-  stdout: ["total 24\n", "drwxr-xr-x  5 dev dev 4096 Jan  1 12:00 .\ndrwxr-xr-x 12 dev dev 4096 Jan  1 11:00 ..\n", "-rw-r--r--  1 dev dev  120 Jan  1 12:00 package.json\ndrwxr-xr-x  2 dev dev 4096 Jan  1 12:00 src\n"],
+  stdout: [
+    "total 24\n",
+    "drwxr-xr-x  5 dev dev 4096 Jan  1 12:00 .\ndrwxr-xr-x 12 dev dev 4096 Jan  1 11:00 ..\n",
+    "-rw-r--r--  1 dev dev  120 Jan  1 12:00 package.json\ndrwxr-xr-x  2 dev dev 4096 Jan  1 12:00 src\n",
+  ],
   stderr: ["", "", "ls: cannot access 'build': No such file or directory\n"],
   exitCode: 0,
 };
@@ -232,7 +281,10 @@ export function bashSpec(t: Turn, b: BashRun): ToolSpec {
         }
         await t.pace();
         const bytes = Buffer.byteLength(out + err, "utf8");
-        return result(bashContent(out, err, b.exitCode), { detail: bashDetail(b.command, b.exitCode, bytes, Math.max(1, Date.now() - t0)), budgetStrategy: "artifact" });
+        return result(bashContent(out, err, b.exitCode), {
+          detail: bashDetail(b.command, b.exitCode, bytes, Math.max(1, Date.now() - t0)),
+          budgetStrategy: "artifact",
+        });
       },
     },
   };
@@ -246,7 +298,13 @@ export function bashProgress(t: Turn, c: ToolCall, out: string, err: string, ela
     elapsedMs,
     kind: "progress",
     outputBytes: bytes,
-    outputPreview: { text: preview, fullText: preview, totalLines: all.split("\n").length - (all.endsWith("\n") ? 1 : 0), totalBytes: bytes, linesEstimated: false },
+    outputPreview: {
+      text: preview,
+      fullText: preview,
+      totalLines: all.split("\n").length - (all.endsWith("\n") ? 1 : 0),
+      totalBytes: bytes,
+      linesEstimated: false,
+    },
     pid: 40000 + (c.toolCallId.charCodeAt(5) % 1000),
     stderrBytes: Buffer.byteLength(err, "utf8"),
     stderrTail: tail(err, tailCap),
@@ -267,7 +325,11 @@ export function exitPlanSpec(): ToolSpec {
     input: { plan: PLAN },
     exec: {
       approval: { kind: "plan" },
-      run: async () => result(`User has approved your plan. You can now start coding. Start with updating your todo list if applicable.\n\n## Approved Plan:\n${PLAN}`, { budgetStrategy: "truncate" }),
+      run: async () =>
+        result(
+          `User has approved your plan. You can now start coding. Start with updating your todo list if applicable.\n\n## Approved Plan:\n${PLAN}`,
+          { budgetStrategy: "truncate" },
+        ),
     },
   };
 }
@@ -320,7 +382,8 @@ export function questionSpec(questions: Question[]): ToolSpec {
     input: { questions },
     exec: {
       approval: { kind: "question" },
-      run: async (_c, input) => result(questionContent(questions, input.answers as Record<string, string> | undefined), { budgetStrategy: "truncate" }),
+      run: async (_c, input) =>
+        result(questionContent(questions, input.answers as Record<string, string> | undefined), { budgetStrategy: "truncate" }),
     },
   };
 }

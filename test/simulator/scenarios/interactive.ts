@@ -43,7 +43,7 @@ export async function plan(t: Turn): Promise<void> {
   await t.say(call!.outcome === "success" ? "Plan approved; switching to build mode." : "Okay, staying in plan mode.");
 }
 
-function question(questions: typeof SINGLE[]) {
+function question(questions: (typeof SINGLE)[]) {
   return async (t: Turn): Promise<void> => {
     await t.say("I have a question. ");
     const [call] = await useTools(t, [questionSpec(questions)]);
@@ -73,9 +73,29 @@ export async function appTools(t: Turn): Promise<void> {
     return `${method}: ${JSON.stringify(v.value)}`;
   };
   const lines = [
-    await ask("interaction/requestOfficialMcpAuthHeaders", { requestId: uuid(), workspace, pluginId: "zai-mcp@zcode-official", mcpKey: "web-reader", targetOrigin: "https://open.bigmodel.cn" }, officialMcpAuthResponse),
-    await ask("interaction/browserList", { requestId: uuid(), workspaceKey: workspace.workspaceKey, workspacePath: workspace.workspacePath, sessionId: s.id, turnId: t.id, clientMode: "desktop-continuous", sessionContext: "live" }, browserListResult),
-    await ask("interaction/browserExecute", { requestId: uuid(), sessionId: s.id, turnId: t.id, command: { method: "getState" } }, browserCommandResult),
+    await ask(
+      "interaction/requestOfficialMcpAuthHeaders",
+      { requestId: uuid(), workspace, pluginId: "zai-mcp@zcode-official", mcpKey: "web-reader", targetOrigin: "https://open.bigmodel.cn" },
+      officialMcpAuthResponse,
+    ),
+    await ask(
+      "interaction/browserList",
+      {
+        requestId: uuid(),
+        workspaceKey: workspace.workspaceKey,
+        workspacePath: workspace.workspacePath,
+        sessionId: s.id,
+        turnId: t.id,
+        clientMode: "desktop-continuous",
+        sessionContext: "live",
+      },
+      browserListResult,
+    ),
+    await ask(
+      "interaction/browserExecute",
+      { requestId: uuid(), sessionId: s.id, turnId: t.id, command: { method: "getState" } },
+      browserCommandResult,
+    ),
   ];
   await t.say(lines.join("\n"));
 }

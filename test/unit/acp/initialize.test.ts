@@ -25,12 +25,15 @@ test("hand-picked edges: the fast path takes only what the SDK accepts", () => {
   for (const protocolVersion of EDGE_VERSIONS) {
     for (const id of EDGE_IDS) {
       const msg = { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion } };
-      if (plainInitializeId(msg) !== undefined && !sdkAccepts(msg)) wrong.push(`id=${String(id)} protocolVersion=${String(protocolVersion)}`);
+      if (plainInitializeId(msg) !== undefined && !sdkAccepts(msg))
+        wrong.push(`id=${String(id)} protocolVersion=${String(protocolVersion)}`);
     }
   }
   expect(wrong).toEqual([]);
   // And it still takes the ordinary request.
-  expect(plainInitializeId({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })).toBe(1);
+  expect(plainInitializeId({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })).toBe(
+    1,
+  );
 });
 
 test("random requests (fixed seed): whatever the fast path takes, the SDK accepts", () => {

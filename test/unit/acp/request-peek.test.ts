@@ -8,7 +8,12 @@ describe("peekMessage / answerableId", () => {
   const id = (text: string, complete = false) => answerableId(peekMessage(text, complete));
 
   test("the id of a request, in the usual key order, cut anywhere after it", () => {
-    const line = JSON.stringify({ jsonrpc: "2.0", id: 42, method: "session/prompt", params: { prompt: [{ type: "text", text: "x".repeat(1000) }] } });
+    const line = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 42,
+      method: "session/prompt",
+      params: { prompt: [{ type: "text", text: "x".repeat(1000) }] },
+    });
     for (const cut of [40, 60, 200, line.length - 1]) expect(id(line.slice(0, cut))).toBe(42);
     expect(id('{"jsonrpc":"2.0","id":"req-7","method":"x","params":{')).toBe("req-7");
     expect(id('  \ufeff{ "id" : -3 , "method" : "x" , "params" : [')).toBe(-3);
@@ -36,7 +41,13 @@ describe("peekMessage / answerableId", () => {
   });
 
   test("ids JSON-RPC does not allow are not echoed; a number at the cut may be longer", () => {
-    for (const bad of ['{"id":null,"method":"x",', '{"id":{"a":1},"method":"x",', '{"id":[1],"method":"x",', '{"id":true,"method":"x",', '{"id":1e400,"method":"x",']) {
+    for (const bad of [
+      '{"id":null,"method":"x",',
+      '{"id":{"a":1},"method":"x",',
+      '{"id":[1],"method":"x",',
+      '{"id":true,"method":"x",',
+      '{"id":1e400,"method":"x",',
+    ]) {
       expect(id(bad)).toBeUndefined();
     }
     expect(id('{"method":"x","id":12')).toBeUndefined();

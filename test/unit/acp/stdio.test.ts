@@ -51,7 +51,12 @@ test("settle waits for a reader that comes back within the grace: everything arr
   await turn();
   setTimeout(() => pipe.resume(), 150);
   expect(await sink.settle(Date.now() + 3000)).toBe(true);
-  expect(pipe.text.split("\n").filter(Boolean).map((l) => JSON.parse(l).n)).toEqual([...Array(20).keys()]);
+  expect(
+    pipe.text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).n),
+  ).toEqual([...Array(20).keys()]);
 });
 
 test("settle past the deadline: queued lines dropped whole, the write in the pipe finished whenever the reader comes back, and it says so", async () => {
@@ -70,12 +75,19 @@ test("settle past the deadline: queued lines dropped whole, the write in the pip
   });
   // The grace is spent: the bridge says so, and still waits for the line it began.
   while (!stderr.lines.join("").includes("did not read our output")) await new Promise((r) => setTimeout(r, 10));
-  expect(stderr.lines.join("")).toMatch(/did not read our output for [\d.]+ s at exit: 10 message\(s\) not sent; waiting for it to take the rest of the last one sent/);
+  expect(stderr.lines.join("")).toMatch(
+    /did not read our output for [\d.]+ s at exit: 10 message\(s\) not sent; waiting for it to take the rest of the last one sent/,
+  );
   expect(settled).toBe(false);
   pipe.resume();
   expect(await done).toBe(false);
   // Whole lines only: the first flush complete, the queued ones not at all.
-  expect(pipe.text.split("\n").filter(Boolean).map((l) => JSON.parse(l).n)).toEqual([...Array(10).keys()]);
+  expect(
+    pipe.text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).n),
+  ).toEqual([...Array(10).keys()]);
   expect(pipe.text.endsWith("\n")).toBe(true);
 });
 

@@ -128,7 +128,8 @@ export function appMetaProblems(metaJson: string): string[] {
   if (m.titleOverridden !== undefined && typeof m.titleOverridden !== "boolean") problems.push("titleOverridden must be boolean");
   ms("createdAt");
   ms("updatedAt");
-  if (!["yolo", "plan", "edit", "auto", "autoEdit", "build"].includes(m.mode as string)) problems.push(`mode ${String(m.mode)} is not an app mode`);
+  if (!["yolo", "plan", "edit", "auto", "autoEdit", "build"].includes(m.mode as string))
+    problems.push(`mode ${String(m.mode)} is not an app mode`);
   if (m.provider !== undefined && m.provider !== "glm") problems.push("provider must be glm");
   if (m.model !== undefined && (typeof m.model !== "string" || !/^[^/]+\/.+/.test(m.model))) problems.push("model must be provider/model");
   if (m.status !== undefined && !["running", "completed", "error"].includes(m.status as string)) problems.push("bad status");

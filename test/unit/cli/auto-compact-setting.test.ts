@@ -41,6 +41,8 @@ test("not a threshold at all", () => {
 
 test("--mode and ZCODE_ACP_MODE are checked against ZCode's modes, naming where the value came from", () => {
   expect(resolveConfig({ mode: "guarded" }, {}).mode).toBe("guarded");
-  expect(() => resolveConfig({ mode: "bogus" }, {})).toThrow("--mode: 'bogus' is not a mode ZCode knows (one of plan, build, edit, yolo, guarded, auto)");
+  expect(() => resolveConfig({ mode: "bogus" }, {})).toThrow(
+    "--mode: 'bogus' is not a mode ZCode knows (one of plan, build, edit, yolo, guarded, auto)",
+  );
   expect(() => resolveConfig({}, { ZCODE_ACP_MODE: "Plan" })).toThrow("ZCODE_ACP_MODE: 'Plan' is not a mode ZCode knows");
 });

@@ -57,7 +57,13 @@ test("a .zip's central directory sizes, summed", async () => {
   writeFileSync(join(dir, "a"), "x".repeat(1234));
   writeFileSync(join(dir, "b"), "y".repeat(10));
   const zip = join(tmp, "t.zip");
-  const p = Bun.spawnSync(["python3", "-c", `import zipfile,sys\nz=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED)\nz.write(sys.argv[2]+'/a','a')\nz.write(sys.argv[2]+'/b','b')\nz.close()`, zip, dir]);
+  const p = Bun.spawnSync([
+    "python3",
+    "-c",
+    `import zipfile,sys\nz=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED)\nz.write(sys.argv[2]+'/a','a')\nz.write(sys.argv[2]+'/b','b')\nz.close()`,
+    zip,
+    dir,
+  ]);
   expect(p.exitCode).toBe(0);
   expect(zipDeclaredSize(readFileSync(zip))).toBe(1244);
   expect(zipDeclaredSize(new Uint8Array(100))).toBeUndefined();

@@ -4,7 +4,11 @@
 import { describe, expect, test } from "bun:test";
 import { runCommand, snapshot, zerr } from "../support/commands-fakes.ts";
 
-const accepted = { response: "", snapshot: snapshot({ projection: { status: "running" } }), compact: { state: "accepted", inputId: "in_1" } };
+const accepted = {
+  response: "",
+  snapshot: snapshot({ projection: { status: "running" } }),
+  compact: { state: "accepted", inputId: "in_1" },
+};
 const after = (projection: Record<string, unknown>) => snapshot({ projection: { status: "idle", ...projection } });
 
 describe("/compact", () => {
@@ -35,7 +39,10 @@ describe("/compact", () => {
   });
 
   test("already_running: waits for that compaction and says so", async () => {
-    const r = await runCommand("/compact", { compact: { response: "", compact: { state: "already_running" } }, read: after({ contextUsed: 10, contextWindow: 100 }) });
+    const r = await runCommand("/compact", {
+      compact: { response: "", compact: { state: "already_running" } },
+      read: after({ contextUsed: 10, contextWindow: 100 }),
+    });
     expect(r.waits).toEqual([120_000]);
     expect(r.said).toEqual(["A compaction was already running; it has finished. Context in use: 10 of 100 tokens."]);
   });
@@ -65,7 +72,11 @@ describe("/compact", () => {
   });
 
   test("figures ACP cannot take (negative, fractional, zero window): no usage_update", async () => {
-    for (const projection of [{ contextUsed: -5, contextWindow: 1000 }, { contextUsed: 1.5, contextWindow: 1000 }, { contextUsed: 5, contextWindow: 0 }]) {
+    for (const projection of [
+      { contextUsed: -5, contextWindow: 1000 },
+      { contextUsed: 1.5, contextWindow: 1000 },
+      { contextUsed: 5, contextWindow: 0 },
+    ]) {
       const r = await runCommand("/compact", { compact: accepted, read: after(projection) });
       expect(r.updates.map((u) => u.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
       expect(r.said).toEqual(["Conversation compacted."]);

@@ -12,7 +12,9 @@ function explain(err: unknown, caps = new FakeCaps()) {
 describe("explainFailure", () => {
   test("-32601: not supported, and the method marked off", () => {
     const caps = new FakeCaps();
-    expect(explain(zerr(-32601, "Method not found: session/compact", "session/compact"), caps)).toBe("`/compact` is not supported by ZCode CLI 0.16.9");
+    expect(explain(zerr(-32601, "Method not found: session/compact", "session/compact"), caps)).toBe(
+      "`/compact` is not supported by ZCode CLI 0.16.9",
+    );
     expect(caps.supports("session/compact")).toBe(false);
     // Without a method on the error: the command's own.
     const other = new FakeCaps();
@@ -21,7 +23,8 @@ describe("explainFailure", () => {
   });
 
   test("busy (-32010 on real CLIs, 1308 in the seed document)", () => {
-    for (const code of [-32010, 1308]) expect(explain(zerr(code, "Cannot compact while a prompt is running", "session/compact"))).toContain("busy with a running turn");
+    for (const code of [-32010, 1308])
+      expect(explain(zerr(code, "Cannot compact while a prompt is running", "session/compact"))).toContain("busy with a running turn");
   });
 
   test("-32602: ZCode's reason with the usage", () => {

@@ -52,6 +52,8 @@ describe("/fork", () => {
   });
 
   test("a session ZCode does not know propagates (the agent maps it to an ACP error)", async () => {
-    await expect(runCommand("/fork", { fork: zerr(-32004, "Session is not active: sess_1", "session/fork") })).rejects.toThrow("not active");
+    await expect(runCommand("/fork", { fork: zerr(-32004, "Session is not active: sess_1", "session/fork") })).rejects.toThrow(
+      "not active",
+    );
   });
 });

@@ -20,7 +20,9 @@ describe("/help", () => {
     expect(r.calls).toEqual([]);
     const text = r.said.join("");
     for (const usage of USAGES) expect(text).toContain(usage);
-    expect(text).toContain("- `/steer <instructions>` — Add instructions to the turn that is running, without stopping it (not supported by ZCode CLI 0.16.9)");
+    expect(text).toContain(
+      "- `/steer <instructions>` — Add instructions to the turn that is running, without stopping it (not supported by ZCode CLI 0.16.9)",
+    );
     expect(text.match(/not supported/g)).toHaveLength(2);
   });
 

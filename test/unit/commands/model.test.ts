@@ -10,8 +10,19 @@ import { runCommand, zerr } from "../support/commands-fakes.ts";
 
 const ZAI = "builtin:zai-coding-plan";
 const BIG = "account:bigmodel-individual-coding-plan";
-const LEVELS = { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }], defaultLevel: "high" };
-const entry = (providerId: string, modelId: string, extra: Record<string, unknown> = {}) => ({ ref: { providerId, modelId }, label: modelId, properties: {}, ...extra });
+const LEVELS = {
+  levels: [
+    { value: "low", label: "Low" },
+    { value: "high", label: "High" },
+  ],
+  defaultLevel: "high",
+};
+const entry = (providerId: string, modelId: string, extra: Record<string, unknown> = {}) => ({
+  ref: { providerId, modelId },
+  label: modelId,
+  properties: {},
+  ...extra,
+});
 const CATALOGUE = [
   entry(ZAI, "GLM-5.3", { providerLabel: "Z.ai Coding Plan", reasoning: LEVELS }),
   entry(ZAI, "GLM-4.7", { providerLabel: "Z.ai Coding Plan", reasoning: LEVELS }),
@@ -20,9 +31,19 @@ const CATALOGUE = [
   entry(BIG, "GLM-5.3-1M", { label: "GLM-5.3 (1M context)", disabledReason: "Not in your plan" }),
 ];
 
-function options(current: { providerId: string; modelId: string; options?: unknown } = { providerId: ZAI, modelId: "GLM-5.3", options: { reasoningLevel: "high" } }) {
+function options(
+  current: { providerId: string; modelId: string; options?: unknown } = {
+    providerId: ZAI,
+    modelId: "GLM-5.3",
+    options: { reasoningLevel: "high" },
+  },
+) {
   return optionsFromSettings(
-    settings({ ...CREATE_SETTINGS, model: { current, available: CATALOGUE }, thoughtLevel: { enabled: true, current: "high", available: LEVELS.levels } }),
+    settings({
+      ...CREATE_SETTINGS,
+      model: { current, available: CATALOGUE },
+      thoughtLevel: { enabled: true, current: "high", available: LEVELS.levels },
+    }),
   );
 }
 
@@ -78,7 +99,9 @@ describe("/model", () => {
   test("ambiguous: the candidates, nothing switched", async () => {
     const r = await runCommand("/model glm-5.3", {}, { options: options() });
     expect(r.modelSets).toEqual([]);
-    expect(r.said[0]).toStartWith(`"glm-5.3" matches more than one model: Z.ai Coding Plan › GLM-5.3 (${ZAI}/GLM-5.3), BigModel Coding Plan › GLM-5.3 (${BIG}/GLM-5.3).`);
+    expect(r.said[0]).toStartWith(
+      `"glm-5.3" matches more than one model: Z.ai Coding Plan › GLM-5.3 (${ZAI}/GLM-5.3), BigModel Coding Plan › GLM-5.3 (${BIG}/GLM-5.3).`,
+    );
     expect(r.said[0]).toEndWith("Usage: `/model <name or id>`");
   });
 
@@ -99,29 +122,41 @@ describe("/model", () => {
 
   test("ZCode refusing the switch: its reason, in words", async () => {
     const refusal = new RequestError(-32603, "ZCode did not switch to GLM-4.7 (x): down. The session keeps GLM-5.3 (y).");
-    const r = await runCommand("/model glm-4.7", {}, {
-      options: options(),
-      setModel: async () => {
-        throw refusal;
+    const r = await runCommand(
+      "/model glm-4.7",
+      {},
+      {
+        options: options(),
+        setModel: async () => {
+          throw refusal;
+        },
       },
-    });
+    );
     expect(r.said).toEqual([refusal.message]);
   });
 
   test("the CLI busy: the shared reply; anything else reaches the editor as an error", async () => {
-    const busy = await runCommand("/model glm-4.7", {}, {
-      options: options(),
-      setModel: async () => {
-        throw zerr(-32010, "A prompt is already running for this session", "session/setModel");
+    const busy = await runCommand(
+      "/model glm-4.7",
+      {},
+      {
+        options: options(),
+        setModel: async () => {
+          throw zerr(-32010, "A prompt is already running for this session", "session/setModel");
+        },
       },
-    });
+    );
     expect(busy.said[0]).toContain("ZCode is busy");
-    const died = runCommand("/model glm-4.7", {}, {
-      options: options(),
-      setModel: async () => {
-        throw new Error("The ZCode CLI exited");
+    const died = runCommand(
+      "/model glm-4.7",
+      {},
+      {
+        options: options(),
+        setModel: async () => {
+          throw new Error("The ZCode CLI exited");
+        },
       },
-    });
+    );
     await expect(died).rejects.toThrow("The ZCode CLI exited");
   });
 

@@ -86,7 +86,11 @@ describe("/quota", () => {
 
   test("no GLM sign-in: says so without asking anyone", async () => {
     requests.length = 0;
-    const r = await runCommand("/quota", {}, { env: env({ openrouter: { options: { apiKey: "k", baseURL: "https://openrouter.ai/api/v1" } } }) });
+    const r = await runCommand(
+      "/quota",
+      {},
+      { env: env({ openrouter: { options: { apiKey: "k", baseURL: "https://openrouter.ai/api/v1" } } }) },
+    );
     expect(r.said[0]).toStartWith("Not signed in: the ZCode app has no GLM Coding Plan sign-in");
     expect(requests).toEqual([]);
   });

@@ -56,11 +56,19 @@ describe("matchCommand", () => {
   });
 
   test("only steer runs beside a turn", () => {
-    expect(allCommands().filter((c) => c.runsBesideTurn).map((c) => c.name)).toEqual(["steer"]);
+    expect(
+      allCommands()
+        .filter((c) => c.runsBesideTurn)
+        .map((c) => c.name),
+    ).toEqual(["steer"]);
   });
 
   test("only quota runs without ZCode, and it needs no ZCode method", () => {
-    expect(allCommands().filter((c) => c.bridgeOnly).map((c) => c.name)).toEqual(["quota"]);
+    expect(
+      allCommands()
+        .filter((c) => c.bridgeOnly)
+        .map((c) => c.name),
+    ).toEqual(["quota"]);
     expect(matchCommand("/quota")?.command.requires).toBeUndefined();
   });
 });
@@ -85,7 +93,16 @@ describe("availableCommands", () => {
 
   test("0.14.8 and 0.16.x, as the real capabilities table says (no steer, no rewind)", () => {
     for (const version of ["0.14.8", "0.16.9"]) {
-      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual(["fork", "goal", "compact", "mode", "model", "thought", "quota", "help"]);
+      expect(availableCommands(new CliCapabilities(version)).map((c) => c.name)).toEqual([
+        "fork",
+        "goal",
+        "compact",
+        "mode",
+        "model",
+        "thought",
+        "quota",
+        "help",
+      ]);
     }
     expect(availableCommands(new CliCapabilities("0.15.3")).map((c) => c.name)).toHaveLength(10);
   });
@@ -144,10 +161,7 @@ describe("shared handling", () => {
 
   test("-32601 from the method: 'not supported', and the capability is marked off", async () => {
     const caps = new FakeCaps("0.15.3");
-    const { api, calls } = fakeApi(
-      { compact: new FakeZCodeError(-32601, "Method not found: session/compact", "session/compact") },
-      caps,
-    );
+    const { api, calls } = fakeApi({ compact: new FakeZCodeError(-32601, "Method not found: session/compact", "session/compact") }, caps);
     const f = fakeContext(api, { version: "0.15.3" });
     await matchCommand("/compact")!.command.run(f.ctx);
     expect(calls.map((c) => c.method)).toEqual(["session/compact"]);

@@ -7,7 +7,14 @@ const caps = { caps: CAPS_015(), version: "0.15.3" };
 
 describe("/rewind", () => {
   test("reads runtime.stateRevision, sends it as expectedRevision, reports what was removed", async () => {
-    const r = await runCommand("/rewind", { read: snapshot({ runtime: { eventSeq: 12, stateRevision: 7 } }), rewind: { revision: 8, checkpointId: "cp_3", removedMessages: 2 } }, caps);
+    const r = await runCommand(
+      "/rewind",
+      {
+        read: snapshot({ runtime: { eventSeq: 12, stateRevision: 7 } }),
+        rewind: { revision: 8, checkpointId: "cp_3", removedMessages: 2 },
+      },
+      caps,
+    );
     expect(r.calls).toEqual([
       { method: "session/read", params: "sess_1" },
       { method: "session/rewind", params: { sessionId: "sess_1", target: { kind: "latestCheckpoint" }, expectedRevision: 7 } },
@@ -16,12 +23,20 @@ describe("/rewind", () => {
   });
 
   test("a revision only in the projection (older CLIs) is used too", async () => {
-    const r = await runCommand("/rewind", { read: snapshot({ runtime: { eventSeq: 1 }, projection: { status: "idle", revision: 4 } }), rewind: { removedMessages: 1 } }, caps);
+    const r = await runCommand(
+      "/rewind",
+      { read: snapshot({ runtime: { eventSeq: 1 }, projection: { status: "idle", revision: 4 } }), rewind: { removedMessages: 1 } },
+      caps,
+    );
     expect((r.calls[1]?.params as { expectedRevision?: number }).expectedRevision).toBe(4);
   });
 
   test("no revision reported: expectedRevision is left out", async () => {
-    const r = await runCommand("/rewind", { read: snapshot({ runtime: { eventSeq: 1 }, projection: { status: "idle" } }), rewind: { removedMessages: 1, checkpointId: null } }, caps);
+    const r = await runCommand(
+      "/rewind",
+      { read: snapshot({ runtime: { eventSeq: 1 }, projection: { status: "idle" } }), rewind: { removedMessages: 1, checkpointId: null } },
+      caps,
+    );
     expect(r.calls[1]?.params).toEqual({ sessionId: "sess_1", target: { kind: "latestCheckpoint" } });
     expect(r.said).toEqual(["Rewound to the latest checkpoint: removed 1 message."]);
   });
@@ -46,7 +61,11 @@ describe("/rewind", () => {
 
   test("busy is explained", async () => {
     for (const code of [-32010, 1308]) {
-      const r = await runCommand("/rewind", { read: snapshot(), rewind: zerr(code, "A prompt is already running for this session", "session/rewind") }, caps);
+      const r = await runCommand(
+        "/rewind",
+        { read: snapshot(), rewind: zerr(code, "A prompt is already running for this session", "session/rewind") },
+        caps,
+      );
       expect(r.said[0]).toContain("busy with a running turn");
       expect(r.said[0]).toContain("`/rewind`");
     }
@@ -63,8 +82,24 @@ describe("/rewind", () => {
 
 describe("/rewind on a CLI with v4", () => {
   const v4 = () => ({ caps: CAPS_V4(), version: "0.16.9" });
-  const HEADER = { rowId: 1, turnId: "turn_1", entityId: "turn_1", kind: "turnHeader", state: "completedSuccess", fileChanges: { files: 1, state: "active" }, actions: { canRewindFiles: true } };
-  const PROMPT = { rowId: 2, turnId: "turn_1", entityId: "msg_1", kind: "userInput", text: "change it", origin: "realUser", actions: { canEdit: true } };
+  const HEADER = {
+    rowId: 1,
+    turnId: "turn_1",
+    entityId: "turn_1",
+    kind: "turnHeader",
+    state: "completedSuccess",
+    fileChanges: { files: 1, state: "active" },
+    actions: { canRewindFiles: true },
+  };
+  const PROMPT = {
+    rowId: 2,
+    turnId: "turn_1",
+    entityId: "msg_1",
+    kind: "userInput",
+    text: "change it",
+    origin: "realUser",
+    actions: { canEdit: true },
+  };
   const rows = (...r: unknown[]) => ({ rows: r, atSeq: 9, atRevision: 18, atLogEpoch: "mx79rtwf-7822837b", hasMore: false });
   const preview = (unsafe: boolean) => ({
     canApply: !unsafe,
@@ -74,30 +109,65 @@ describe("/rewind on a CLI with v4", () => {
   });
 
   test("/rewind: applyFileRewind on the last turn's header with the read's revision and logEpoch; lists the files", async () => {
-    const r = await runCommand("/rewind", {
-      "v4/conversation/rowsRange": rows(HEADER, PROMPT),
-      "v4/command": (p: any) => ({ commandId: p.commandId, status: "accepted", revisionAtDecision: 18, result: { type: "applyFileRewind", applied: true, preview: preview(false), response: "Rewound 1 file" } }),
-    }, v4());
+    const r = await runCommand(
+      "/rewind",
+      {
+        "v4/conversation/rowsRange": rows(HEADER, PROMPT),
+        "v4/command": (p: any) => ({
+          commandId: p.commandId,
+          status: "accepted",
+          revisionAtDecision: 18,
+          result: { type: "applyFileRewind", applied: true, preview: preview(false), response: "Rewound 1 file" },
+        }),
+      },
+      v4(),
+    );
     expect(r.calls.map((c) => c.method)).toEqual(["v4/conversation/rowsRange", "v4/command"]);
-    expect(r.calls[1]!.params).toMatchObject({ type: "applyFileRewind", payload: { target: { rowId: 1, entityId: "turn_1" } }, baseRevision: 18, baseLogEpoch: "mx79rtwf-7822837b" });
+    expect(r.calls[1]!.params).toMatchObject({
+      type: "applyFileRewind",
+      payload: { target: { rowId: 1, entityId: "turn_1" } },
+      baseRevision: 18,
+      baseLogEpoch: "mx79rtwf-7822837b",
+    });
     expect(r.said).toEqual(["Rewound the last turn's changes to 1 file; the conversation is unchanged:\n\n- `/w/src/greet.ts` (restored)"]);
   });
 
   test("unsafe files: nothing changed, which files and why", async () => {
-    const r = await runCommand("/rewind", {
-      "v4/conversation/rowsRange": rows(HEADER),
-      "v4/command": (p: any) => ({ commandId: p.commandId, status: "accepted", revisionAtDecision: 18, result: { type: "applyFileRewind", applied: false, preview: preview(true) } }),
-    }, v4());
+    const r = await runCommand(
+      "/rewind",
+      {
+        "v4/conversation/rowsRange": rows(HEADER),
+        "v4/command": (p: any) => ({
+          commandId: p.commandId,
+          status: "accepted",
+          revisionAtDecision: 18,
+          result: { type: "applyFileRewind", applied: false, preview: preview(true) },
+        }),
+      },
+      v4(),
+    );
     expect(r.said[0]).toStartWith("Nothing was rewound");
     expect(r.said[0]).toContain("- `/w/src/greet.ts`: changed since the turn");
   });
 
   test("stale: rows read again, the same commandId sent once more", async () => {
     let n = 0;
-    const r = await runCommand("/rewind", {
-      "v4/conversation/rowsRange": rows(HEADER),
-      "v4/command": (p: any) => (++n === 1 ? { commandId: p.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: 19 } : { commandId: p.commandId, status: "accepted", revisionAtDecision: 19, result: { type: "applyFileRewind", applied: true, preview: preview(false) } }),
-    }, v4());
+    const r = await runCommand(
+      "/rewind",
+      {
+        "v4/conversation/rowsRange": rows(HEADER),
+        "v4/command": (p: any) =>
+          ++n === 1
+            ? { commandId: p.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: 19 }
+            : {
+                commandId: p.commandId,
+                status: "accepted",
+                revisionAtDecision: 19,
+                result: { type: "applyFileRewind", applied: true, preview: preview(false) },
+              },
+      },
+      v4(),
+    );
     const sent = r.calls.filter((c) => c.method === "v4/command").map((c) => (c.params as any).commandId);
     expect(sent).toHaveLength(2);
     expect(sent[0]).toBe(sent[1]);
@@ -106,10 +176,14 @@ describe("/rewind on a CLI with v4", () => {
   });
 
   test("stale twice: said, not thrown", async () => {
-    const r = await runCommand("/rewind", {
-      "v4/conversation/rowsRange": rows(HEADER),
-      "v4/command": (p: any) => ({ commandId: p.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: 19 }),
-    }, v4());
+    const r = await runCommand(
+      "/rewind",
+      {
+        "v4/conversation/rowsRange": rows(HEADER),
+        "v4/command": (p: any) => ({ commandId: p.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: 19 }),
+      },
+      v4(),
+    );
     expect(r.said[0]).toStartWith("The conversation changed while the command was prepared");
   });
 
@@ -120,19 +194,47 @@ describe("/rewind on a CLI with v4", () => {
   });
 
   test("/rewind <new prompt>: editUserQuery on the last prompt with workspaceMode rewind", async () => {
-    const r = await runCommand("/rewind do it in Go", {
-      "v4/conversation/rowsRange": rows(HEADER, PROMPT),
-      "v4/command": (p: any) => ({ commandId: p.commandId, status: "accepted", revisionAtDecision: 18, result: { type: "editUserQuery", disposition: "rewind", sessionId: "sess_1" } }),
-    }, v4());
-    expect(r.calls[1]!.params).toMatchObject({ type: "editUserQuery", payload: { target: { rowId: 2, entityId: "msg_1" }, newText: "do it in Go", workspaceMode: "rewind" }, baseRevision: 18 });
+    const r = await runCommand(
+      "/rewind do it in Go",
+      {
+        "v4/conversation/rowsRange": rows(HEADER, PROMPT),
+        "v4/command": (p: any) => ({
+          commandId: p.commandId,
+          status: "accepted",
+          revisionAtDecision: 18,
+          result: { type: "editUserQuery", disposition: "rewind", sessionId: "sess_1" },
+        }),
+      },
+      v4(),
+    );
+    expect(r.calls[1]!.params).toMatchObject({
+      type: "editUserQuery",
+      payload: { target: { rowId: 2, entityId: "msg_1" }, newText: "do it in Go", workspaceMode: "rewind" },
+      baseRevision: 18,
+    });
     expect(r.said[0]).toStartWith("Rewound the last turn (files and chat)");
   });
 
   test("/rewind <new prompt> blocked by unsafe files: nothing changed, files listed", async () => {
-    const r = await runCommand("/rewind again", {
-      "v4/conversation/rowsRange": rows(HEADER, PROMPT),
-      "v4/command": (p: any) => ({ commandId: p.commandId, status: "accepted", revisionAtDecision: 18, result: { type: "editUserQuery", disposition: "blocked", sessionId: "sess_1", reasonCode: "guard.workspaceRewindUnsafeFiles", preview: preview(true) } }),
-    }, v4());
+    const r = await runCommand(
+      "/rewind again",
+      {
+        "v4/conversation/rowsRange": rows(HEADER, PROMPT),
+        "v4/command": (p: any) => ({
+          commandId: p.commandId,
+          status: "accepted",
+          revisionAtDecision: 18,
+          result: {
+            type: "editUserQuery",
+            disposition: "blocked",
+            sessionId: "sess_1",
+            reasonCode: "guard.workspaceRewindUnsafeFiles",
+            preview: preview(true),
+          },
+        }),
+      },
+      v4(),
+    );
     expect(r.said[0]).toStartWith("Nothing was changed");
     expect(r.said[0]).toContain("`/w/src/greet.ts`");
   });

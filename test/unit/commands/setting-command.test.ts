@@ -82,7 +82,10 @@ describe("/thought", () => {
     const noLevels = optionsFromSettings(
       settings({
         ...CREATE_SETTINGS,
-        model: { current: { providerId: "p", modelId: "flash" }, available: [{ ref: { providerId: "p", modelId: "flash" }, label: "Flash" }] },
+        model: {
+          current: { providerId: "p", modelId: "flash" },
+          available: [{ ref: { providerId: "p", modelId: "flash" }, label: "Flash" }],
+        },
         thoughtLevel: { enabled: false, available: [] },
       }),
     );

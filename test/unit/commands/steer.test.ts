@@ -38,7 +38,11 @@ describe("/steer", () => {
 
   test("a CLI that answers -32601: 'not supported' naming its version; capability marked off", async () => {
     const caps = new FakeCaps("0.16.2");
-    const r = await runCommand("/steer x", { steer: zerr(-32601, "Method not found: session/steer", "session/steer") }, { turnRunning: true, caps, version: "0.16.2" });
+    const r = await runCommand(
+      "/steer x",
+      { steer: zerr(-32601, "Method not found: session/steer", "session/steer") },
+      { turnRunning: true, caps, version: "0.16.2" },
+    );
     expect(r.said).toEqual(["`/steer` is not supported by ZCode CLI 0.16.2"]);
     expect(caps.supports("session/steer")).toBe(false);
   });
@@ -52,7 +56,12 @@ describe("/steer", () => {
 
 describe("/steer on a CLI with v4", () => {
   const v4 = () => ({ turnRunning: true, caps: CAPS_V4(), version: "0.16.9" });
-  const ack = (delivery: string) => (p: any) => ({ commandId: p.commandId, status: "accepted", revisionAtDecision: 3, result: { type: "inputAccepted", delivery, inputId: p.commandId } });
+  const ack = (delivery: string) => (p: any) => ({
+    commandId: p.commandId,
+    status: "accepted",
+    revisionAtDecision: 3,
+    result: { type: "inputAccepted", delivery, inputId: p.commandId },
+  });
 
   test("sendText with requestedDelivery guide, a uuid v7 commandId and the process's clientId; answered at once", async () => {
     const r = await runCommand("/steer use TypeScript", { "v4/command": ack("queue") }, v4());
@@ -72,7 +81,19 @@ describe("/steer on a CLI with v4", () => {
   });
 
   test("a refusal is ZCode's reason in words, matched by reasonCode", async () => {
-    const r = await runCommand("/steer x", { "v4/command": (p: any) => ({ commandId: p.commandId, status: "rejected", reasonCode: "proto.sessionNotFound", message: "whatever zod says", revisionAtDecision: 0 }) }, v4());
+    const r = await runCommand(
+      "/steer x",
+      {
+        "v4/command": (p: any) => ({
+          commandId: p.commandId,
+          status: "rejected",
+          reasonCode: "proto.sessionNotFound",
+          message: "whatever zod says",
+          revisionAtDecision: 0,
+        }),
+      },
+      v4(),
+    );
     expect(r.said).toEqual(["ZCode does not have this session open any more; try again (the bridge opens it first)."]);
   });
 });

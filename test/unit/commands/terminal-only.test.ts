@@ -9,12 +9,31 @@ describe("ZCode's terminal-only commands", () => {
   test("/login answers where it works, that it does not sign in the editor's ZCode, and calls nothing", async () => {
     const r = await runCommand("/login", {});
     expect(r.calls).toEqual([]);
-    expect(r.said).toEqual(["`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models)."]);
+    expect(r.said).toEqual([
+      "`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models).",
+    ]);
     expect((await runCommand("/logout", {})).said.join("")).toContain("does not change the sign-in used here");
   });
 
   test("every one, aliases included, in the name typed (any case, with arguments)", async () => {
-    for (const name of ["login", "logout", "plugins", "plugin", "mcp", "locale", "language", "effort", "variant", "new", "clear", "resume", "continue", "expert", "dwf", "skill"]) {
+    for (const name of [
+      "login",
+      "logout",
+      "plugins",
+      "plugin",
+      "mcp",
+      "locale",
+      "language",
+      "effort",
+      "variant",
+      "new",
+      "clear",
+      "resume",
+      "continue",
+      "expert",
+      "dwf",
+      "skill",
+    ]) {
       const r = await runCommand(`/${name.toUpperCase()} some args`, {});
       expect(r.calls).toEqual([]);
       expect(r.said.join("")).toStartWith(`\`/${name}\` needs the ZCode terminal app`);
@@ -36,7 +55,8 @@ describe("ZCode's terminal-only commands", () => {
   });
 
   test("what ZCode expands itself still goes through: /init, /workflow, skills, custom commands", () => {
-    for (const text of ["/init", "/workflow ship it", "/pdf-tools fill the form", "/git:commit", "/logins"]) expect(matchCommand(text)).toBeUndefined();
+    for (const text of ["/init", "/workflow ship it", "/pdf-tools fill the form", "/git:commit", "/logins"])
+      expect(matchCommand(text)).toBeUndefined();
   });
 });
 

@@ -31,8 +31,14 @@ const SAMPLES: Record<string, unknown[][]> = {
     ["150,000", "200,000", undefined, "120,000 Token"],
   ],
   "bridge.autoCompact.percentThreshold": [[70]],
-  "bridge.autoCompact.tokenThreshold": [["1", 1], ["120,000", 120_000]],
-  "bridge.model.gone": [["GLM-5.3", "builtin:zai-coding-plan/GLM-5.3", WORDS], ["GLM-5.3", "builtin:zai-coding-plan/GLM-5.3"]],
+  "bridge.autoCompact.tokenThreshold": [
+    ["1", 1],
+    ["120,000", 120_000],
+  ],
+  "bridge.model.gone": [
+    ["GLM-5.3", "builtin:zai-coding-plan/GLM-5.3", WORDS],
+    ["GLM-5.3", "builtin:zai-coding-plan/GLM-5.3"],
+  ],
   "bridge.model.notAvailable": [[WORDS, WORDS], [WORDS]],
   "bridge.question.answerAll": [[3]],
   "tools.read": [["src/app.ts"], ["src/app.ts", 10], ["src/app.ts", 10, 29]],
@@ -59,11 +65,20 @@ const SAMPLES: Record<string, unknown[][]> = {
   "errors.cwdNotAbsolute": [["./work"]],
   "errors.unknownAuthMethod": [["x1", ["zcode-app"]]],
   "errors.noOption": [["mode"], ["thought"]],
-  "errors.notAChoice": [["ultra", "mode", ["plan", "build"]], ["ultra", "thought", ["low", "high"]]],
-  "errors.notAModel": [["some-model", ["builtin:zai-coding-plan/GLM-5.3"]], ["some-model", []]],
+  "errors.notAChoice": [
+    ["ultra", "mode", ["plan", "build"]],
+    ["ultra", "thought", ["low", "high"]],
+  ],
+  "errors.notAModel": [
+    ["some-model", ["builtin:zai-coding-plan/GLM-5.3"]],
+    ["some-model", []],
+  ],
   "errors.optionTakesListed": [["thought_level"]],
   "errors.unknownOption": [["thought_level"]],
-  "errors.modelRefused": [[WORDS, WORDS, WORDS], [WORDS, WORDS]],
+  "errors.modelRefused": [
+    [WORDS, WORDS, WORDS],
+    [WORDS, WORDS],
+  ],
   "errors.exited": [
     [{ code: null, signal: "SIGKILL", method: "session/send", stderrTail: [] }],
     [{ code: 3, signal: null, method: "", stderrTail: [WORDS, WORDS] }],
@@ -71,7 +86,10 @@ const SAMPLES: Record<string, unknown[][]> = {
   ],
   "errors.timeout": [["session/send", "30.0"]],
   "errors.notRunning": [["session/send"]],
-  "errors.notFound": [[WORDS, []], [WORDS, ["/usr/local/bin/zcode", WORDS]]],
+  "errors.notFound": [
+    [WORDS, []],
+    [WORDS, ["/usr/local/bin/zcode", WORDS]],
+  ],
   "errors.binMissing": [["/opt/zcode/bin/zcode"]],
   "errors.onPath": [["/usr/local/bin:/usr/bin"], [undefined]],
   "errors.cmdShim": [["C:\\Users\\me\\AppData\\Roaming\\npm\\zcode.cmd"]],
@@ -83,7 +101,10 @@ const SAMPLES: Record<string, unknown[][]> = {
   "errors.nodeTried": [["/usr/bin/node", "18.19.0"], ["/usr/bin/node"]],
   "errors.tooOld": [["0.14.0", "0.14.8", "0.15"]],
   "errors.versionTimeout": [["/opt/zcode/bin/zcode --version", "5.0"]],
-  "errors.noVersion": [["/opt/zcode/bin/zcode --version", { signal: "SIGKILL" }, ""], ["/opt/zcode/bin/zcode --version", { code: 1 }, WORDS]],
+  "errors.noVersion": [
+    ["/opt/zcode/bin/zcode --version", { signal: "SIGKILL" }, ""],
+    ["/opt/zcode/bin/zcode --version", { code: 1 }, WORDS],
+  ],
 };
 
 /** Every leaf of an area as `[path, text]`, functions called with their samples. */
@@ -157,7 +178,9 @@ describe("call sites read the table when they speak", () => {
       expect(englishLeft(shown)).toEqual([]);
       expect(CJK.test(shown)).toBe(true);
     }
-    expect(toRequestError(died).message).toBe("ZCode CLI 意外退出：ZCode CLI 已退出，退出码 3（当时 session/send 请求尚未完成）（它没有向 stderr 输出任何内容）");
+    expect(toRequestError(died).message).toBe(
+      "ZCode CLI 意外退出：ZCode CLI 已退出，退出码 3（当时 session/send 请求尚未完成）（它没有向 stderr 输出任何内容）",
+    );
     setLanguage("en");
     expect(toRequestError(late).message).toBe("The ZCode CLI did not answer session/send within 30.0 s");
   });

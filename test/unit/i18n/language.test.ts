@@ -26,7 +26,8 @@ describe("languageOf", () => {
   test("zh and en in their usual spellings; everything else is no language", () => {
     for (const t of ["zh", "ZH", "zh-CN", "zh_TW.UTF-8", "zh-Hans", "zh@pinyin"]) expect(languageOf(t)).toBe("zh");
     for (const t of ["en", "en-US", "en_GB.UTF-8", "EN"]) expect(languageOf(t)).toBe("en");
-    for (const t of ["C", "POSIX", "fr_FR.UTF-8", "zhx", "english", "system", "", 7, null, undefined]) expect(languageOf(t)).toBeUndefined();
+    for (const t of ["C", "POSIX", "fr_FR.UTF-8", "zhx", "english", "system", "", 7, null, undefined])
+      expect(languageOf(t)).toBeUndefined();
   });
 });
 

@@ -18,7 +18,15 @@ const DAY = 24 * HOUR;
 const SNAPSHOT: QuotaSnapshot = {
   level: "pro",
   windows: [
-    { kind: "five_hour", minutes: 300, usedPercent: 47.58, used: 5710, limit: 12000, resetsAt: NOW + 2 * HOUR + 14 * MIN + 30_000, details: [] },
+    {
+      kind: "five_hour",
+      minutes: 300,
+      usedPercent: 47.58,
+      used: 5710,
+      limit: 12000,
+      resetsAt: NOW + 2 * HOUR + 14 * MIN + 30_000,
+      details: [],
+    },
     { kind: "weekly", minutes: 10080, usedPercent: 100, used: 60000, limit: 60000, resetsAt: NOW + 4 * DAY + 3 * HOUR, details: [] },
     { kind: "tokens", minutes: 1440, usedPercent: 0.5, resetsAt: NOW + 30 * 1000, details: [] },
     {
@@ -60,7 +68,9 @@ describe("the card in zh", () => {
 
   test("bars start and percentages end in the same column on every window line", () => {
     setLanguage("zh");
-    const lines = quotaCard(SNAPSHOT, { now: NOW }).split("\n").filter((l) => /[█░]/.test(l));
+    const lines = quotaCard(SNAPSHOT, { now: NOW })
+      .split("\n")
+      .filter((l) => /[█░]/.test(l));
     const barAt = lines.map((l) => displayWidth(l.slice(0, l.search(/[█░]/))));
     expect(new Set(barAt).size).toBe(1);
     const percentEnd = lines.map((l) => displayWidth(l.replace(/ · .*$/, "")));
@@ -77,12 +87,22 @@ describe("the card in zh", () => {
       quotaReply({ kind: "auth_error" }, opts),
       quotaReply({ kind: "rate_limited" }, opts),
       ...(
-        [{ why: "timeout", ms: 8000 }, { why: "network" }, { why: "http", status: 502 }, { why: "refused", code: 1234 }, { why: "refused" }, { why: "unreadable" }, { why: "too_large", bytes: 262144 }] as const
+        [
+          { why: "timeout", ms: 8000 },
+          { why: "network" },
+          { why: "http", status: 502 },
+          { why: "refused", code: 1234 },
+          { why: "refused" },
+          { why: "unreadable" },
+          { why: "too_large", bytes: 262144 },
+        ] as const
       ).map((reason) => quotaReply({ kind: "unavailable", reason }, opts)),
     ];
     for (const r of replies) expect({ r, english: englishLeft(r) }).toEqual({ r, english: [] });
     expect(replies[2]).toBe("暂时无法获取额度信息：额度服务在 8 秒内没有响应。请稍后再运行 `/quota`。");
-    expect(replies.at(-1)).toBe("暂时无法获取额度信息：额度服务的响应超过 256 KB，远大于正常的额度信息，因此未读取。请稍后再运行 `/quota`。");
+    expect(replies.at(-1)).toBe(
+      "暂时无法获取额度信息：额度服务的响应超过 256 KB，远大于正常的额度信息，因此未读取。请稍后再运行 `/quota`。",
+    );
   });
 
   test("displayWidth: two cells for CJK and fullwidth punctuation, one for the rest", () => {

@@ -12,7 +12,15 @@ const DAY = 24 * HOUR;
 const SNAPSHOT: QuotaSnapshot = {
   level: "pro",
   windows: [
-    { kind: "five_hour", minutes: 300, usedPercent: 47.58, used: 5710, limit: 12000, resetsAt: NOW + 2 * HOUR + 14 * MIN + 30_000, details: [] },
+    {
+      kind: "five_hour",
+      minutes: 300,
+      usedPercent: 47.58,
+      used: 5710,
+      limit: 12000,
+      resetsAt: NOW + 2 * HOUR + 14 * MIN + 30_000,
+      details: [],
+    },
     { kind: "weekly", minutes: 10080, usedPercent: 9.5, used: 5710, limit: 60000, resetsAt: NOW + 4 * DAY + 3 * HOUR, details: [] },
     {
       kind: "mcp",
@@ -140,7 +148,9 @@ describe("quotaReply", () => {
     expect(quotaReply({ kind: "auth_error" }, opts)).toBe(
       "Not signed in, or the sign-in expired: the GLM Coding Plan refused the key the ZCode app stored for Z.ai Coding Plan. Sign in again in the ZCode app (Settings → Models), then run `/quota` again.",
     );
-    expect(quotaReply({ kind: "rate_limited" }, opts)).toBe("The quota service is rate-limiting requests right now. Wait a minute, then run `/quota` again.");
+    expect(quotaReply({ kind: "rate_limited" }, opts)).toBe(
+      "The quota service is rate-limiting requests right now. Wait a minute, then run `/quota` again.",
+    );
     const un = (reason: Parameters<typeof quotaReply>[0] & { kind: "unavailable" }) => quotaReply(reason, opts);
     expect(un({ kind: "unavailable", reason: { why: "timeout", ms: 8000 } })).toBe(
       "Quota information is unavailable right now: the quota service did not answer within 8 s. Try `/quota` again later.",

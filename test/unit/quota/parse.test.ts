@@ -19,9 +19,37 @@ describe("windows", () => {
     const o = parseQuotaResponse(
       200,
       answer([
-        { type: "TIME_LIMIT", unit: 5, number: 1, usage: 4000, currentValue: 125, remaining: 3875, percentage: 3, nextResetTime: RESET + 3, usageDetails: [{ modelCode: "search-prime", usage: 100 }, { modelCode: "web-reader", usage: 25 }, { bad: 1 }] },
-        { type: "TOKENS_LIMIT", unit: 6, number: 1, usage: 60000, currentValue: 5710, remaining: 54290, percentage: 9, nextResetTime: RESET + 2 },
-        { type: "TOKENS_LIMIT", unit: 3, number: 5, usage: 12000, currentValue: 5710, remaining: 6290, percentage: 47, nextResetTime: RESET + 1 },
+        {
+          type: "TIME_LIMIT",
+          unit: 5,
+          number: 1,
+          usage: 4000,
+          currentValue: 125,
+          remaining: 3875,
+          percentage: 3,
+          nextResetTime: RESET + 3,
+          usageDetails: [{ modelCode: "search-prime", usage: 100 }, { modelCode: "web-reader", usage: 25 }, { bad: 1 }],
+        },
+        {
+          type: "TOKENS_LIMIT",
+          unit: 6,
+          number: 1,
+          usage: 60000,
+          currentValue: 5710,
+          remaining: 54290,
+          percentage: 9,
+          nextResetTime: RESET + 2,
+        },
+        {
+          type: "TOKENS_LIMIT",
+          unit: 3,
+          number: 5,
+          usage: 12000,
+          currentValue: 5710,
+          remaining: 6290,
+          percentage: 47,
+          nextResetTime: RESET + 1,
+        },
       ]),
     );
     expect(o).toEqual({
@@ -29,7 +57,15 @@ describe("windows", () => {
       snapshot: {
         level: "pro",
         windows: [
-          { kind: "five_hour", minutes: 300, usedPercent: (100 * 5710) / 12000, used: 5710, limit: 12000, resetsAt: RESET + 1, details: [] },
+          {
+            kind: "five_hour",
+            minutes: 300,
+            usedPercent: (100 * 5710) / 12000,
+            used: 5710,
+            limit: 12000,
+            resetsAt: RESET + 1,
+            details: [],
+          },
           { kind: "weekly", minutes: 10080, usedPercent: (100 * 5710) / 60000, used: 5710, limit: 60000, resetsAt: RESET + 2, details: [] },
           {
             kind: "mcp",
@@ -118,7 +154,14 @@ describe("windows", () => {
   });
 
   test("items without any figure are skipped; the level is optional", () => {
-    const o = parseQuotaResponse(200, JSON.stringify({ success: true, code: 200, data: { limits: [{ type: "TOKENS_LIMIT" }, "x", null, { type: "TIME_LIMIT", percentage: 5 }] } }));
+    const o = parseQuotaResponse(
+      200,
+      JSON.stringify({
+        success: true,
+        code: 200,
+        data: { limits: [{ type: "TOKENS_LIMIT" }, "x", null, { type: "TIME_LIMIT", percentage: 5 }] },
+      }),
+    );
     expect(o.kind === "ok" && o.snapshot).toEqual({ windows: [{ kind: "mcp", usedPercent: 5, details: [] }] });
   });
 });
@@ -145,7 +188,9 @@ describe("failures", () => {
   });
 
   test("words: rate limits before auth, in JSON messages and in non-JSON pages", () => {
-    expect(parseQuotaResponse(200, JSON.stringify({ code: 500, msg: "Rate limit exceeded, token expired?", success: false }))).toEqual(rate);
+    expect(parseQuotaResponse(200, JSON.stringify({ code: 500, msg: "Rate limit exceeded, token expired?", success: false }))).toEqual(
+      rate,
+    );
     expect(parseQuotaResponse(500, JSON.stringify({ code: 9, msg: "您当前使用该API的频率过高", success: false }))).toEqual(rate);
     expect(parseQuotaResponse(200, JSON.stringify({ code: 9, msg: "Invalid API key", success: false }))).toEqual(auth);
     expect(parseQuotaResponse(200, JSON.stringify({ code: 9, msg: "身份验证失败", success: false }))).toEqual(auth);
@@ -166,7 +211,16 @@ describe("failures", () => {
     expect(parseQuotaResponse(503, JSON.stringify({ oops: true }))).toEqual({ kind: "unavailable", reason: { why: "http", status: 503 } });
     expect(parseQuotaResponse(302, "")).toEqual({ kind: "unavailable", reason: { why: "http", status: 302 } });
     const unreadable: QuotaOutcome = { kind: "unavailable", reason: { why: "unreadable" } };
-    for (const body of ["", "garbage{", "[]", "null", "42", JSON.stringify({ success: true, code: 200, data: { limits: [] } }), JSON.stringify({ success: true, data: { limits: "x" } }), answer([{ type: "TOKENS_LIMIT" }])]) {
+    for (const body of [
+      "",
+      "garbage{",
+      "[]",
+      "null",
+      "42",
+      JSON.stringify({ success: true, code: 200, data: { limits: [] } }),
+      JSON.stringify({ success: true, data: { limits: "x" } }),
+      answer([{ type: "TOKENS_LIMIT" }]),
+    ]) {
       expect(parseQuotaResponse(200, body)).toEqual(unreadable);
     }
   });

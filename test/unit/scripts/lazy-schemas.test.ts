@@ -36,7 +36,9 @@ describe("the transform", () => {
   test("a layout it does not know fails loudly instead of shipping a half-lazy module", () => {
     const ok = 'import * as z from "zod/v4";\nexport const zA = z.string();\n';
     expect(lazifySchemas(ok).wrapped).toBe(1);
-    expect(() => lazifySchemas('import * as z from "zod/v4";\nexport const zA = z.string()\nexport function f() {}\n')).toThrow(/update scripts\/lazy-schemas.ts/);
+    expect(() => lazifySchemas('import * as z from "zod/v4";\nexport const zA = z.string()\nexport function f() {}\n')).toThrow(
+      /update scripts\/lazy-schemas.ts/,
+    );
     expect(() => lazifySchemas('import { z } from "zod";\nexport const zA = z.string();\n')).toThrow(/update scripts\/lazy-schemas.ts/);
     expect(() => lazifySchemas('import * as z from "zod/v4";\nconst zA = z.string();\n')).toThrow(/update scripts\/lazy-schemas.ts/);
   });
@@ -63,7 +65,10 @@ const CORPUS: unknown[] = [
   1.5,
   2 ** 40,
   true,
-  { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, _meta: { terminal_output: true } } },
+  {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, _meta: { terminal_output: true } },
+  },
   { protocolVersion: 70000, clientCapabilities: "none" },
   { cwd: CWD, mcpServers: [] },
   { cwd: CWD, mcpServers: [{ name: "fs", command: "/bin/mcp", args: ["-v"], env: [{ name: "A", value: "1" }] }] },
@@ -93,7 +98,15 @@ const CORPUS: unknown[] = [
   { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" }, messageId: "m1" } },
   {
     sessionId: "s1",
-    update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Run", kind: "execute", status: "pending", locations: [{ path: "/a", line: 3 }], rawInput: { a: 1 } },
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "t1",
+      title: "Run",
+      kind: "execute",
+      status: "pending",
+      locations: [{ path: "/a", line: 3 }],
+      rawInput: { a: 1 },
+    },
   },
   {
     sessionId: "s1",
@@ -101,13 +114,20 @@ const CORPUS: unknown[] = [
       sessionUpdate: "tool_call_update",
       toolCallId: "t1",
       status: "completed",
-      content: [{ type: "diff", path: "/a", oldText: "x", newText: "y" }, { type: "terminal", terminalId: "term" }, { type: "content", content: { type: "text", text: "ok" } }],
+      content: [
+        { type: "diff", path: "/a", oldText: "x", newText: "y" },
+        { type: "terminal", terminalId: "term" },
+        { type: "content", content: { type: "text", text: "ok" } },
+      ],
     },
   },
   { sessionId: "s1", update: { sessionUpdate: "plan", entries: [{ content: "do it", priority: "high", status: "pending" }] } },
   { sessionId: "s1", update: { sessionUpdate: "usage_update", used: 10, size: 100 } },
   { sessionId: "s1", update: { sessionUpdate: "current_mode_update", currentModeId: "plan" } },
-  { sessionId: "s1", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "fork", description: "d", input: { hint: "h" } }] } },
+  {
+    sessionId: "s1",
+    update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "fork", description: "d", input: { hint: "h" } }] },
+  },
   { sessionId: "s1", update: { sessionUpdate: "something_new", x: 1 } },
   {
     sessionId: "s1",
@@ -120,7 +140,12 @@ const CORPUS: unknown[] = [
   },
   { outcome: { outcome: "selected", optionId: "a" } },
   { outcome: { outcome: "cancelled" } },
-  { mode: "form", message: "Pick", requestedSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "array", items: { enum: ["x"] } } } }, sessionId: "s1" },
+  {
+    mode: "form",
+    message: "Pick",
+    requestedSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "array", items: { enum: ["x"] } } } },
+    sessionId: "s1",
+  },
   { action: "accept", content: { a: "x", b: ["x"] } },
   { stopReason: "end_turn", usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } },
   { stopReason: "bogus" },
@@ -146,7 +171,11 @@ test("the lazy schemas parse exactly as the SDK's own, for every schema over the
   const lazy = await bundled("lazy", [lazySdkSchemas]);
   const names = Object.keys(eager).filter((k) => /^z[A-Z]/.test(k));
   expect(names.length).toBeGreaterThan(100);
-  expect(Object.keys(lazy).filter((k) => /^z[A-Z]/.test(k)).sort()).toEqual(names.sort());
+  expect(
+    Object.keys(lazy)
+      .filter((k) => /^z[A-Z]/.test(k))
+      .sort(),
+  ).toEqual(names.sort());
   // The plugin did apply: built on first use, not at import.
   const kind = (s: unknown) => (s as { _zod: { def: { type: string } } })._zod.def.type;
   expect(kind(lazy.zNewSessionRequest)).toBe("lazy");

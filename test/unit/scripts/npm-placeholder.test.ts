@@ -41,7 +41,12 @@ test("exec'd directly (no shell), with no Node on PATH: its message on stderr, e
   // As Python's subprocess.run does it (execve, no shell), when python3 is here.
   const python = Bun.which("python3");
   if (python) {
-    const py = Bun.spawnSync([python, "-c", "import subprocess,sys; r=subprocess.run([sys.argv[1]], capture_output=True, text=True); print(r.returncode); print(r.stderr)", join(main, "bin/zcode-acp-server.exe")]);
+    const py = Bun.spawnSync([
+      python,
+      "-c",
+      "import subprocess,sys; r=subprocess.run([sys.argv[1]], capture_output=True, text=True); print(r.returncode); print(r.stderr)",
+      join(main, "bin/zcode-acp-server.exe"),
+    ]);
     expect(py.stdout.toString()).toStartWith("1\nzcode-acp-server: this is a placeholder");
   }
 });
@@ -79,14 +84,19 @@ test("Windows shims npm made from the placeholder's #! line are rewritten to sta
   const viaSh =
     '@ECHO off\r\nSETLOCAL\r\nIF EXIST "%dp0%\\/bin/sh.exe" (\r\n  SET "_prog=%dp0%\\/bin/sh.exe"\r\n) ELSE (\r\n  SET "_prog=/bin/sh"\r\n)\r\n"%_prog%"  "%dp0%\\..\\@zcode-acp\\server\\bin\\zcode-acp-server.exe" %*\r\n';
   writeFileSync(join(bin, "zcode-acp-server.cmd"), viaSh);
-  writeFileSync(join(bin, "zcode-acp-server.ps1"), 'exe="/bin/sh"\n& "$basedir//bin/sh$exe"  "$basedir/../@zcode-acp/server/bin/zcode-acp-server.exe" $args\n');
+  writeFileSync(
+    join(bin, "zcode-acp-server.ps1"),
+    'exe="/bin/sh"\n& "$basedir//bin/sh$exe"  "$basedir/../@zcode-acp/server/bin/zcode-acp-server.exe" $args\n',
+  );
   writeFileSync(join(bin, "other.cmd"), viaSh.replaceAll("zcode-acp-server", "other"));
   const done = rewriteWindowsShims(packageDir, join(packageDir, "bin", "zcode-acp-server.exe"));
   expect(done.sort()).toEqual([join(bin, "zcode-acp-server.cmd"), join(bin, "zcode-acp-server.ps1")]);
   const cmd = readFileSync(join(bin, "zcode-acp-server.cmd"), "utf8");
   expect(cmd).not.toContain("/bin/sh");
   expect(cmd).toContain('"%dp0%\\..\\@zcode-acp\\server\\bin\\zcode-acp-server.exe" %*');
-  expect(readFileSync(join(bin, "zcode-acp-server.ps1"), "utf8")).toContain('& "$basedir/../@zcode-acp/server/bin/zcode-acp-server.exe" $args');
+  expect(readFileSync(join(bin, "zcode-acp-server.ps1"), "utf8")).toContain(
+    '& "$basedir/../@zcode-acp/server/bin/zcode-acp-server.exe" $args',
+  );
   expect(readFileSync(join(bin, "other.cmd"), "utf8")).toBe(viaSh.replaceAll("zcode-acp-server", "other"));
   // Once rewritten, nothing more to do.
   expect(rewriteWindowsShims(packageDir, join(packageDir, "bin", "zcode-acp-server.exe"))).toEqual([]);

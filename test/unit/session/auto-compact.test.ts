@@ -34,7 +34,10 @@ describe("compactInBackground", () => {
   /** A session whose turns end with `used` of 10,000 tokens in use, each prompt's answer recorded in order. */
   async function session(threshold: AutoCompact, used: number) {
     const f = await fakeSession({ autoCompact: threshold });
-    f.zcode.answers["session/read"] = { session: { sessionId: "s1" }, projection: { status: "idle", contextUsed: used, contextWindow: 10_000 } };
+    f.zcode.answers["session/read"] = {
+      session: { sessionId: "s1" },
+      projection: { status: "idle", contextUsed: used, contextWindow: 10_000 },
+    };
     /** Each answer, with what ZCode and the editor had been sent when it came. */
     const answers: { r: PromptResponse; methods: string[]; text: string }[] = [];
     /** A prompt whose turn ZCode runs as soon as it is sent. */

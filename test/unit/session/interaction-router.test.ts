@@ -3,7 +3,16 @@ import { RequestError, type ClientCapabilities, type SessionUpdate } from "@agen
 import { InteractionRouter, type InteractionPort } from "../../../src/session/interaction-router.ts";
 import { ToolCallTracker } from "../../../src/translate/tools/tracker.ts";
 import { checkAgentMessage } from "../../support/schema.ts";
-import { CWD, DENIED_BY_USER, PERMISSION_OPTIONS, PLAN_REQUEST, QUESTIONS, expectValid, permissionParams, questionRequest } from "../support/bridge-fixtures.ts";
+import {
+  CWD,
+  DENIED_BY_USER,
+  PERMISSION_OPTIONS,
+  PLAN_REQUEST,
+  QUESTIONS,
+  expectValid,
+  permissionParams,
+  questionRequest,
+} from "../support/bridge-fixtures.ts";
 import { settle } from "../support/session-fakes.ts";
 
 type Any = Record<string, any>;
@@ -71,9 +80,19 @@ describe("permission", () => {
     expect(port.methods()).toEqual(["session/request_permission"]);
     const call = port.calls[0]!;
     expect(call.updatesBefore).toBe(1);
-    expect(port.updates[0]!.update).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "call_1", title: "rm -rf build", kind: "execute" });
+    expect(port.updates[0]!.update).toMatchObject({
+      sessionUpdate: "tool_call",
+      toolCallId: "call_1",
+      title: "rm -rf build",
+      kind: "execute",
+    });
     expectValid(port.updates.map((u) => u.update));
-    expect(call.params.toolCall).toMatchObject({ toolCallId: "call_1", title: "rm -rf build", kind: "execute", rawInput: { command: "rm -rf build" } });
+    expect(call.params.toolCall).toMatchObject({
+      toolCallId: "call_1",
+      title: "rm -rf build",
+      kind: "execute",
+      rawInput: { command: "rm -rf build" },
+    });
     expect(call.params.options.map((o: Any) => [o.optionId, o.kind, o.name])).toEqual([
       ["allow_once", "allow_once", "Allow once"],
       ["allow_project", "allow_always", "Always allow in this project"],
@@ -242,7 +261,10 @@ describe("AskUserQuestion", () => {
     const port = new FakePort(FORM);
     port.answer = () => ({ action: "accept", content: { q_0: ["auth.test.ts", "user.test.ts"], q_1: "Bun" } });
     const a = await new InteractionRouter(port).handleUserInput(questionRequest());
-    expect(a).toEqual({ action: "accept", content: { answers: { "Which files?": ["auth.test.ts", "user.test.ts"], "Framework?": "Bun" } } });
+    expect(a).toEqual({
+      action: "accept",
+      content: { answers: { "Which files?": ["auth.test.ts", "user.test.ts"], "Framework?": "Bun" } },
+    });
     expect(port.methods()).toEqual(["elicitation/create"]);
     const params = port.calls[0]!.params;
     expect(params).toMatchObject({ mode: "form", sessionId: "s1", toolCallId: "call_q", message: "Please answer 2 questions." });

@@ -31,19 +31,28 @@ const ask = (providerId: string) => ({
 describe("providerHeadersAnswer", () => {
   test("a re-ask carrying the refused key's fingerprint is never answered with that key", () => {
     const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
-    const again = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint(KEY) }, env);
+    const again = providerHeadersAnswer(
+      { ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint(KEY) },
+      env,
+    );
     expect(again.headersApplied).toBe(false);
     if (!again.headersApplied) expect(again.errorMessage).toContain("refused the API key");
     expect(JSON.stringify(again)).not.toContain(KEY);
     // Another key's fingerprint: this one is still offered.
-    const other = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint("sk-old") }, env);
+    const other = providerHeadersAnswer(
+      { ...ask("account:zai-individual-coding-plan"), rejectedProjectTokenFingerprint: fingerprint("sk-old") },
+      env,
+    );
     expect(other).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
     expect(fingerprint("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
 
   test("off-peak accounts are served with their plan's key", () => {
     const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
-    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan-off-peak"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
+    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan-off-peak"), env)).toEqual({
+      headersApplied: true,
+      requestAuth: { apiKey: KEY, accountScope: SCOPE },
+    });
   });
 
   test("accountScope: answered with every key (64 hex); a re-ask with expectedAccountScope gets the key while the scope holds, a refusal once the key changed", () => {
@@ -51,15 +60,24 @@ describe("providerHeadersAnswer", () => {
     expect(SCOPE).toMatch(/^[a-f0-9]{64}$/);
     const same = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), expectedAccountScope: SCOPE }, env);
     expect(same).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
-    const changed = providerHeadersAnswer({ ...ask("account:zai-individual-coding-plan"), expectedAccountScope: accountScopeOf("builtin:zai-coding-plan", "sk-other") }, env);
+    const changed = providerHeadersAnswer(
+      { ...ask("account:zai-individual-coding-plan"), expectedAccountScope: accountScopeOf("builtin:zai-coding-plan", "sk-other") },
+      env,
+    );
     expect(changed.headersApplied).toBe(false);
     expect(JSON.stringify(changed)).not.toContain(KEY);
   });
 
   test("the account plan's key, stored under the built-in id: headersApplied with requestAuth", () => {
     const env = home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } });
-    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
-    expect(providerHeadersAnswer(ask("builtin:zai-coding-plan"), env)).toEqual({ headersApplied: true, requestAuth: { apiKey: KEY, accountScope: SCOPE } });
+    expect(providerHeadersAnswer(ask("account:zai-individual-coding-plan"), env)).toEqual({
+      headersApplied: true,
+      requestAuth: { apiKey: KEY, accountScope: SCOPE },
+    });
+    expect(providerHeadersAnswer(ask("builtin:zai-coding-plan"), env)).toEqual({
+      headersApplied: true,
+      requestAuth: { apiKey: KEY, accountScope: SCOPE },
+    });
   });
 
   test("no sign-in: headersApplied false, saying what to do", () => {
@@ -73,10 +91,16 @@ describe("providerHeadersAnswer", () => {
   test("no config.json at all, a provider turned off, or no key: each says why", () => {
     const none = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home());
     expect(none).toMatchObject({ headersApplied: false });
-    const off = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home({ provider: { "builtin:zai-coding-plan": { enabled: false, options: { apiKey: KEY } } } }));
+    const off = providerHeadersAnswer(
+      ask("account:zai-individual-coding-plan"),
+      home({ provider: { "builtin:zai-coding-plan": { enabled: false, options: { apiKey: KEY } } } }),
+    );
     expect(off).toMatchObject({ headersApplied: false });
     expect((off as { errorMessage: string }).errorMessage).toContain("builtin:zai-coding-plan is turned off in the ZCode app");
-    const nokey = providerHeadersAnswer(ask("account:zai-individual-coding-plan"), home({ provider: { "builtin:zai-coding-plan": { options: {} } } }));
+    const nokey = providerHeadersAnswer(
+      ask("account:zai-individual-coding-plan"),
+      home({ provider: { "builtin:zai-coding-plan": { options: {} } } }),
+    );
     expect((nokey as { errorMessage: string }).errorMessage).toContain("stored no API key for builtin:zai-coding-plan");
   });
 

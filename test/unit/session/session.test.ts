@@ -23,13 +23,18 @@ async function shown(f: Awaited<ReturnType<typeof subscribed>>): Promise<string>
   return f.editor.text();
 }
 
-
 /** CREATE_SETTINGS with a second model (two levels) the user can switch to. */
 const OPENROUTER = {
   ref: { providerId: "openrouter", modelId: "z-ai/glm-5.3" },
   label: "GLM-5.3 (OpenRouter)",
   contextWindow: 128000,
-  reasoning: { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }], defaultLevel: "high" },
+  reasoning: {
+    levels: [
+      { value: "low", label: "Low" },
+      { value: "high", label: "High" },
+    ],
+    defaultLevel: "high",
+  },
   properties: {},
 };
 const TWO_MODELS = { ...CREATE_SETTINGS, model: { ...CREATE_SETTINGS.model, available: [GLM, OPENROUTER] } };
@@ -162,7 +167,10 @@ describe("activation", () => {
     f.zcode.exit();
     f.zcode.calls.length = 0;
     const current = { providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } };
-    f.zcode.answers["session/resume"] = { session: { sessionId: "s1" }, settings: { ...TWO_MODELS, model: { ...TWO_MODELS.model, current } } };
+    f.zcode.answers["session/resume"] = {
+      session: { sessionId: "s1" },
+      settings: { ...TWO_MODELS, model: { ...TWO_MODELS.model, current } },
+    };
     await s.activationState.ensure();
     expect(f.zcode.methods()).toEqual(["session/resume"]);
   });
@@ -171,7 +179,8 @@ describe("activation", () => {
     const f = await fakeSession();
     const s = f.s;
     let reads = 0;
-    f.zcode.answers["session/read"] = () => (++reads === 1 ? zcodeError(-32004, "Session is not active: s1", "session/read") : { session: { sessionId: "s1" } });
+    f.zcode.answers["session/read"] = () =>
+      ++reads === 1 ? zcodeError(-32004, "Session is not active: s1", "session/read") : { session: { sessionId: "s1" } };
     const r = await s.withActive(() => f.zcode.api.read("s1"));
     expect(r.session.sessionId).toBe("s1");
     expect(f.zcode.methods()).toEqual(["session/read", "session/resume", "session/read"]);
@@ -207,7 +216,10 @@ describe("activation", () => {
   });
 
   test("opening an open session again keeps the one session, its model catalogue and its subscription", async () => {
-    const many = { ...CREATE_SETTINGS, model: { ...CREATE_SETTINGS.model, available: [GLM, { ref: { providerId: "p", modelId: "m" }, label: "M" }] } };
+    const many = {
+      ...CREATE_SETTINGS,
+      model: { ...CREATE_SETTINGS.model, available: [GLM, { ref: { providerId: "p", modelId: "m" }, label: "M" }] },
+    };
     const f = await fakeSession({ settings: settings(many) });
     f.zcode.answers["session/resume"] = { session: { sessionId: "s1" }, settings: settings(CREATE_SETTINGS) };
     const { session: again } = await f.bridge.resume("s1", "/w", undefined);

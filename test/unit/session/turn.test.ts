@@ -126,7 +126,16 @@ describe("a turn on the real wire", () => {
     t.zcode.emit("turn.started");
     t.zcode.emit("turn.completed", {
       response: "PROBE_OK",
-      usage: { source: "provider", modelRequestCount: 1, inputTokens: 134370, outputTokens: 4, totalTokens: 134374, cacheReadTokens: 64, cacheWriteTokens: 0, reasoningTokens: 1 },
+      usage: {
+        source: "provider",
+        modelRequestCount: 1,
+        inputTokens: 134370,
+        outputTokens: 4,
+        totalTokens: 134374,
+        cacheReadTokens: 64,
+        cacheWriteTokens: 0,
+        reasoningTokens: 1,
+      },
       resultType: "success",
     });
     expect(await t.answer).toEqual({
@@ -177,7 +186,10 @@ describe("a turn on the real wire", () => {
   }
 
   test("a cut-short answer does not override a cancel or a limit", async () => {
-    for (const [resultType, stopReason] of [["cancelled", "cancelled"], ["error_max_turns", "max_turn_requests"]] as const) {
+    for (const [resultType, stopReason] of [
+      ["cancelled", "cancelled"],
+      ["error_max_turns", "max_turn_requests"],
+    ] as const) {
       const t = await start();
       await t.sent();
       t.zcode.emit("turn.started");
@@ -192,7 +204,12 @@ describe("a turn on the real wire", () => {
     await t.sent();
     t.zcode.emit("turn.started");
     t.zcode.emit("turn.failed", {
-      error: { type: "model_error", code: "model_rate_limited", message: "Rate limit reached", attribution: { source: "provider", retryable: true, statusCode: 429 } },
+      error: {
+        type: "model_error",
+        code: "model_rate_limited",
+        message: "Rate limit reached",
+        attribution: { source: "provider", retryable: true, statusCode: 429 },
+      },
       turnPhase: "model_streaming",
     });
     for (let i = 0; i < 100 && t.zcode.methods().filter((m) => m === "session/send").length < 2; i++) await tick(2);
@@ -207,7 +224,10 @@ describe("a turn on the real wire", () => {
     const t = await start();
     await t.sent();
     t.zcode.emit("turn.started");
-    t.zcode.emit("turn.failed", { error: { type: "model_context_exceeded", code: "1261", message: "Model request exceeded the provider context window." }, turnPhase: "model_streaming" });
+    t.zcode.emit("turn.failed", {
+      error: { type: "model_context_exceeded", code: "1261", message: "Model request exceeded the provider context window." },
+      turnPhase: "model_streaming",
+    });
     const e = await t.answer.catch((x) => x);
     expect(e).toBeInstanceOf(RequestError);
     expect(e.code).toBe(-32603);
@@ -231,7 +251,8 @@ describe("a turn on the real wire", () => {
   test("busy (-32010) from session/send: wait for idle, then send again", async () => {
     const t = await start();
     let sends = 0;
-    t.zcode.answers["session/send"] = () => (++sends === 1 ? zcodeError(-32010, "A prompt is already running for this session", "session/send") : { accepted: true });
+    t.zcode.answers["session/send"] = () =>
+      ++sends === 1 ? zcodeError(-32010, "A prompt is already running for this session", "session/send") : { accepted: true };
     for (let i = 0; i < 200 && sends < 2; i++) await tick(1);
     expect(sends).toBe(2);
     expect(t.zcode.methods()).toContain("session/read");
@@ -250,7 +271,11 @@ describe("a turn on the real wire", () => {
     expect(t.zcode.calls.filter((c) => c.method === "session/stop")).toEqual([{ method: "session/stop", params: { sessionId: "s1" } }]);
     t.zcode.emit("turn.completed", { response: "", resultType: "cancelled" });
     expect(await t.answer).toEqual({ stopReason: "cancelled" });
-    expect(t.editor.updates().at(-1)).toMatchObject({ toolCallId: "call_1", status: "failed", content: [{ content: { text: "Cancelled" } }] });
+    expect(t.editor.updates().at(-1)).toMatchObject({
+      toolCallId: "call_1",
+      status: "failed",
+      content: [{ content: { text: "Cancelled" } }],
+    });
   });
 
   test("cancel: a ZCode that never ends the turn still gets an answer after the grace, and the next prompt waits for idle", async () => {

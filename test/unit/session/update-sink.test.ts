@@ -128,7 +128,12 @@ describe("UpdateSink", () => {
   });
 
   test("chunks carrying _meta or annotations are never merged", () => {
-    const meta: SessionUpdate = { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "b" }, _meta: { x: 1 } };
+    const meta: SessionUpdate = {
+      sessionUpdate: "agent_message_chunk",
+      messageId: "m1",
+      content: { type: "text", text: "b" },
+      _meta: { x: 1 },
+    };
     expect(foldUpdates([text("a"), meta, text("c")])).toHaveLength(3);
     expect(foldUpdates([text("a"), text("b"), text("c")])).toEqual([text("abc")]);
   });

@@ -40,7 +40,11 @@ describe("UpdateSink and a slow editor", () => {
     const n = 2000;
     const readMs = 50;
     const editor = slowEditor(readMs);
-    await stream(new UpdateSink(editor.notify), n, (i) => ({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: `${i},` } }));
+    await stream(new UpdateSink(editor.notify), n, (i) => ({
+      sessionUpdate: "agent_message_chunk",
+      messageId: "m1",
+      content: { type: "text", text: `${i},` },
+    }));
     const text = editor.sent.map((x) => (x.update as { content: { text: string } }).content.text).join("");
     expect(text).toBe(Array.from({ length: n }, (_, i) => `${i},`).join(""));
     // The first alone, then one per read: at most n / readMs + 2, against n unmerged.
@@ -53,8 +57,17 @@ describe("UpdateSink and a slow editor", () => {
     const readMs = 20;
     const editor = slowEditor(readMs);
     const sink = new UpdateSink(editor.notify);
-    await stream(sink, n, (i) => ({ sessionUpdate: "tool_call_update", toolCallId: "t1", _meta: { terminal_output: { terminal_id: "t1", data: `line ${i}\n` } } }));
-    await stream(sink, 1, () => ({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", _meta: { terminal_exit: { terminal_id: "t1", exit_code: 0, signal: null } } }));
+    await stream(sink, n, (i) => ({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t1",
+      _meta: { terminal_output: { terminal_id: "t1", data: `line ${i}\n` } },
+    }));
+    await stream(sink, 1, () => ({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t1",
+      status: "completed",
+      _meta: { terminal_exit: { terminal_id: "t1", exit_code: 0, signal: null } },
+    }));
     const updates = editor.sent.map((x) => x.update as { _meta?: Record<string, any>; status?: string });
     const data = updates.map((u) => u._meta?.terminal_output?.data ?? "").join("");
     expect(data).toBe(Array.from({ length: n }, (_, i) => `line ${i}\n`).join(""));

@@ -22,7 +22,9 @@ export const CWD = "/home/dev/project";
 export function faithful<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
   const out = v.parse(schema, value);
   if (!Bun.deepEquals(out, value)) {
-    throw new Error(`fixture drifted from the wire shape: ${JSON.stringify(value).slice(0, 300)} read as ${JSON.stringify(out).slice(0, 300)}`);
+    throw new Error(
+      `fixture drifted from the wire shape: ${JSON.stringify(value).slice(0, 300)} read as ${JSON.stringify(out).slice(0, 300)}`,
+    );
   }
   return out;
 }
@@ -84,7 +86,10 @@ function commandPerf(exitCode: number, status: string) {
   return {
     totalMs: 48,
     permissionWaitMs: 0,
-    detail: { kind: "command", command: { runMs: 31, firstOutputMs: 29, exitCode, timedOut: false, outputBytes: 14, status, hash: "3f2a9c0d11b2e4f5" } },
+    detail: {
+      kind: "command",
+      command: { runMs: 31, firstOutputMs: 29, exitCode, timedOut: false, outputBytes: 14, status, hash: "3f2a9c0d11b2e4f5" },
+    },
   };
 }
 
@@ -105,120 +110,193 @@ function fixture(name: string, input: Record<string, unknown>, result: Record<st
 
 /** One finished call per built-in tool, real result shapes. */
 export const TOOLS = {
-  bash: fixture("Bash", { command: "ls -la", description: "List files" }, {
-    success: true,
-    content: "total 0\nfile.txt",
-    perf: commandPerf(0, "completed"),
-    ...budget(16, "artifact"),
-  }),
+  bash: fixture(
+    "Bash",
+    { command: "ls -la", description: "List files" },
+    {
+      success: true,
+      content: "total 0\nfile.txt",
+      perf: commandPerf(0, "completed"),
+      ...budget(16, "artifact"),
+    },
+  ),
   /** A command that exited non-zero: still `success:true`; the content starts `Exit code N`. */
-  bashFailed: fixture("Bash", { command: "make test" }, {
-    success: true,
-    content: "Exit code 2\nmake: *** [test] Error 2",
-    perf: commandPerf(2, "failed"),
-    ...budget(38, "artifact"),
-  }),
+  bashFailed: fixture(
+    "Bash",
+    { command: "make test" },
+    {
+      success: true,
+      content: "Exit code 2\nmake: *** [test] Error 2",
+      perf: commandPerf(2, "failed"),
+      ...budget(38, "artifact"),
+    },
+  ),
   /** grep found nothing: exit 1, which ZCode does not count as an error (no `Exit code` line). */
-  bashGrepNothing: fixture("Bash", { command: "grep -r nope ." }, {
-    success: true,
-    content: "(Bash completed with no output)",
-    perf: commandPerf(1, "completed"),
-    ...budget(31, "artifact"),
-  }),
-  bashSilent: fixture("Bash", { command: "true" }, {
-    success: true,
-    content: "(Bash completed with no output)",
-    perf: commandPerf(0, "completed"),
-    ...budget(31, "artifact"),
-  }),
+  bashGrepNothing: fixture(
+    "Bash",
+    { command: "grep -r nope ." },
+    {
+      success: true,
+      content: "(Bash completed with no output)",
+      perf: commandPerf(1, "completed"),
+      ...budget(31, "artifact"),
+    },
+  ),
+  bashSilent: fixture(
+    "Bash",
+    { command: "true" },
+    {
+      success: true,
+      content: "(Bash completed with no output)",
+      perf: commandPerf(0, "completed"),
+      ...budget(31, "artifact"),
+    },
+  ),
   /** Output over budget: the content is a persisted-output notice; the display has the (bounded) output itself. */
-  bashLarge: fixture("Bash", { command: "make build" }, {
-    success: true,
-    content: "<persisted-output>\nOutput too large (45.2KB). Full output saved to: /tmp/zcode/tool-results/call_9.txt\n\nPreview (first 2KB):\nline 1\n...\n</persisted-output>",
-    display: { kind: "bash_output", output: "line 1\nline 2\nline 3", truncated: true, outputPath: "/tmp/zcode/tool-results/call_9.txt" },
-    perf: commandPerf(0, "completed"),
-    truncated: true,
-    originalBytes: 46285,
-    returnedBytes: 2100,
-    budgetStrategy: "artifact",
-    artifactPath: "/tmp/zcode/tool-results/call_9.txt",
-  }),
-  read: fixture("Read", { file_path: `${CWD}/src/x.ts`, offset: 10, limit: 20 }, {
-    success: true,
-    content: "10\tconst x = 1;\n11\tconst y = 2;",
-    perf: { totalMs: 4, permissionWaitMs: 0 },
-    ...budget(30),
-  }),
+  bashLarge: fixture(
+    "Bash",
+    { command: "make build" },
+    {
+      success: true,
+      content:
+        "<persisted-output>\nOutput too large (45.2KB). Full output saved to: /tmp/zcode/tool-results/call_9.txt\n\nPreview (first 2KB):\nline 1\n...\n</persisted-output>",
+      display: { kind: "bash_output", output: "line 1\nline 2\nline 3", truncated: true, outputPath: "/tmp/zcode/tool-results/call_9.txt" },
+      perf: commandPerf(0, "completed"),
+      truncated: true,
+      originalBytes: 46285,
+      returnedBytes: 2100,
+      budgetStrategy: "artifact",
+      artifactPath: "/tmp/zcode/tool-results/call_9.txt",
+    },
+  ),
+  read: fixture(
+    "Read",
+    { file_path: `${CWD}/src/x.ts`, offset: 10, limit: 20 },
+    {
+      success: true,
+      content: "10\tconst x = 1;\n11\tconst y = 2;",
+      perf: { totalMs: 4, permissionWaitMs: 0 },
+      ...budget(30),
+    },
+  ),
   /** A partial read: ZCode prefixes a reminder for the model. */
-  readWithReminder: fixture("Read", { file_path: "README.md" }, {
-    success: true,
-    content: "<system-reminder>The file is longer than what was read.</system-reminder>\n\n1\t# Title\n2\t\n3\tText",
-    perf: { totalMs: 4, permissionWaitMs: 0 },
-    ...budget(90),
-  }),
-  edit: fixture("Edit", { file_path: `${CWD}/src/x.ts`, old_string: "export const b = 2;", new_string: "export const b = 42;" }, {
-    success: true,
-    content: `The file ${CWD}/src/x.ts has been updated successfully. ${FILE_STATE}`,
-    display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, additions: 1, deletions: 1, structuredPatch: [HUNK], truncated: false },
-    perf: { totalMs: 912, permissionWaitMs: 850, detail: { kind: "patch", filesystem: { readMs: 1, writeMs: 2, fileCount: 1 }, patch: { hunkCount: 1 } } },
-    ...budget(120),
-  }),
-  writeCreate: fixture("Write", { file_path: "src/new.ts", content: "hello\n" }, {
-    success: true,
-    content: `File created successfully at: src/new.ts ${FILE_STATE}`,
-    perf: { totalMs: 3, permissionWaitMs: 0, detail: { kind: "filesystem", filesystem: { writeMs: 1, fileCount: 1 } } },
-    ...budget(100),
-  }),
-  writeUpdate: fixture("Write", { file_path: `${CWD}/src/x.ts`, content: EDITED_TS }, {
-    success: true,
-    content: `The file ${CWD}/src/x.ts has been updated successfully. ${FILE_STATE}`,
-    display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, additions: 1, deletions: 1, structuredPatch: [HUNK], truncated: false },
-    perf: { totalMs: 3, permissionWaitMs: 0, detail: { kind: "filesystem", filesystem: { writeMs: 1, fileCount: 1 } } },
-    ...budget(110),
-  }),
-  grep: fixture("Grep", { pattern: "TODO", path: "src", output_mode: "files_with_matches" }, {
-    success: true,
-    content: "Found 2 files\nsrc/a.ts\nsrc/b.ts",
-    perf: { totalMs: 20, permissionWaitMs: 0 },
-    ...budget(31, "artifact"),
-  }),
-  grepContent: fixture("Grep", { pattern: "TODO", output_mode: "content" }, {
-    success: true,
-    content: "src/a.ts:3:// TODO fix\nsrc/b.ts:9:// TODO test",
-    perf: { totalMs: 20, permissionWaitMs: 0 },
-    ...budget(44, "artifact"),
-  }),
-  grepCount: fixture("Grep", { pattern: "TODO", output_mode: "count" }, {
-    success: true,
-    content: "src/a.ts:2\nsrc/b.ts:1\n\nFound 3 total occurrences across 2 files.",
-    perf: { totalMs: 20, permissionWaitMs: 0 },
-    ...budget(60, "artifact"),
-  }),
-  glob: fixture("Glob", { pattern: "**/*.ts" }, {
-    success: true,
-    content: `${CWD}/src/a.ts\n${CWD}/src/b.ts`,
-    perf: { totalMs: 5, permissionWaitMs: 0 },
-    ...budget(40, "artifact"),
-  }),
-  globTruncated: fixture("Glob", { pattern: "**/*" }, {
-    success: true,
-    content: `${CWD}/a.ts\n(Results are truncated. Consider using a more specific path or pattern.)`,
-    perf: { totalMs: 5, permissionWaitMs: 0 },
-    ...budget(90, "artifact"),
-  }),
-  webfetch: fixture("WebFetch", { url: "https://example.com/docs", prompt: "Summarize" }, {
-    success: true,
-    content: "The page explains things.",
-    perf: { totalMs: 700, permissionWaitMs: 0 },
-    ...budget(25, "artifact"),
-  }),
-  agent: fixture("Agent", { description: "Find the bug", prompt: "Look for the bug in src", subagent_type: "general-purpose" }, {
-    success: true,
-    content:
-      "Found it in src/x.ts\nagentId: agent_7 (use SendMessage with to: 'agent_7' to continue this agent)\n<usage>subagent_tokens: 1200\ntool_uses: 3\nduration_ms: 4000</usage>",
-    perf: { totalMs: 4000, permissionWaitMs: 0 },
-    ...budget(150, "artifact"),
-  }),
+  readWithReminder: fixture(
+    "Read",
+    { file_path: "README.md" },
+    {
+      success: true,
+      content: "<system-reminder>The file is longer than what was read.</system-reminder>\n\n1\t# Title\n2\t\n3\tText",
+      perf: { totalMs: 4, permissionWaitMs: 0 },
+      ...budget(90),
+    },
+  ),
+  edit: fixture(
+    "Edit",
+    { file_path: `${CWD}/src/x.ts`, old_string: "export const b = 2;", new_string: "export const b = 42;" },
+    {
+      success: true,
+      content: `The file ${CWD}/src/x.ts has been updated successfully. ${FILE_STATE}`,
+      display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, additions: 1, deletions: 1, structuredPatch: [HUNK], truncated: false },
+      perf: {
+        totalMs: 912,
+        permissionWaitMs: 850,
+        detail: { kind: "patch", filesystem: { readMs: 1, writeMs: 2, fileCount: 1 }, patch: { hunkCount: 1 } },
+      },
+      ...budget(120),
+    },
+  ),
+  writeCreate: fixture(
+    "Write",
+    { file_path: "src/new.ts", content: "hello\n" },
+    {
+      success: true,
+      content: `File created successfully at: src/new.ts ${FILE_STATE}`,
+      perf: { totalMs: 3, permissionWaitMs: 0, detail: { kind: "filesystem", filesystem: { writeMs: 1, fileCount: 1 } } },
+      ...budget(100),
+    },
+  ),
+  writeUpdate: fixture(
+    "Write",
+    { file_path: `${CWD}/src/x.ts`, content: EDITED_TS },
+    {
+      success: true,
+      content: `The file ${CWD}/src/x.ts has been updated successfully. ${FILE_STATE}`,
+      display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, additions: 1, deletions: 1, structuredPatch: [HUNK], truncated: false },
+      perf: { totalMs: 3, permissionWaitMs: 0, detail: { kind: "filesystem", filesystem: { writeMs: 1, fileCount: 1 } } },
+      ...budget(110),
+    },
+  ),
+  grep: fixture(
+    "Grep",
+    { pattern: "TODO", path: "src", output_mode: "files_with_matches" },
+    {
+      success: true,
+      content: "Found 2 files\nsrc/a.ts\nsrc/b.ts",
+      perf: { totalMs: 20, permissionWaitMs: 0 },
+      ...budget(31, "artifact"),
+    },
+  ),
+  grepContent: fixture(
+    "Grep",
+    { pattern: "TODO", output_mode: "content" },
+    {
+      success: true,
+      content: "src/a.ts:3:// TODO fix\nsrc/b.ts:9:// TODO test",
+      perf: { totalMs: 20, permissionWaitMs: 0 },
+      ...budget(44, "artifact"),
+    },
+  ),
+  grepCount: fixture(
+    "Grep",
+    { pattern: "TODO", output_mode: "count" },
+    {
+      success: true,
+      content: "src/a.ts:2\nsrc/b.ts:1\n\nFound 3 total occurrences across 2 files.",
+      perf: { totalMs: 20, permissionWaitMs: 0 },
+      ...budget(60, "artifact"),
+    },
+  ),
+  glob: fixture(
+    "Glob",
+    { pattern: "**/*.ts" },
+    {
+      success: true,
+      content: `${CWD}/src/a.ts\n${CWD}/src/b.ts`,
+      perf: { totalMs: 5, permissionWaitMs: 0 },
+      ...budget(40, "artifact"),
+    },
+  ),
+  globTruncated: fixture(
+    "Glob",
+    { pattern: "**/*" },
+    {
+      success: true,
+      content: `${CWD}/a.ts\n(Results are truncated. Consider using a more specific path or pattern.)`,
+      perf: { totalMs: 5, permissionWaitMs: 0 },
+      ...budget(90, "artifact"),
+    },
+  ),
+  webfetch: fixture(
+    "WebFetch",
+    { url: "https://example.com/docs", prompt: "Summarize" },
+    {
+      success: true,
+      content: "The page explains things.",
+      perf: { totalMs: 700, permissionWaitMs: 0 },
+      ...budget(25, "artifact"),
+    },
+  ),
+  agent: fixture(
+    "Agent",
+    { description: "Find the bug", prompt: "Look for the bug in src", subagent_type: "general-purpose" },
+    {
+      success: true,
+      content:
+        "Found it in src/x.ts\nagentId: agent_7 (use SendMessage with to: 'agent_7' to continue this agent)\n<usage>subagent_tokens: 1200\ntool_uses: 3\nduration_ms: 4000</usage>",
+      perf: { totalMs: 4000, permissionWaitMs: 0 },
+      ...budget(150, "artifact"),
+    },
+  ),
   todo: fixture(
     "TodoWrite",
     {
@@ -252,7 +330,11 @@ export function toolPart(callId: string, t: ToolFixture): Record<string, unknown
       input: t.input,
       output: t.result.content,
       title: t.name,
-      metadata: { schemaVersion: 1, ...(display ? { display } : {}), serialization: { truncated: false, originalBytes: 10, returnedBytes: 10, budgetStrategy: "truncate" } },
+      metadata: {
+        schemaVersion: 1,
+        ...(display ? { display } : {}),
+        serialization: { truncated: false, originalBytes: 10, returnedBytes: 10, budgetStrategy: "truncate" },
+      },
       startedAt: 1760000000080,
       completedAt: 1760000000123,
     },
@@ -340,7 +422,14 @@ export const QUESTIONS = [
 
 export function questionRequest(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    input: { questions: QUESTIONS.map(({ question, header, multiSelect, options }) => ({ question, header, multiSelect, options: options.map(({ label, description }) => ({ label, description })) })) },
+    input: {
+      questions: QUESTIONS.map(({ question, header, multiSelect, options }) => ({
+        question,
+        header,
+        multiSelect,
+        options: options.map(({ label, description }) => ({ label, description })),
+      })),
+    },
     prompt: "Tool AskUserQuestion requires approval",
     questions: QUESTIONS,
     requestId: "req_q",
@@ -361,7 +450,14 @@ export const GLM = {
   providerLabel: "Z.ai Coding Plan",
   contextWindow: 200000,
   maxOutputTokens: 128000,
-  reasoning: { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }, { value: "max", label: "Max" }], defaultLevel: "max" },
+  reasoning: {
+    levels: [
+      { value: "low", label: "Low" },
+      { value: "high", label: "High" },
+      { value: "max", label: "Max" },
+    ],
+    defaultLevel: "max",
+  },
   properties: {},
 };
 
@@ -372,7 +468,15 @@ export const CREATE_SETTINGS = {
     available: [GLM],
     lastUsed: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" },
   },
-  thoughtLevel: { enabled: true, current: "max", available: [{ value: "low", label: "Low" }, { value: "high", label: "High" }, { value: "max", label: "Max" }] },
+  thoughtLevel: {
+    enabled: true,
+    current: "max",
+    available: [
+      { value: "low", label: "Low" },
+      { value: "high", label: "High" },
+      { value: "max", label: "Max" },
+    ],
+  },
   mode: { current: "yolo" },
   permission: { mode: "yolo" },
 };

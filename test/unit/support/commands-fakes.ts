@@ -204,7 +204,16 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     update: async (u) => {
       updates.push(u);
     },
-    features: { notices: false, compaction: false, plans: false, booleanOptions: false, terminalOutput: false, goal: false, subagents: false, ...opts.features },
+    features: {
+      notices: false,
+      compaction: false,
+      plans: false,
+      booleanOptions: false,
+      terminalOutput: false,
+      goal: false,
+      subagents: false,
+      ...opts.features,
+    },
     trackCompaction: () => {},
     notice: async (level, text) => {
       updates.push(noticeUpdate(ctx.features, level, text));

@@ -112,7 +112,16 @@ export class FakeZCode {
     const sessionId = opts.sessionId ?? "s1";
     const seq = opts.seq ?? (this.seq.get(sessionId) ?? 0) + 1;
     this.seq.set(sessionId, Math.max(seq, this.seq.get(sessionId) ?? 0));
-    this.listeners.get(sessionId)?.({ eventId: `e${seq}`, sessionId, seq, timestamp: Date.now(), traceId: "tr", turnId: "turn_1", type, payload });
+    this.listeners.get(sessionId)?.({
+      eventId: `e${seq}`,
+      sessionId,
+      seq,
+      timestamp: Date.now(),
+      traceId: "tr",
+      turnId: "turn_1",
+      type,
+      payload,
+    });
     return seq;
   }
 
@@ -186,7 +195,10 @@ export function fakeBridge(opts: FakeOptions = {}) {
 /** A session ZCode just created (child generation 1), nothing subscribed yet; the calls of its creation are forgotten. */
 export async function fakeSession(opts: FakeOptions = {}) {
   const f = fakeBridge(opts);
-  f.zcode.answers["session/create"] = { session: { sessionId: "s1", ...(opts.title ? { title: opts.title } : {}) }, ...(opts.settings ? { settings: opts.settings } : {}) };
+  f.zcode.answers["session/create"] = {
+    session: { sessionId: "s1", ...(opts.title ? { title: opts.title } : {}) },
+    ...(opts.settings ? { settings: opts.settings } : {}),
+  };
   const s = await f.bridge.create(opts.cwd ?? "/w", opts.mcpServers);
   f.zcode.calls.length = 0;
   return { ...f, s };

@@ -2,7 +2,14 @@
 import { describe, expect, test } from "bun:test";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { isBusy, isNotActive, toRequestError, zcodeCode } from "../../../src/translate/errors.ts";
-import { NodeMissingError, ZCodeError, ZCodeExitedError, ZCodeNotFoundError, ZCodeTimeoutError, ZCodeUnsupportedError } from "../../../src/zcode/errors.ts";
+import {
+  NodeMissingError,
+  ZCodeError,
+  ZCodeExitedError,
+  ZCodeNotFoundError,
+  ZCodeTimeoutError,
+  ZCodeUnsupportedError,
+} from "../../../src/zcode/errors.ts";
 
 const z = (code: number, message = "m", method = "session/send") => new ZCodeError(message, { code, method });
 
@@ -25,7 +32,9 @@ describe("toRequestError", () => {
     const inv = toRequestError(z(-32602, "Invalid params — model: Required"));
     expect(inv.code).toBe(-32602);
     expect(inv.message).toContain("ZCode rejected the request: Invalid params — model: Required");
-    expect(toRequestError(z(-32601, "Method not found: session/steer", "session/steer")).message).toContain("session/steer is not supported");
+    expect(toRequestError(z(-32601, "Method not found: session/steer", "session/steer")).message).toContain(
+      "session/steer is not supported",
+    );
     expect(isNotActive(z(-32004, "Session is not active: s1"))).toBe(true);
   });
 

@@ -1,7 +1,15 @@
 // ZCode's session events → what the editor is told, on real payloads.
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { applyEvent, emitPlan, sessionUpdatedToUpdates, usageUpdate, type EventContext, type EventState, type TurnHooks } from "../../../src/translate/events.ts";
+import {
+  applyEvent,
+  emitPlan,
+  sessionUpdatedToUpdates,
+  usageUpdate,
+  type EventContext,
+  type EventState,
+  type TurnHooks,
+} from "../../../src/translate/events.ts";
 import { optionsFromSettings } from "../../../src/translate/options/options.ts";
 import { ToolCallTracker } from "../../../src/translate/tools/tracker.ts";
 import { parseEvent, readEnvelope, type ZCodeEvent } from "../../../src/zcode/event-schemas.ts";
@@ -68,7 +76,12 @@ describe("model.streaming", () => {
   test("reasoning then text: a thought and a message, each with its own id; back to reasoning is a new thought", () => {
     const h = harness();
     const u = h.apply(thought("hm"), thought("m"), text("answer"), thought("again"));
-    expect(u.map((x) => x.sessionUpdate)).toEqual(["agent_thought_chunk", "agent_thought_chunk", "agent_message_chunk", "agent_thought_chunk"]);
+    expect(u.map((x) => x.sessionUpdate)).toEqual([
+      "agent_thought_chunk",
+      "agent_thought_chunk",
+      "agent_message_chunk",
+      "agent_thought_chunk",
+    ]);
     expect(u[0]!.messageId).toBe(u[1]!.messageId);
     expect(u[2]!.messageId).not.toBe(u[0]!.messageId);
     expect(u[3]!.messageId).not.toBe(u[0]!.messageId);
@@ -155,7 +168,9 @@ describe("session.titleUpdated", () => {
   test("session_info_update once per new title", () => {
     const h = harness();
     const payload = { previousTitle: "", source: "first_input", title: "Reply with exactly the token: PROBE_OK" };
-    expect(h.apply(ev("session.titleUpdated", payload))).toEqual([{ sessionUpdate: "session_info_update", title: "Reply with exactly the token: PROBE_OK" }]);
+    expect(h.apply(ev("session.titleUpdated", payload))).toEqual([
+      { sessionUpdate: "session_info_update", title: "Reply with exactly the token: PROBE_OK" },
+    ]);
     expect(h.apply(ev("session.titleUpdated", payload))).toEqual([]);
     expect(h.s.title).toBe("Reply with exactly the token: PROBE_OK");
     expect(h.apply(ev("session.titleUpdated", { title: "" }))).toEqual([]);
@@ -192,15 +207,26 @@ describe("session.updated", () => {
 
   test("a model request's usage: used = its input + output tokens (ZCode's own meter), size = its context window", () => {
     const h = harness();
-    expect(h.apply(ev("session.updated", { content: "", stopReason: "end_turn", usage: { inputTokens: 1200, outputTokens: 3 }, contextWindow: 128000 }))).toEqual([
-      { sessionUpdate: "usage_update", used: 1203, size: 128000 },
-    ]);
+    expect(
+      h.apply(
+        ev("session.updated", {
+          content: "",
+          stopReason: "end_turn",
+          usage: { inputTokens: 1200, outputTokens: 3 },
+          contextWindow: 128000,
+        }),
+      ),
+    ).toEqual([{ sessionUpdate: "usage_update", used: 1203, size: 128000 }]);
   });
 
   test("contextWindow null or absent: the current model's window", () => {
     const h = harness();
-    expect(h.apply(ev("session.updated", { usage: { inputTokens: 134370 }, contextWindow: null }))).toEqual([{ sessionUpdate: "usage_update", used: 134370, size: 200000 }]);
-    expect(h.apply(ev("session.updated", { usage: { inputTokens: 140000 } }))).toEqual([{ sessionUpdate: "usage_update", used: 140000, size: 200000 }]);
+    expect(h.apply(ev("session.updated", { usage: { inputTokens: 134370 }, contextWindow: null }))).toEqual([
+      { sessionUpdate: "usage_update", used: 134370, size: 200000 },
+    ]);
+    expect(h.apply(ev("session.updated", { usage: { inputTokens: 140000 } }))).toEqual([
+      { sessionUpdate: "usage_update", used: 140000, size: 200000 },
+    ]);
     // The same figures again are not re-sent.
     expect(h.apply(ev("session.updated", { usage: { inputTokens: 140000 }, contextWindow: null }))).toEqual([]);
   });
@@ -210,16 +236,18 @@ describe("session.updated", () => {
     expect(h.apply(ev("session.updated", { usage: { inputTokens: 5 }, contextWindow: null }))).toEqual([]);
     const g = harness();
     expect(g.apply(ev("session.updated", { usage: { outputTokens: 5 }, contextWindow: 1000 }))).toEqual([]);
-    expect(g.apply(ev("session.updated", { hookEventName: "SessionStart", hookIndex: 0, descriptor: { clientVisible: true } }))).toEqual([]);
+    expect(g.apply(ev("session.updated", { hookEventName: "SessionStart", hookIndex: 0, descriptor: { clientVisible: true } }))).toEqual(
+      [],
+    );
   });
 
   test("sessionUpdatedToUpdates returns both a mode change and usage from one payload", () => {
     const s = session();
-    expect(sessionUpdatedToUpdates(s, { mode: "plan", previousMode: "build", usage: { inputTokens: 10 }, contextWindow: 100 }).map((u) => u.sessionUpdate)).toEqual([
-      "config_option_update",
-      "current_mode_update",
-      "usage_update",
-    ]);
+    expect(
+      sessionUpdatedToUpdates(s, { mode: "plan", previousMode: "build", usage: { inputTokens: 10 }, contextWindow: 100 }).map(
+        (u) => u.sessionUpdate,
+      ),
+    ).toEqual(["config_option_update", "current_mode_update", "usage_update"]);
   });
 });
 
@@ -251,7 +279,10 @@ describe("tool.updated and permission.resolved", () => {
       ev("tool.updated", { kind: "result", toolCallId: id, result: { success: true, content: "ok" }, duration: 1 }),
     ];
     const first = h.apply(...todo("t1", [{ content: "a", status: "pending", priority: "high" }]));
-    expect(first.at(-1)).toEqual({ sessionUpdate: "plan_update", plan: { type: "items", planId: "todos", entries: [{ content: "a", status: "pending", priority: "high" }] } });
+    expect(first.at(-1)).toEqual({
+      sessionUpdate: "plan_update",
+      plan: { type: "items", planId: "todos", entries: [{ content: "a", status: "pending", priority: "high" }] },
+    });
     expect(h.apply(...todo("t2", [])).at(-1)).toEqual({ sessionUpdate: "plan_removed", planId: "todos" });
     // Emptied again: nothing more to remove.
     expect(h.apply(...todo("t3", [])).map((x) => x.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
@@ -262,9 +293,16 @@ describe("tool.updated and permission.resolved", () => {
       const h = harness(session(true, plans));
       const u = h.apply(
         ev("model.streaming", { kind: "tool_call", toolCallId: "xp", toolName: "ExitPlanMode", input: { plan: "1. a\n2. b" } }),
-        ev("tool.updated", { kind: "result", toolCallId: "xp", result: { success: true, content: "User has approved your plan." }, duration: 1 }),
+        ev("tool.updated", {
+          kind: "result",
+          toolCallId: "xp",
+          result: { success: true, content: "User has approved your plan." },
+          duration: 1,
+        }),
       );
-      expect(u.filter((x) => x.sessionUpdate === "plan_update")).toEqual(plans ? [{ sessionUpdate: "plan_update", plan: { type: "markdown", planId: "plan-xp", content: "1. a\n2. b" } }] : []);
+      expect(u.filter((x) => x.sessionUpdate === "plan_update")).toEqual(
+        plans ? [{ sessionUpdate: "plan_update", plan: { type: "markdown", planId: "plan-xp", content: "1. a\n2. b" } }] : [],
+      );
       // The tool's rawOutput is the verdict, never ZCode's echo to the model.
       expect(u.at(plans ? -2 : -1)).toMatchObject({ sessionUpdate: "tool_call_update", rawOutput: "Plan approved." });
     }
@@ -275,7 +313,10 @@ describe("tool.updated and permission.resolved", () => {
     const end = ev("session.updated", { trigger: "auto", phase: "pre_request", preCompactTokenCount: 9000, postCompactTokenCount: 900 });
     const h = harness(session(true, false, true));
     const u = h.apply(start, end);
-    expect(u.map((x) => [x.sessionUpdate, x.status])).toEqual([["compaction_update", "in_progress"], ["compaction_update", "completed"]]);
+    expect(u.map((x) => [x.sessionUpdate, x.status])).toEqual([
+      ["compaction_update", "in_progress"],
+      ["compaction_update", "completed"],
+    ]);
     expect(u[0]!.compactionId).toBe(u[1]!.compactionId);
     // An interrupted one is cancelled; a new one gets a new id.
     const v = h.apply(start, ev("session.updated", { trigger: "auto", preCompactTokenCount: 9000, status: "interrupted" }));
@@ -288,7 +329,11 @@ describe("tool.updated and permission.resolved", () => {
     const h = harness();
     const u = h.apply(
       ev("model.streaming", { kind: "tool_call", toolCallId: "td", toolName: "TodoWrite", input: TOOLS.todo.input }),
-      ev("tool.updated", { kind: "result", toolCallId: "td", result: { success: false, content: "", error: { message: "invalid todos" } } }),
+      ev("tool.updated", {
+        kind: "result",
+        toolCallId: "td",
+        result: { success: false, content: "", error: { message: "invalid todos" } },
+      }),
     );
     expect(u.map((x) => x.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
   });
@@ -308,7 +353,15 @@ describe("usage_update and plan helpers", () => {
   test("usageUpdate: only what ACP can take", () => {
     expect(usageUpdate(10, 100)).toEqual({ sessionUpdate: "usage_update", used: 10, size: 100 });
     expect(usageUpdate(0, 100)).toEqual({ sessionUpdate: "usage_update", used: 0, size: 100 });
-    for (const [used, size] of [[undefined, 100], [10, null], [-1, 100], [1.5, 100], [5, 0], [5, 2.5], [Number.NaN, 100]] as const) {
+    for (const [used, size] of [
+      [undefined, 100],
+      [10, null],
+      [-1, 100],
+      [1.5, 100],
+      [5, 0],
+      [5, 2.5],
+      [Number.NaN, 100],
+    ] as const) {
       expect(usageUpdate(used, size)).toBeUndefined();
     }
   });
@@ -326,14 +379,36 @@ describe("usage_update and plan helpers", () => {
 });
 
 describe("steers (v4 guides)", () => {
-  const queued = (id: string, input: string) => ev("turn.steerQueued", { inputId: id, queryId: id, pendingInputId: `queue_${id}`, input, inputPreview: input, inputSize: input.length, inputPresentation: "user_steer", delivery: "guide", targetTurnId: "turn_1", queueLength: 1 });
+  const queued = (id: string, input: string) =>
+    ev("turn.steerQueued", {
+      inputId: id,
+      queryId: id,
+      pendingInputId: `queue_${id}`,
+      input,
+      inputPreview: input,
+      inputSize: input.length,
+      inputPresentation: "user_steer",
+      delivery: "guide",
+      targetTurnId: "turn_1",
+      queueLength: 1,
+    });
 
   test("taken into the turn: the steer shows as the user's words, and the reply after it is a new message", () => {
     const h = harness();
     const before = h.apply(ev("model.streaming", { kind: "text_delta", delta: "Working. " }))[0];
     expect(h.apply(queued("c1", "use TypeScript"))).toEqual([]);
-    const drained = h.apply(ev("turn.steerDrained", { injectedMessageIds: ["m2"], pendingInputIds: ["queue_c1"], drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }], queryIds: ["c1"], targetTurnId: "turn_1" }));
-    expect(drained).toEqual([{ sessionUpdate: "user_message_chunk", messageId: expect.any(String), content: { type: "text", text: "use TypeScript" } }]);
+    const drained = h.apply(
+      ev("turn.steerDrained", {
+        injectedMessageIds: ["m2"],
+        pendingInputIds: ["queue_c1"],
+        drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }],
+        queryIds: ["c1"],
+        targetTurnId: "turn_1",
+      }),
+    );
+    expect(drained).toEqual([
+      { sessionUpdate: "user_message_chunk", messageId: expect.any(String), content: { type: "text", text: "use TypeScript" } },
+    ]);
     const after = h.apply(ev("model.streaming", { kind: "text_delta", delta: "OK, TypeScript." }))[0];
     expect(after!.messageId).not.toBe(before!.messageId);
     expect(h.s.steers.size).toBe(0);
@@ -342,11 +417,27 @@ describe("steers (v4 guides)", () => {
   test("fallen back (TurnSteerDeliveryChanged as session.updated): said, with the steer's text and what becomes of it", () => {
     const h = harness();
     h.apply(queued("c2", "also lint"));
-    const [stopped] = h.apply(ev("session.updated", { admittedDelivery: "queue", fallbackReasonCode: "guide.turnInterrupted", pendingInputId: "queue_c2", requestedDelivery: "guide", targetTurnId: "turn_1" }));
+    const [stopped] = h.apply(
+      ev("session.updated", {
+        admittedDelivery: "queue",
+        fallbackReasonCode: "guide.turnInterrupted",
+        pendingInputId: "queue_c2",
+        requestedDelivery: "guide",
+        targetTurnId: "turn_1",
+      }),
+    );
     expect(stopped!.content.text).toContain("This steer did not reach the turn: the turn was stopped first.");
     expect(stopped!.content.text).toContain("> also lint");
     h.apply(queued("c3", "then this"));
-    const [noBoundary] = h.apply(ev("session.updated", { admittedDelivery: "queue", fallbackReasonCode: "guide.noToolBoundary", pendingInputId: "queue_c3", requestedDelivery: "guide", targetTurnId: "turn_1" }));
+    const [noBoundary] = h.apply(
+      ev("session.updated", {
+        admittedDelivery: "queue",
+        fallbackReasonCode: "guide.noToolBoundary",
+        pendingInputId: "queue_c3",
+        requestedDelivery: "guide",
+        targetTurnId: "turn_1",
+      }),
+    );
     expect(noBoundary!.content.text).toContain("runs it as a turn of its own");
   });
 

@@ -11,7 +11,12 @@ const REMINDER = "<system-reminder>\nToday's date is 2026-12-02. The workspace i
 
 const MESSAGES = [
   msg({
-    info: { messageId: "m1", role: "user", time: { created: 1 }, semantics: { origin: "user", kind: "user_prompt", uiVisibility: "visible" } },
+    info: {
+      messageId: "m1",
+      role: "user",
+      time: { created: 1 },
+      semantics: { origin: "user", kind: "user_prompt", uiVisibility: "visible" },
+    },
     parts: [{ type: "text", text: `${REMINDER}fix it` }],
   }),
   msg({
@@ -21,9 +26,19 @@ const MESSAGES = [
       { type: "reasoning", text: "thinking" },
       { type: "text", text: "On it." },
       toolPart("t1", TOOLS.edit),
-      { type: "tool", callId: "t2", tool: "Bash", state: { status: "error", input: { command: "sleep 999" }, error: "Command timed out after 120000ms", metadata: {} } },
+      {
+        type: "tool",
+        callId: "t2",
+        tool: "Bash",
+        state: { status: "error", input: { command: "sleep 999" }, error: "Command timed out after 120000ms", metadata: {} },
+      },
       toolPart("t3", TOOLS.bash),
-      { type: "tool", callId: "t4", tool: "Read", state: { status: "running", input: { file_path: "a" }, title: "Read", metadata: {}, startedAt: 3 } },
+      {
+        type: "tool",
+        callId: "t4",
+        tool: "Read",
+        state: { status: "running", input: { file_path: "a" }, title: "Read", metadata: {}, startedAt: 3 },
+      },
       toolPart("t5", TOOLS.writeCreate),
       toolPart("t6", TOOLS.bashFailed),
       toolPart("t7", TOOLS.writeUpdate),
@@ -32,7 +47,10 @@ const MESSAGES = [
       { type: "step-finish", tokens: { input: 1, output: 2, reasoning: 0, cache: { read: 0, write: 0 } } },
     ],
   }),
-  msg({ info: { messageId: "m3", role: "user", semantics: { kind: "compact_summary", uiVisibility: "hidden" } }, parts: [{ type: "text", text: `${REMINDER}summary of before` }] }),
+  msg({
+    info: { messageId: "m3", role: "user", semantics: { kind: "compact_summary", uiVisibility: "hidden" } },
+    parts: [{ type: "text", text: `${REMINDER}summary of before` }],
+  }),
 ];
 
 describe("historyToUpdates", () => {
@@ -78,12 +96,21 @@ describe("historyToUpdates", () => {
     });
     // ZCode's confirmation of an edit is written for the model: no rawOutput.
     expect("rawOutput" in updates[3]!).toBe(false);
-    expect(updates[4]).toMatchObject({ toolCallId: "t2", title: "sleep 999", status: "failed", rawOutput: "Command timed out after 120000ms" });
+    expect(updates[4]).toMatchObject({
+      toolCallId: "t2",
+      title: "sleep 999",
+      status: "failed",
+      rawOutput: "Command timed out after 120000ms",
+    });
     expect(updates[5]).toMatchObject({ toolCallId: "t3", kind: "execute", status: "completed", title: "ls -la" });
     expect(updates[5]!.content[0].content.text).toBe("```console\ntotal 0\nfile.txt\n```");
     expect(updates[5]!._meta).toBeUndefined();
     expect(updates[6]).toMatchObject({ toolCallId: "t4", status: "in_progress", title: "Read a" });
-    expect(updates[7]).toMatchObject({ toolCallId: "t5", status: "completed", content: [{ type: "diff", oldText: null, newText: "hello\n" }] });
+    expect(updates[7]).toMatchObject({
+      toolCallId: "t5",
+      status: "completed",
+      content: [{ type: "diff", oldText: null, newText: "hello\n" }],
+    });
   });
 
   test("a command whose output starts `Exit code N` replays failed, with its exit code", () => {
@@ -92,7 +119,10 @@ describe("historyToUpdates", () => {
   });
 
   test("an overwrite's old text comes back from the stored file_diff view", () => {
-    expect(updates[9]).toMatchObject({ toolCallId: "t7", content: [{ type: "diff", path: `${CWD}/src/x.ts`, oldText: ORIGINAL_TS, newText: EDITED_TS }] });
+    expect(updates[9]).toMatchObject({
+      toolCallId: "t7",
+      content: [{ type: "diff", path: `${CWD}/src/x.ts`, oldText: ORIGINAL_TS, newText: EDITED_TS }],
+    });
   });
 
   test("a tool still pending shows what it was about to do", () => {
@@ -115,7 +145,10 @@ describe("historyToUpdates", () => {
   });
 
   test("an empty compaction summary still says the history was compacted", () => {
-    const u = historyToUpdates([msg({ info: { role: "user", semantics: { kind: "compact_summary" } }, parts: [{ type: "compaction", auto: true }] })], { cwd: CWD });
+    const u = historyToUpdates(
+      [msg({ info: { role: "user", semantics: { kind: "compact_summary" } }, parts: [{ type: "compaction", auto: true }] })],
+      { cwd: CWD },
+    );
     expect(u).toEqual([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "**Earlier messages were compacted.**" } }]);
   });
 
@@ -152,7 +185,10 @@ describe("what ZCode wrote for the model is not replayed", () => {
       user("typed", { semantics: { kind: "user_prompt", origin: "user" } }),
       user("/compact", { semantics: { kind: "slash_command" } }),
       user("no semantics at all"),
-      msg({ info: { role: "assistant", synthetic: true }, parts: [{ type: "text", text: "an assistant's synthetic text is still its answer" }] }),
+      msg({
+        info: { role: "assistant", synthetic: true },
+        parts: [{ type: "text", text: "an assistant's synthetic text is still its answer" }],
+      }),
     ];
     expect(historyToUpdates(shown, { cwd: CWD }).map((u) => (u as Any).content.text)).toEqual([
       "typed",

@@ -15,14 +15,22 @@ describe("zcodeMcpServers", () => {
         _meta: { "zed.dev/source": "settings" },
       },
     ] as McpServer[];
-    expect(zcodeMcpServers(acp)).toEqual([{ name: "fs", command: "/usr/bin/mcp-fs", args: ["--root", "/w"], env: [{ name: "TOKEN", value: "t" }] }]);
+    expect(zcodeMcpServers(acp)).toEqual([
+      { name: "fs", command: "/usr/bin/mcp-fs", args: ["--root", "/w"], env: [{ name: "TOKEN", value: "t" }] },
+    ]);
     const [s] = zcodeMcpServers(acp)!;
     expect(Object.keys(s!).sort()).toEqual(["args", "command", "env", "name"]);
   });
 
   test("http and sse: {name, type, url, headers:[{name, value}]}", () => {
     const acp = [
-      { type: "http", name: "web", url: "https://mcp.example/mcp", headers: [{ name: "Authorization", value: "Bearer x", _meta: {} }], _meta: { a: 1 } },
+      {
+        type: "http",
+        name: "web",
+        url: "https://mcp.example/mcp",
+        headers: [{ name: "Authorization", value: "Bearer x", _meta: {} }],
+        _meta: { a: 1 },
+      },
       { type: "sse", name: "events", url: "https://mcp.example/sse", headers: [] },
     ] as McpServer[];
     expect(zcodeMcpServers(acp)).toEqual([
@@ -40,7 +48,9 @@ describe("zcodeMcpServers", () => {
 
   test("a transport ZCode cannot run (acp) is left out; none left: undefined (the workspace's own config applies)", () => {
     const acp = { type: "acp", name: "in-editor", id: "srv_1" } as unknown as McpServer;
-    expect(zcodeMcpServers([acp, { name: "fs", command: "c", args: [], env: [] }])).toEqual([{ name: "fs", command: "c", args: [], env: [] }]);
+    expect(zcodeMcpServers([acp, { name: "fs", command: "c", args: [], env: [] }])).toEqual([
+      { name: "fs", command: "c", args: [], env: [] },
+    ]);
     expect(zcodeMcpServers([acp])).toBeUndefined();
     expect(zcodeMcpServers([])).toBeUndefined();
     expect(zcodeMcpServers(undefined)).toBeUndefined();

@@ -20,7 +20,10 @@ const freshStaging = () => {
   return stagingDir;
 };
 
-const stageInto = (dir: () => string): StageFile => (name, bytes) => stageFile(dir(), name, bytes);
+const stageInto =
+  (dir: () => string): StageFile =>
+  (name, bytes) =>
+    stageFile(dir(), name, bytes);
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const text = (blocks: ContentBlock[], cwd?: string) => promptToInput(blocks, cwd ? { cwd } : {}).text;
@@ -37,7 +40,12 @@ function refusal(blocks: ContentBlock[], opts: Parameters<typeof promptToInput>[
 describe("the text", () => {
   test("text is passed as is", () => {
     expect(text([{ type: "text", text: "  fix the bug\n\nplease  " }])).toBe("  fix the bug\n\nplease  ");
-    expect(text([{ type: "text", text: "a" }, { type: "text", text: "b" }])).toBe("ab");
+    expect(
+      text([
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ]),
+    ).toBe("ab");
     expect(promptToInput([])).toEqual({ text: "", typed: "", attachments: [] });
   });
 
@@ -110,7 +118,10 @@ describe("attachments", () => {
 
   test("another file is staged privately and sent by path", () => {
     const dir = freshStaging();
-    const r = promptToInput([{ type: "resource", resource: { uri: "file:///w/data.csv", blob: b64("a,b\n1,2\n"), mimeType: "text/csv" } }], { stage: stageInto(dir) });
+    const r = promptToInput(
+      [{ type: "resource", resource: { uri: "file:///w/data.csv", blob: b64("a,b\n1,2\n"), mimeType: "text/csv" } }],
+      { stage: stageInto(dir) },
+    );
     expect(r.attachments).toHaveLength(1);
     const a = r.attachments[0]!;
     expect(a).toMatchObject({ kind: "file", filename: "data.csv", mimeType: "text/csv", sizeBytes: 8 });
@@ -120,7 +131,9 @@ describe("attachments", () => {
     expect(readFileSync(a.localPath!, "utf8")).toBe("a,b\n1,2\n");
     expect(statSync(a.localPath!).mode & 0o777).toBe(0o600);
     // No mime type: a generic binary file.
-    const untyped = promptToInput([{ type: "resource", resource: { uri: "file:///w/blob", blob: b64("x") } }], { stage: stageInto(freshStaging()) });
+    const untyped = promptToInput([{ type: "resource", resource: { uri: "file:///w/blob", blob: b64("x") } }], {
+      stage: stageInto(freshStaging()),
+    });
     expect(untyped.attachments[0]).toMatchObject({ kind: "file", mimeType: "application/octet-stream" });
   });
 
@@ -151,9 +164,19 @@ describe("refusals (-32602, with a reason)", () => {
     ["an image type models do not take", [{ type: "image", data: "AAAA", mimeType: "image/tiff" }], {}, "PNG, JPEG, WebP or GIF"],
     ["broken base64", [{ type: "image", data: "not base64!", mimeType: "image/png" }], {}, "not valid base64"],
     ["base64 of the wrong length", [{ type: "image", data: "AAA", mimeType: "image/png" }], {}, "not valid base64"],
-    ["a binary file with nowhere to stage it", [{ type: "resource", resource: { uri: "file:///a.bin", blob: "AAAA", mimeType: "application/zip" } }], {}, "cannot be attached"],
+    [
+      "a binary file with nowhere to stage it",
+      [{ type: "resource", resource: { uri: "file:///a.bin", blob: "AAAA", mimeType: "application/zip" } }],
+      {},
+      "cannot be attached",
+    ],
     ["a resource with neither text nor data", [{ type: "resource", resource: { uri: "file:///a" } as never }], {}, "neither text nor data"],
-    ["too many blocks", Array.from({ length: PROMPT_LIMITS.blocks + 1 }, () => ({ type: "text", text: "x" }) as ContentBlock), {}, "at most 100 content blocks"],
+    [
+      "too many blocks",
+      Array.from({ length: PROMPT_LIMITS.blocks + 1 }, () => ({ type: "text", text: "x" }) as ContentBlock),
+      {},
+      "at most 100 content blocks",
+    ],
   ];
   for (const [what, blocks, opts, word] of cases) {
     test(what, () => {
@@ -169,13 +192,19 @@ describe("refusals (-32602, with a reason)", () => {
     const big = "A".repeat(Math.ceil((PROMPT_LIMITS.imageBytes + 1) / 3) * 4);
     expect(refusal([{ type: "image", data: big, mimeType: "image/png" }]).message).toContain("at most 10 MiB each");
     const fits = "A".repeat(Math.floor(PROMPT_LIMITS.imageBytes / 3) * 4);
-    expect(promptToInput([{ type: "image", data: fits, mimeType: "image/png" }]).attachments[0]!.sizeBytes).toBeLessThanOrEqual(PROMPT_LIMITS.imageBytes);
+    expect(promptToInput([{ type: "image", data: fits, mimeType: "image/png" }]).attachments[0]!.sizeBytes).toBeLessThanOrEqual(
+      PROMPT_LIMITS.imageBytes,
+    );
   });
 
   test("a prompt's attachments over 50 MiB in all", () => {
     const pdf = (i: number): ContentBlock => ({
       type: "resource",
-      resource: { uri: `file:///w/${i}.pdf`, blob: "A".repeat(Math.ceil(PROMPT_LIMITS.promptBytes / 2 / 3) * 4), mimeType: "application/pdf" },
+      resource: {
+        uri: `file:///w/${i}.pdf`,
+        blob: "A".repeat(Math.ceil(PROMPT_LIMITS.promptBytes / 2 / 3) * 4),
+        mimeType: "application/pdf",
+      },
     });
     expect(promptToInput([pdf(1)]).attachments).toHaveLength(1);
     expect(refusal([pdf(1), pdf(2)]).message).toContain("at most 50 MiB in all");

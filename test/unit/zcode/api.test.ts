@@ -53,7 +53,10 @@ describe("params on the wire", () => {
     const { conn, sent } = fakeConn({ "session/resume": SNAPSHOT });
     const mcp = [{ name: "web", type: "http" as const, url: "https://mcp.example", headers: [] }];
     await new ZCodeApi(conn).resume({ sessionId: "s1", workspace: { workspacePath: "/w", workspaceKey: "key-1" }, mcpServers: mcp });
-    expect(sent[0]).toMatchObject({ method: "session/resume", params: { sessionId: "s1", workspace: { workspacePath: "/w", workspaceKey: "key-1" }, mcpServers: mcp } });
+    expect(sent[0]).toMatchObject({
+      method: "session/resume",
+      params: { sessionId: "s1", workspace: { workspacePath: "/w", workspaceKey: "key-1" }, mcpServers: mcp },
+    });
   });
 
   test("list: 1000 sessions unless told (ZCode answers 50 otherwise), with or without a workspace", async () => {
@@ -62,7 +65,11 @@ describe("params on the wire", () => {
     expect((await api.list()).sessions.map((s) => s.sessionId)).toEqual(["a"]);
     await api.list({ workspace: "/w" });
     await api.list({ limit: 20 });
-    expect(sent.map((s) => s.params)).toEqual([{ limit: 1000 }, { workspace: { workspacePath: "/w", workspaceKey: "/w" }, limit: 1000 }, { limit: 20 }]);
+    expect(sent.map((s) => s.params)).toEqual([
+      { limit: 1000 },
+      { workspace: { workspacePath: "/w", workspaceKey: "/w" }, limit: 1000 },
+      { limit: 20 },
+    ]);
   });
 
   test("read asks for one message only (else ZCode sends the whole transcript)", async () => {
@@ -114,7 +121,11 @@ describe("params on the wire", () => {
     // A CLI without v4 (its probe is answered -32601): the legacy close.
     const legacy = (answers: Record<string, unknown>) => {
       const f = fakeConn(answers);
-      const c = f.conn as unknown as { capabilities: unknown; start: () => Promise<unknown>; request: (m: string, p: unknown, o?: unknown) => Promise<unknown> };
+      const c = f.conn as unknown as {
+        capabilities: unknown;
+        start: () => Promise<unknown>;
+        request: (m: string, p: unknown, o?: unknown) => Promise<unknown>;
+      };
       const request = c.request.bind(c);
       c.capabilities = new CliCapabilities("0.15.3");
       c.start = async () => ({});
@@ -167,14 +178,21 @@ describe("params on the wire", () => {
     const api = new ZCodeApi(conn);
     await api.setMode({ sessionId: "s1", mode: "plan" });
     await api.setThoughtLevel({ sessionId: "s1", thoughtLevel: "high" });
-    await api.setModel({ sessionId: "s1", model: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } } });
+    await api.setModel({
+      sessionId: "s1",
+      model: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } },
+    });
     await api.setModel({ sessionId: "s1", model: { providerId: "openrouter", modelId: "x/y" } });
     expect(sent.map((s) => [s.method, s.params])).toEqual([
       ["session/setMode", { sessionId: "s1", mode: "plan" }],
       ["session/setThoughtLevel", { sessionId: "s1", thoughtLevel: "high" }],
       [
         "session/setModel",
-        { sessionId: "s1", model: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } }, persistAsWorkspaceLastUsed: false },
+        {
+          sessionId: "s1",
+          model: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } },
+          persistAsWorkspaceLastUsed: false,
+        },
       ],
       ["session/setModel", { sessionId: "s1", model: { providerId: "openrouter", modelId: "x/y" }, persistAsWorkspaceLastUsed: false }],
     ]);

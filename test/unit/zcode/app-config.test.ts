@@ -22,7 +22,10 @@ function home(content?: unknown): { HOME: string } {
 
 const CONFIG = {
   provider: {
-    "builtin:zai-coding-plan": { name: "Z.ai Coding Plan", options: { apiKey: "  sk-zai-123  ", baseURL: "https://api.z.ai/api/coding/paas/v4" } },
+    "builtin:zai-coding-plan": {
+      name: "Z.ai Coding Plan",
+      options: { apiKey: "  sk-zai-123  ", baseURL: "https://api.z.ai/api/coding/paas/v4" },
+    },
     "builtin:bigmodel-start-plan": { name: "BigModel Start", enabled: false, options: { apiKey: "sk-bm" } },
     openrouter: { options: { apiKey: "" } },
     weird: "not an object",
@@ -32,7 +35,13 @@ const CONFIG = {
 describe("appProviders", () => {
   test("the providers in the file's order: name, enabled, trimmed key and base URL", () => {
     expect(appProviders(home(CONFIG))).toEqual([
-      { id: "builtin:zai-coding-plan", name: "Z.ai Coding Plan", enabled: true, apiKey: "sk-zai-123", baseURL: "https://api.z.ai/api/coding/paas/v4" },
+      {
+        id: "builtin:zai-coding-plan",
+        name: "Z.ai Coding Plan",
+        enabled: true,
+        apiKey: "sk-zai-123",
+        baseURL: "https://api.z.ai/api/coding/paas/v4",
+      },
       { id: "builtin:bigmodel-start-plan", name: "BigModel Start", enabled: false, apiKey: "sk-bm" },
       { id: "openrouter", enabled: true },
       { id: "weird", enabled: true },

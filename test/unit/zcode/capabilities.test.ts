@@ -29,8 +29,32 @@ describe("CliCapabilities follows the compatibility table", () => {
   ];
   const table: [string, boolean, string[]][] = [
     ["0.14.7", false, []],
-    ["0.14.8", true, ["session/create", "session/subscribe", "session/fork", "session/goal", "session/compact", "session/setMode", "session/setThoughtLevel"]],
-    ["0.14.8.3", true, ["session/create", "session/subscribe", "session/fork", "session/goal", "session/compact", "session/setMode", "session/setThoughtLevel"]],
+    [
+      "0.14.8",
+      true,
+      [
+        "session/create",
+        "session/subscribe",
+        "session/fork",
+        "session/goal",
+        "session/compact",
+        "session/setMode",
+        "session/setThoughtLevel",
+      ],
+    ],
+    [
+      "0.14.8.3",
+      true,
+      [
+        "session/create",
+        "session/subscribe",
+        "session/fork",
+        "session/goal",
+        "session/compact",
+        "session/setMode",
+        "session/setThoughtLevel",
+      ],
+    ],
     ["0.15.3", true, methods],
     ["0.16.0", true, methods.filter((m) => m !== "session/steer" && m !== "session/rewind")],
     ["0.16.2", true, methods.filter((m) => m !== "session/steer" && m !== "session/rewind")],

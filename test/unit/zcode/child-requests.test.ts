@@ -21,7 +21,9 @@ describe("ChildRequests", () => {
 
   test("no handler: -32601; runtime preferences get our strict defaults unless a handler is set", async () => {
     const r = new ChildRequests();
-    expect(await answers(r, 1, "session/unknown")).toEqual([{ id: 1, error: { code: -32601, message: "Method not found: session/unknown" } }]);
+    expect(await answers(r, 1, "session/unknown")).toEqual([
+      { id: 1, error: { code: -32601, message: "Method not found: session/unknown" } },
+    ]);
     expect(await answers(r, 2, "session/requestRuntimePreferences")).toEqual([{ id: 2, result: RUNTIME_PREFERENCES }]);
     r.set("session/requestRuntimePreferences", async () => ({ mine: true }));
     expect(await answers(r, 3, "session/requestRuntimePreferences")).toEqual([{ id: 3, result: { mine: true } }]);

@@ -7,7 +7,11 @@ import { spawnZCode } from "../../../src/zcode/process.ts";
 
 test("a stderr line and an overlong stdout line are signs of life; a kept line goes to onLine", async () => {
   const script = `echo "a log line" >&2; head -c 4096 /dev/zero | tr '\\0' x; echo; echo '{"id":1,"result":{}}'; sleep 30`;
-  const spawned = spawnZCode({ command: ["/bin/sh", "-c", script, "child"], entry: "/bin/sh", source: "env" }, { PATH: process.env.PATH }, 200);
+  const spawned = spawnZCode(
+    { command: ["/bin/sh", "-c", script, "child"], entry: "/bin/sh", source: "env" },
+    { PATH: process.env.PATH },
+    200,
+  );
   const alive: string[] = [];
   const lines: string[] = [];
   let seen!: () => void;

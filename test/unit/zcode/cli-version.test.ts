@@ -9,7 +9,18 @@
 // pipes; killing the wrapper alone, and waiting for the pipes' end, waited as
 // long as that grandchild lived.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { isAlive } from "../../support/acp-harness.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,7 +80,10 @@ describe("detectVersion", () => {
     mkdirSync(d);
     const bin = join(d, "zcode");
     const counter = join(d, "count");
-    writeFileSync(bin, `#!/bin/sh\necho x >> "$COUNTER"\n[ "$1" = "--version" ] && echo "ZCode $(wc -l < "$COUNTER" | tr -d ' ').16.2" && exit 0\nexit 2\n`);
+    writeFileSync(
+      bin,
+      `#!/bin/sh\necho x >> "$COUNTER"\n[ "$1" = "--version" ] && echo "ZCode $(wc -l < "$COUNTER" | tr -d ' ').16.2" && exit 0\nexit 2\n`,
+    );
     chmodSync(bin, 0o755);
     const launch = { command: [bin], entry: bin, source: "env" as const };
     const env = { PATH: process.env.PATH, COUNTER: counter };
@@ -220,7 +234,13 @@ describe("knownVersion and the probe cache", () => {
     const d = dir();
     const e = write(join(d, "zcode.cjs"), "");
     pkg(d, { name: "zcode", version: "0.16.9", bin: { zcode: "zcode.cjs" } });
-    const launch: ZCodeLaunch = { command: ["/nonexistent/node", e], entry: e, source: "env", node: "/nonexistent/node", nodeVersion: "22.1.0" };
+    const launch: ZCodeLaunch = {
+      command: ["/nonexistent/node", e],
+      entry: e,
+      source: "env",
+      node: "/nonexistent/node",
+      nodeVersion: "22.1.0",
+    };
     expect(knownVersion(launch, {})).toBe("0.16.9");
     // A native binary's directory is not a package: metadata is read for JS entries only.
     expect(knownVersion({ command: [e], entry: e, source: "env" }, {})).toBeUndefined();

@@ -46,7 +46,9 @@ describe("a running child", () => {
 
   test("concurrent requests each get their own answer, read through the schema", async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `s${i}`);
-    const answers = await Promise.all(ids.map((id) => conn.request("session/read", { sessionId: id, messageLimit: 1 }, { schema: SnapshotSchema })));
+    const answers = await Promise.all(
+      ids.map((id) => conn.request("session/read", { sessionId: id, messageLimit: 1 }, { schema: SnapshotSchema })),
+    );
     expect(answers.map((a) => a.session.sessionId)).toEqual(ids);
     expect(answers[0]!.runtime?.eventSeq).toBe(1);
   });
@@ -94,7 +96,15 @@ describe("a running child", () => {
       { eventId: "1", sessionId: "sA", seq: 1, timestamp: 1, type: "session.titleUpdated", payload: { title: "T" } },
       { eventId: "2", sessionId: "sA", seq: 2, timestamp: 2, type: "session.resumed", payload: { messageCount: 3 } },
       { eventId: "3", sessionId: "sB", seq: 1, timestamp: 3, type: "turn.started", payload: {} },
-      { eventId: "4", sessionId: "sA", seq: 3, timestamp: 4, turnId: "t1", type: "model.streaming", payload: { kind: "text_delta", delta: "hi" } },
+      {
+        eventId: "4",
+        sessionId: "sA",
+        seq: 3,
+        timestamp: 4,
+        turnId: "t1",
+        type: "model.streaming",
+        payload: { kind: "text_delta", delta: "hi" },
+      },
       { eventId: "5", sessionId: "sC", seq: 1, timestamp: 5, type: "turn.started", payload: {} },
     ];
     await conn.request("test/events", { events });
@@ -111,7 +121,10 @@ describe("a running child", () => {
   });
 
   test("session/requestRuntimePreferences is answered with ZCode's strict preferences", async () => {
-    const r = (await conn.request("test/ask", { method: "session/requestRuntimePreferences", params: { sessionId: "s", scope: "runtime-materialization" } })) as {
+    const r = (await conn.request("test/ask", {
+      method: "session/requestRuntimePreferences",
+      params: { sessionId: "s", scope: "runtime-materialization" },
+    })) as {
       answer: { id: string; result: unknown };
     };
     expect(r.answer).toEqual({ id: "server-1", result: RUNTIME_PREFERENCES });
@@ -119,7 +132,9 @@ describe("a running child", () => {
 
   test("the CLI's requests go to the registered handler; its answer or error goes back under the CLI's id", async () => {
     conn.onRequest("interaction/requestPermission", async (p) => ({ decision: "allow", echo: p }));
-    const ok = (await conn.request("test/ask", { method: "interaction/requestPermission", params: { requestId: "perm_1" } })) as { answer: unknown };
+    const ok = (await conn.request("test/ask", { method: "interaction/requestPermission", params: { requestId: "perm_1" } })) as {
+      answer: unknown;
+    };
     expect(ok.answer).toEqual({ id: "server-2", result: { decision: "allow", echo: { requestId: "perm_1" } } });
     conn.onRequest("interaction/requestUserInput", () => {
       throw Object.assign(new Error("bad params"), { code: -32602 });
@@ -129,7 +144,9 @@ describe("a running child", () => {
   });
 
   test("a request nobody handles is answered -32601", async () => {
-    const r = (await conn.request("test/ask", { method: "interaction/somethingNew", params: {} })) as { answer: { error: { code: number } } };
+    const r = (await conn.request("test/ask", { method: "interaction/somethingNew", params: {} })) as {
+      answer: { error: { code: number } };
+    };
     expect(r.answer.error.code).toBe(-32601);
   });
 

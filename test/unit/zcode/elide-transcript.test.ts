@@ -17,7 +17,10 @@ const SNAPSHOT = {
   result: {
     session: { sessionId: "s1", title: 'say "messages": [1]' },
     settings: { mode: { current: "build" } },
-    messages: [{ info: { messageId: "m1" }, parts: [{ type: "text", text: 'a "quoted" ] } [ \\ text' }] }, { info: {}, parts: [] }],
+    messages: [
+      { info: { messageId: "m1" }, parts: [{ type: "text", text: 'a "quoted" ] } [ \\ text' }] },
+      { info: {}, parts: [] },
+    ],
     projection: { status: "idle", messages: 3 },
     todos: [],
   },
@@ -55,12 +58,19 @@ describe("LineSplitter with a reducer", () => {
       onOverlong: (n) => reported.push(n),
       reduceOverlong: () => new TranscriptEliding(),
     });
-    const huge = JSON.stringify({ id: 2, result: { session: { sessionId: "s" }, messages: Array.from({ length: 50 }, (_, i) => ({ text: `m${i}` })) } });
+    const huge = JSON.stringify({
+      id: 2,
+      result: { session: { sessionId: "s" }, messages: Array.from({ length: 50 }, (_, i) => ({ text: `m${i}` })) },
+    });
     const text = `{"a":1}\n${huge}\n{"b":2}\n`;
     const bytes = enc.encode(text);
     for (let i = 0; i < bytes.length; i += 64) s.push(bytes.subarray(i, i + 64));
     s.end();
-    expect(lines.map((l) => JSON.parse(l))).toEqual([{ a: 1 }, { id: 2, result: { session: { sessionId: "s" }, messages: [], messagesElided: true } }, { b: 2 }]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { a: 1 },
+      { id: 2, result: { session: { sessionId: "s" }, messages: [], messagesElided: true } },
+      { b: 2 },
+    ]);
     expect(reported).toEqual([huge.length]);
   });
 
@@ -78,7 +88,7 @@ describe("LineSplitter with a reducer", () => {
 
 describe("TranscriptEliding: escapes across chunk boundaries", () => {
   test("backslash runs before quotes, split anywhere, never end the skipped string early", () => {
-    const tricky = ['\\"', '\\\\', '\\\\\\"', 'a\\\\"b', '"]}[{', "\\u0022"];
+    const tricky = ['\\"', "\\\\", '\\\\\\"', 'a\\\\"b', '"]}[{', "\\u0022"];
     const line = JSON.stringify({ id: 1, result: { messages: tricky.map((text) => ({ text, more: text.repeat(3) })), after: "kept" } });
     for (const size of [1, 2, 3, 5, 8, 13]) {
       expect(JSON.parse(elide(line, size)!)).toEqual({ id: 1, result: { messages: [], messagesElided: true, after: "kept" } });

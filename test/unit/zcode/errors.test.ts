@@ -28,7 +28,12 @@ describe("ZCode errors", () => {
 
   test("errorFromWire keeps code, message, method and data", () => {
     const e = errorFromWire("session/send", { code: -32010, message: "A prompt is already running for this session", data: { x: 1 } });
-    expect(e).toMatchObject({ code: -32010, message: "A prompt is already running for this session", method: "session/send", data: { x: 1 } });
+    expect(e).toMatchObject({
+      code: -32010,
+      message: "A prompt is already running for this session",
+      method: "session/send",
+      data: { x: 1 },
+    });
     expect(errorFromWire("m", { code: 7, message: "" }).message).toBe("ZCode error 7");
   });
 
@@ -36,7 +41,9 @@ describe("ZCode errors", () => {
     const died = new ZCodeExitedError({ code: null, signal: "SIGKILL", stderrTail: [] }, "session/send");
     expect(died.message).toBe("The ZCode CLI was killed by SIGKILL while session/send was pending (it wrote nothing to stderr)");
     expect(died.code).toBe(LOCAL_ERR.exited);
-    expect(new ZCodeExitedError({ code: 3, signal: null, stderrTail: ["a", "b"] }).message).toBe("The ZCode CLI exited with code 3; its last stderr lines:\n  a\n  b");
+    expect(new ZCodeExitedError({ code: 3, signal: null, stderrTail: ["a", "b"] }).message).toBe(
+      "The ZCode CLI exited with code 3; its last stderr lines:\n  a\n  b",
+    );
     expect(new ZCodeTimeoutError("session/read", 1500).message).toBe("The ZCode CLI did not answer session/read within 1.5 s");
     const nf = new ZCodeNotFoundError("The ZCode CLI was not found.", ["zcode on PATH"]);
     expect(nf.message).toContain("Searched:\n  - zcode on PATH");
@@ -56,7 +63,10 @@ describe("redaction at the source", () => {
   });
 
   test("an error message from ZCode that quotes a key is redacted", () => {
-    const err = errorFromWire("session/prompt", { code: -32000, message: "provider said: Incorrect API key provided: sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX" });
+    const err = errorFromWire("session/prompt", {
+      code: -32000,
+      message: "provider said: Incorrect API key provided: sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX",
+    });
     expectNoSecret(err.message);
     expect(err.message).toContain("provider said");
   });

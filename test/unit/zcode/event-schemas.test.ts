@@ -46,16 +46,38 @@ describe("readEnvelope", () => {
 describe("parseEvent: the types the bridge reads", () => {
   test("every one of them parses from its real payload", () => {
     const good: RawEvent[] = [
-      env("turn.started", { turnNumber: 7, input: "Reply with exactly the token: PROBE_OK", messageId: "msg_1", executionStartedAt: 1790039035583.7253 }),
+      env("turn.started", {
+        turnNumber: 7,
+        input: "Reply with exactly the token: PROBE_OK",
+        messageId: "msg_1",
+        executionStartedAt: 1790039035583.7253,
+      }),
       env("turn.started", undefined),
       env("model.streaming", { assistantMessageId: "msg_2", delta: "PRO", done: false, kind: "text_delta" }),
       env("model.streaming", { kind: "reasoning_delta", delta: "hm" }),
       env("model.streaming", { kind: "tool_input_start", toolCallId: "call_1", toolName: "Bash" }),
       env("model.streaming", { kind: "tool_input_delta", toolCallId: "call_1", delta: '{"command":' }),
       env("model.streaming", { kind: "tool_call", toolCallId: "call_1", input: { command: "ls" } }),
-      env("tool.updated", { kind: "scheduled", toolCallId: "call_1", toolName: "Bash", inputByteLength: 17, inputOmitted: true, inputRef: "model_stream", schedule: { parallelGroups: [["call_1"]], executionOrder: ["call_1"] } }),
+      env("tool.updated", {
+        kind: "scheduled",
+        toolCallId: "call_1",
+        toolName: "Bash",
+        inputByteLength: 17,
+        inputOmitted: true,
+        inputRef: "model_stream",
+        schedule: { parallelGroups: [["call_1"]], executionOrder: ["call_1"] },
+      }),
       env("tool.updated", { kind: "started", toolCallId: "call_1", toolName: "Bash", startedAt: 1760000000080 }),
-      env("tool.updated", { kind: "progress", toolCallId: "call_1", toolName: "Bash", elapsedMs: 10, pid: 4, stdoutTail: "a", stderrTail: "", outputPreview: { text: "a" } }),
+      env("tool.updated", {
+        kind: "progress",
+        toolCallId: "call_1",
+        toolName: "Bash",
+        elapsedMs: 10,
+        pid: 4,
+        stdoutTail: "a",
+        stderrTail: "",
+        outputPreview: { text: "a" },
+      }),
       env("tool.updated", {
         kind: "result",
         toolCallId: "call_1",
@@ -70,24 +92,62 @@ describe("parseEvent: the types the bridge reads", () => {
           budgetStrategy: "artifact",
         },
       }),
-      env("tool.updated", { kind: "error", toolCallId: "call_1", error: { type: "tool_execution_failed", message: "String to replace not found in file.", code: "8" } }),
+      env("tool.updated", {
+        kind: "error",
+        toolCallId: "call_1",
+        error: { type: "tool_execution_failed", message: "String to replace not found in file.", code: "8" },
+      }),
       env("tool.updated", { kind: "batch", toolCallIds: ["call_1", "call_2"], successCount: 1, errorCount: 1 }),
       env("turn.completed", {
         response: "PROBE_OK",
         tokenCount: 134374,
-        usage: { source: "provider", modelRequestCount: 1, inputTokens: 134370, outputTokens: 4, totalTokens: 134374, cacheReadTokens: 64, cacheWriteTokens: 0, reasoningTokens: 1 },
+        usage: {
+          source: "provider",
+          modelRequestCount: 1,
+          inputTokens: 134370,
+          outputTokens: 4,
+          totalTokens: 134374,
+          cacheReadTokens: 64,
+          cacheWriteTokens: 0,
+          reasoningTokens: 1,
+        },
         toolCallCount: 0,
         duration: 11229,
         resultType: "success",
       }),
-      env("turn.failed", { error: { type: "model_error", code: "model_rate_limited", message: "Rate limit reached", attribution: { retryable: true } }, turnPhase: "model_streaming" }),
+      env("turn.failed", {
+        error: { type: "model_error", code: "model_rate_limited", message: "Rate limit reached", attribution: { retryable: true } },
+        turnPhase: "model_streaming",
+      }),
       env("session.titleUpdated", { previousTitle: "", source: "first_input", title: "Reply with exactly the token: PROBE_OK" }),
       env("session.updated", { mode: "build", previousMode: "plan", source: "tool" }),
       env("session.updated", { usage: { inputTokens: 1200, outputTokens: 3 }, contextWindow: null, stopReason: "end_turn" }),
       env("session.updated", { hookEventName: "SessionStart", descriptor: { clientVisible: true } }),
-      env("permission.resolved", { requestId: "perm_1", toolCallId: "call_1", decision: "deny", reason: "The user doesn't want to proceed…" }),
-      env("turn.steerQueued", { inputId: "c1", queryId: "c1", pendingInputId: "queue_c1", input: "use TypeScript", inputPreview: "use TypeScript", inputSize: 14, inputPresentation: "user_steer", delivery: "guide", targetTurnId: "turn_1", queueLength: 1 }),
-      env("turn.steerDrained", { injectedMessageIds: ["m2"], pendingInputIds: ["queue_c1"], drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }], queryIds: ["c1"], targetTurnId: "turn_1" }),
+      env("permission.resolved", {
+        requestId: "perm_1",
+        toolCallId: "call_1",
+        decision: "deny",
+        reason: "The user doesn't want to proceed…",
+      }),
+      env("turn.steerQueued", {
+        inputId: "c1",
+        queryId: "c1",
+        pendingInputId: "queue_c1",
+        input: "use TypeScript",
+        inputPreview: "use TypeScript",
+        inputSize: 14,
+        inputPresentation: "user_steer",
+        delivery: "guide",
+        targetTurnId: "turn_1",
+        queueLength: 1,
+      }),
+      env("turn.steerDrained", {
+        injectedMessageIds: ["m2"],
+        pendingInputIds: ["queue_c1"],
+        drainedInputs: [{ pendingInputId: "queue_c1", messageId: "m2", text: "use TypeScript", delivery: "guide" }],
+        queryIds: ["c1"],
+        targetTurnId: "turn_1",
+      }),
     ];
     for (const g of good) {
       const r = parseEvent(g);
@@ -131,7 +191,9 @@ describe("parseEvent: the types the bridge reads", () => {
   });
 
   test("a drifting detail reads as absent, the event still parses", () => {
-    const r = parseEvent(env("tool.updated", { kind: "result", toolCallId: "c", result: { success: "yes", content: 7 }, toolCallIds: "nope" }));
+    const r = parseEvent(
+      env("tool.updated", { kind: "result", toolCallId: "c", result: { success: "yes", content: 7 }, toolCallIds: "nope" }),
+    );
     if (!r.ok || r.event.type !== "tool.updated") throw new Error("did not parse");
     expect(r.event.payload.result?.success).toBeUndefined();
     expect(r.event.payload.result?.content).toBeUndefined();
@@ -145,7 +207,17 @@ describe("parseEvent: the types the bridge reads", () => {
 
 describe("parseEvent: everything else", () => {
   test("types the bridge does not read are reported as unknown (their seq is still consumed by the caller)", () => {
-    for (const type of ["session.created", "session.resumed", "session.closed", "rewind.triggered", "checkpoint.created", "streamRecovery.updated", "message.upserted", "permission.requested", "turn.someday"]) {
+    for (const type of [
+      "session.created",
+      "session.resumed",
+      "session.closed",
+      "rewind.triggered",
+      "checkpoint.created",
+      "streamRecovery.updated",
+      "message.upserted",
+      "permission.requested",
+      "turn.someday",
+    ]) {
       expect(parseEvent(env(type, { anything: true }))).toEqual({ ok: false, unknownType: true, type });
     }
   });

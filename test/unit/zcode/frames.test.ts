@@ -71,7 +71,7 @@ describe("decodeFrame classifies", () => {
 describe("decodeFrame rejects malformed input without throwing", () => {
   const cases: [string, string][] = [
     ["not json at all", "not JSON"],
-    ["{\"id\":1,", "not JSON"],
+    ['{"id":1,', "not JSON"],
     ["[1,2]", "not a JSON object"],
     ["42", "not a JSON object"],
     ["null", "not a JSON object"],

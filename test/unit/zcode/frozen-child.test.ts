@@ -100,7 +100,12 @@ describe("the connection's frozen-child check", () => {
     const { conn, info, exits, writtenReaches } = await started();
     try {
       jest.useFakeTimers();
-      const slow = Array.from({ length: 4 }, () => conn.request("session/slow", {}, { timeoutMs: TIMEOUT }).then(() => undefined, (e: unknown) => e));
+      const slow = Array.from({ length: 4 }, () =>
+        conn.request("session/slow", {}, { timeoutMs: TIMEOUT }).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
       await writtenReaches(4);
       jest.advanceTimersByTime(TIMEOUT - 6_000);
       // The child answers something else: it is slow on those four, not frozen.
@@ -123,7 +128,10 @@ describe("the connection's frozen-child check", () => {
     try {
       jest.useFakeTimers();
       for (let i = 1; i <= 3; i++) {
-        const p = conn.request("session/slow", {}, { timeoutMs: TIMEOUT }).then(() => undefined, (e: unknown) => e);
+        const p = conn.request("session/slow", {}, { timeoutMs: TIMEOUT }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         await writtenReaches(i);
         jest.advanceTimersByTime(TIMEOUT);
         expect(await p).toBeInstanceOf(ZCodeTimeoutError);

@@ -31,14 +31,33 @@ function layout(files: { beside?: boolean; config?: boolean; personal?: boolean 
   const beside = path.join(cliDir, "provider", "zcode-builtin.json");
   const config = path.join(base, "app", "resources", "config", "provider", "zcode-builtin.json");
   const personal = path.join(home, ".zcode", "v2", "provider_config.json");
-  for (const [want, file] of [[files.beside, beside], [files.config, config], [files.personal, personal]] as const) {
+  for (const [want, file] of [
+    [files.beside, beside],
+    [files.config, config],
+    [files.personal, personal],
+  ] as const) {
     if (!want) continue;
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, "{}\n");
   }
-  const js: ZCodeLaunch = { command: ["/usr/bin/node", entry], entry, source: "app-bundle", node: "/usr/bin/node", nodeVersion: "v22.12.0" };
+  const js: ZCodeLaunch = {
+    command: ["/usr/bin/node", entry],
+    entry,
+    source: "app-bundle",
+    node: "/usr/bin/node",
+    nodeVersion: "v22.12.0",
+  };
   const native: ZCodeLaunch = { command: [path.join(base, "zcode")], entry: path.join(base, "zcode"), source: "path" };
-  return { entry, home, beside, config, personal, js, native, env: { HOME: home, PATH: "/usr/bin:/bin" } as Record<string, string | undefined> };
+  return {
+    entry,
+    home,
+    beside,
+    config,
+    personal,
+    js,
+    native,
+    env: { HOME: home, PATH: "/usr/bin:/bin" } as Record<string, string | undefined>,
+  };
 }
 
 describe("builtinProviderConfig", () => {
@@ -89,7 +108,10 @@ describe("launchEnv", () => {
     expect(out[PERSONAL_PROVIDER_VAR]).toBe(l.personal);
     expect(out.FOO).toBe("bar");
     expect(out.HOME).toBe(l.home);
-    expect(providerConfigVars(l.js, l.env)).toEqual({ builtin: { path: l.config, from: "bridge" }, personal: { path: l.personal, from: "bridge" } });
+    expect(providerConfigVars(l.js, l.env)).toEqual({
+      builtin: { path: l.config, from: "bridge" },
+      personal: { path: l.personal, from: "bridge" },
+    });
   });
 
   test("the user's own values are never overridden", () => {

@@ -40,7 +40,10 @@ describe("PermissionRequestParamsSchema", () => {
     bad(PermissionRequestParamsSchema, { ...PERMISSION_PARAMS, sessionId: 3 });
     const p = ok(PermissionRequestParamsSchema, { ...PERMISSION_PARAMS, options: [{ kind: "allow_once" }, ...PERMISSION_OPTIONS] });
     expect(p.options).toHaveLength(3);
-    const noResponse = ok(PermissionRequestParamsSchema, { ...PERMISSION_PARAMS, options: [{ optionId: "x", kind: "allow_once", response: "allow" }] });
+    const noResponse = ok(PermissionRequestParamsSchema, {
+      ...PERMISSION_PARAMS,
+      options: [{ optionId: "x", kind: "allow_once", response: "allow" }],
+    });
     expect(noResponse.options?.[0]?.response).toBeUndefined();
   });
 });
@@ -50,7 +53,11 @@ describe("UserInputRequestParamsSchema", () => {
     const p = ok(UserInputRequestParamsSchema, PLAN_REQUEST);
     expect(p.schema?.interaction).toBe("plan_approval");
     expect(p.input?.plan).toBe("1. a\n2. b");
-    expect(p.questions?.[0]?.options[0]).toEqual({ label: "Approve", value: "approve", description: "Exit plan mode and start implementation." });
+    expect(p.questions?.[0]?.options[0]).toEqual({
+      label: "Approve",
+      value: "approve",
+      description: "Exit plan mode and start implementation.",
+    });
     expect(PLAN_APPROVAL_QUESTION).toBe("Review this implementation plan.");
     expect(PLAN_APPROVAL_APPROVE).toBe("approve");
   });
@@ -62,7 +69,12 @@ describe("UserInputRequestParamsSchema", () => {
       schema: { toolName: "AskUserQuestion" },
       input: { questions: [{ question: "Which?", header: "Pick", multiSelect: false, options: [{ label: "A", description: "a" }] }] },
       questions: [
-        { question: "Which?", header: "Pick", multiSelect: false, options: [{ label: "A", value: "A", description: "a", preview: "" }, { nolabel: true }] },
+        {
+          question: "Which?",
+          header: "Pick",
+          multiSelect: false,
+          options: [{ label: "A", value: "A", description: "a", preview: "" }, { nolabel: true }],
+        },
         { header: "no question text", options: [] },
       ],
     });

@@ -90,7 +90,13 @@ describe("ZCODE_BIN", () => {
       err = x;
     }
     expect(err).toBeInstanceOf(NodeMissingError);
-    expect(err).toMatchObject({ entry: e, source: "env", reason: "not-found", code: LOCAL_ERR.notFound, tried: [`ZCODE_NODE=${join(d, "nope")}`] });
+    expect(err).toMatchObject({
+      entry: e,
+      source: "env",
+      reason: "not-found",
+      code: LOCAL_ERR.notFound,
+      tried: [`ZCODE_NODE=${join(d, "nope")}`],
+    });
     // Read like a CLI that was not found: where it looked, and how to point at it.
     expect((err as Error).message).toContain(`Searched:\n  - ZCODE_NODE=${join(d, "nope")}`);
     expect((err as Error).message).toContain("doctor");

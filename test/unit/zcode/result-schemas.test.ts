@@ -49,13 +49,28 @@ const CREATE = {
           providerLabel: "Z.ai Coding Plan",
           contextWindow: 200000,
           maxOutputTokens: 128000,
-          reasoning: { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }, { value: "max", label: "Max" }], defaultLevel: "max" },
+          reasoning: {
+            levels: [
+              { value: "low", label: "Low" },
+              { value: "high", label: "High" },
+              { value: "max", label: "Max" },
+            ],
+            defaultLevel: "max",
+          },
           properties: {},
         },
       ],
       lastUsed: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" },
     },
-    thoughtLevel: { enabled: true, current: "max", available: [{ value: "low", label: "Low" }, { value: "high", label: "High" }, { value: "max", label: "Max" }] },
+    thoughtLevel: {
+      enabled: true,
+      current: "max",
+      available: [
+        { value: "low", label: "Low" },
+        { value: "high", label: "High" },
+        { value: "max", label: "Max" },
+      ],
+    },
     mode: { current: "yolo" },
     permission: { mode: "yolo" },
   },
@@ -161,16 +176,25 @@ describe("smaller results", () => {
   });
 
   test("session/goal: {response, snapshot, startedTurn}", () => {
-    expect(ok(GoalResultSchema, { response: "Goal active", snapshot: {}, startedTurn: true })).toMatchObject({ response: "Goal active", startedTurn: true });
+    expect(ok(GoalResultSchema, { response: "Goal active", snapshot: {}, startedTurn: true })).toMatchObject({
+      response: "Goal active",
+      startedTurn: true,
+    });
     expect(ok(GoalResultSchema, { response: 3 }).response).toBeUndefined();
   });
 
   test("session/compact: {response, compact:{state}}", () => {
-    expect(ok(CompactResultSchema, { response: "", snapshot: {}, compact: { state: "already_running" } }).compact?.state).toBe("already_running");
+    expect(ok(CompactResultSchema, { response: "", snapshot: {}, compact: { state: "already_running" } }).compact?.state).toBe(
+      "already_running",
+    );
     expect(ok(CompactResultSchema, {}).compact).toBeUndefined();
   });
 
   test("session/rewind (0.15.x)", () => {
-    expect(ok(RewindResultSchema, { revision: 8, checkpointId: null, removedMessages: 2 })).toEqual({ revision: 8, checkpointId: null, removedMessages: 2 });
+    expect(ok(RewindResultSchema, { revision: 8, checkpointId: null, removedMessages: 2 })).toEqual({
+      revision: 8,
+      checkpointId: null,
+      removedMessages: 2,
+    });
   });
 });

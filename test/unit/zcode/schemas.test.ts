@@ -105,7 +105,14 @@ describe("settings (ZCode's real shapes)", () => {
     providerLabel: "Z.ai Coding Plan",
     contextWindow: 200000,
     maxOutputTokens: 128000,
-    reasoning: { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }, { value: "max", label: "Max" }], defaultLevel: "max" },
+    reasoning: {
+      levels: [
+        { value: "low", label: "Low" },
+        { value: "high", label: "High" },
+        { value: "max", label: "Max" },
+      ],
+      defaultLevel: "max",
+    },
     properties: {},
   };
 
@@ -119,7 +126,11 @@ describe("settings (ZCode's real shapes)", () => {
   });
 
   test("contextWindow may be null; a bad level is dropped, not the model", () => {
-    const m = ok(ModelOptionSchema, { ...GLM, contextWindow: null, reasoning: { levels: [{ value: "low" }, { label: "no value" }], defaultLevel: 3 } });
+    const m = ok(ModelOptionSchema, {
+      ...GLM,
+      contextWindow: null,
+      reasoning: { levels: [{ value: "low" }, { label: "no value" }], defaultLevel: 3 },
+    });
     expect(m.contextWindow).toBeNull();
     expect(m.reasoning?.levels).toEqual([{ value: "low" }]);
     expect(m.reasoning?.defaultLevel).toBeUndefined();
@@ -132,7 +143,14 @@ describe("settings (ZCode's real shapes)", () => {
         available: [GLM, { label: "broken entry" }, { ...GLM, ref: { providerId: "p2", modelId: "m2" }, disabledReason: "Sign in first" }],
         lastUsed: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" },
       },
-      thoughtLevel: { enabled: true, current: "max", available: [{ value: "low", label: "Low" }, { value: "max", label: "Max" }] },
+      thoughtLevel: {
+        enabled: true,
+        current: "max",
+        available: [
+          { value: "low", label: "Low" },
+          { value: "max", label: "Max" },
+        ],
+      },
       mode: { current: "yolo" },
       permission: { mode: "yolo" },
     });
@@ -163,7 +181,11 @@ describe("projection, todos, errors", () => {
   });
 
   test("a todo is ZCode's {content, status, priority}; content is required", () => {
-    expect(ok(TodoSchema, { content: "x", status: "pending", priority: "high" })).toEqual({ content: "x", status: "pending", priority: "high" });
+    expect(ok(TodoSchema, { content: "x", status: "pending", priority: "high" })).toEqual({
+      content: "x",
+      status: "pending",
+      priority: "high",
+    });
     bad(TodoSchema, { status: "pending" });
   });
 
@@ -210,10 +232,20 @@ describe("history messages", () => {
 
   test("info: role is required; synthetic, visibility and semantics are read", () => {
     const m = ok(MessageSchema, {
-      info: { messageId: "m", role: "user", synthetic: true, visibility: "model-only", semantics: { kind: "system_reminder", uiVisibility: "hidden" } },
+      info: {
+        messageId: "m",
+        role: "user",
+        synthetic: true,
+        visibility: "model-only",
+        semantics: { kind: "system_reminder", uiVisibility: "hidden" },
+      },
       parts: [],
     });
-    expect(m.info).toMatchObject({ synthetic: true, visibility: "model-only", semantics: { kind: "system_reminder", uiVisibility: "hidden" } });
+    expect(m.info).toMatchObject({
+      synthetic: true,
+      visibility: "model-only",
+      semantics: { kind: "system_reminder", uiVisibility: "hidden" },
+    });
     bad(MessageSchema, { info: { messageId: "m" }, parts: [] });
   });
 
@@ -222,7 +254,12 @@ describe("history messages", () => {
       info: { role: "assistant" },
       parts: [
         { type: "tool", callId: "c", tool: "Edit", state: { status: "error", input: {}, error: "String to replace not found in file." } },
-        { type: "tool", callId: "d", tool: "Edit", state: { status: "completed", output: "ok", metadata: { display: { kind: "file_diff" } } } },
+        {
+          type: "tool",
+          callId: "d",
+          tool: "Edit",
+          state: { status: "completed", output: "ok", metadata: { display: { kind: "file_diff" } } },
+        },
       ],
     });
     const [e, d] = m.parts;

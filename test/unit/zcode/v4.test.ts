@@ -39,8 +39,15 @@ describe("targets", () => {
   });
 
   test("edit: the latest prompt ZCode lets the user edit", () => {
-    const rows = [row({ rowId: 2, kind: "userInput", text: "a" }), row({ rowId: 6, kind: "userInput", text: "b", actions: { canEdit: true } })];
-    expect(pickEdit(rows, "c", "rewind")).toEqual({ type: "editUserQuery", target: { rowId: 6, entityId: "e6" }, payload: { newText: "c", workspaceMode: "rewind" } });
+    const rows = [
+      row({ rowId: 2, kind: "userInput", text: "a" }),
+      row({ rowId: 6, kind: "userInput", text: "b", actions: { canEdit: true } }),
+    ];
+    expect(pickEdit(rows, "c", "rewind")).toEqual({
+      type: "editUserQuery",
+      target: { rowId: 6, entityId: "e6" },
+      payload: { newText: "c", workspaceMode: "rewind" },
+    });
   });
 
   test("retry: retryTurn on the failed turn's own reply; never the previous turn's; else its prompt with the same text", () => {
@@ -89,7 +96,11 @@ describe("operations against the simulator (0.16.9)", () => {
   beforeAll(async () => {
     await ensureSimBuilt();
     const env = { PATH: process.env.PATH, HOME: ws, ZCODE_SIM_STATE_DIR: join(ws, "state"), ZCODE_SIM_DELAY_MS: "1" };
-    conn = new ZCodeConnection(defaultConfig({ env }), { launch: { command: [SIM_BIN], entry: SIM_BIN, source: "env" }, killGraceMs: 500, defaultTimeoutMs: 5000 });
+    conn = new ZCodeConnection(defaultConfig({ env }), {
+      launch: { command: [SIM_BIN], entry: SIM_BIN, source: "env" },
+      killGraceMs: 500,
+      defaultTimeoutMs: 5000,
+    });
     api = new ZCodeApi(conn);
   }, 60_000);
   afterAll(() => conn.close());
@@ -120,7 +131,10 @@ describe("operations against the simulator (0.16.9)", () => {
     expect(rewound).toMatchObject({ kind: "applied", files: [{ action: "restore" }] });
     expect(await api.rewindLastTurn({ sessionId: id })).toEqual({ kind: "nothing" });
     await turn(id, "#scenario:edit unsafe=1");
-    expect(await api.rewritePrompt({ sessionId: id, text: "x" })).toMatchObject({ kind: "blocked", reasonCode: "guard.workspaceRewindUnsafeFiles" });
+    expect(await api.rewritePrompt({ sessionId: id, text: "x" })).toMatchObject({
+      kind: "blocked",
+      reasonCode: "guard.workspaceRewindUnsafeFiles",
+    });
     expect(await api.retryTurn({ sessionId: id, turnId: "turn_unknown" })).toBeUndefined();
     // A late stop naming an execution that is over: ZCode's noop, no error.
     await api.stopV4Turn({ sessionId: id, foregroundExecutionId: "runtime_command_1" });
@@ -141,8 +155,18 @@ describe("operations against the simulator (0.15.3, no v4)", () => {
   const ws = mkdtempSync(join(tmpdir(), "zcode-v4-legacy-ws-"));
   beforeAll(async () => {
     await ensureSimBuilt();
-    const env = { PATH: process.env.PATH, HOME: ws, ZCODE_SIM_STATE_DIR: join(ws, "state"), ZCODE_SIM_DELAY_MS: "1", ZCODE_SIM_VERSION: "0.15.3" };
-    conn = new ZCodeConnection(defaultConfig({ env }), { launch: { command: [SIM_BIN], entry: SIM_BIN, source: "env" }, killGraceMs: 500, defaultTimeoutMs: 5000 });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: ws,
+      ZCODE_SIM_STATE_DIR: join(ws, "state"),
+      ZCODE_SIM_DELAY_MS: "1",
+      ZCODE_SIM_VERSION: "0.15.3",
+    };
+    conn = new ZCodeConnection(defaultConfig({ env }), {
+      launch: { command: [SIM_BIN], entry: SIM_BIN, source: "env" },
+      killGraceMs: 500,
+      defaultTimeoutMs: 5000,
+    });
     api = new ZCodeApi(conn);
   }, 60_000);
   afterAll(() => conn.close());

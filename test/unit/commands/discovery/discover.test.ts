@@ -32,7 +32,10 @@ function fixture(config: object = {}) {
     [`${OFFICIAL}/zcode-guide/0.2.0/.zcode-plugin/plugin.json`]: { name: "zcode-guide" },
     [`${OFFICIAL}/zcode-guide/0.2.0/skills/old-guide/SKILL.md`]: skillMd({ name: "old-guide", description: "Old version" }),
     [`${OFFICIAL}/zcode-guide/0.10.0/.zcode-plugin/plugin.json`]: { name: "zcode-guide" },
-    [`${OFFICIAL}/zcode-guide/0.10.0/skills/zcode-configuration-guide/SKILL.md`]: skillMd({ name: "zcode-configuration-guide", description: "Configure ZCode" }),
+    [`${OFFICIAL}/zcode-guide/0.10.0/skills/zcode-configuration-guide/SKILL.md`]: skillMd({
+      name: "zcode-configuration-guide",
+      description: "Configure ZCode",
+    }),
     [`${OFFICIAL}/computer-use/0.6.4/.zcode-plugin/plugin.json`]: { name: "computer-use" },
     [`${OFFICIAL}/computer-use/0.6.4/skills/computer-use/SKILL.md`]: skillMd({ name: "computer-use", description: "Drive the desktop" }),
   });
@@ -68,7 +71,11 @@ describe("discoveredCommands", () => {
     expect(list.find((c) => c.name === "review")).toEqual({ name: "review", description: "Review the diff", input: { hint: "<focus>" } });
     expect(list.find((c) => c.name === "commit")).toEqual({ name: "commit", description: "Commit with a good message" });
     expect(list.find((c) => c.name === "shared")?.input).toEqual({ hint: "<topic>" });
-    expect(list.find((c) => c.name === "pdf-tools")).toEqual({ name: "pdf-tools", description: "Fill and read PDF forms", input: { hint: "[task]" } });
+    expect(list.find((c) => c.name === "pdf-tools")).toEqual({
+      name: "pdf-tools",
+      description: "Fill and read PDF forms",
+      input: { hint: "[task]" },
+    });
     expect(checkSessionUpdate({ sessionUpdate: "available_commands_update", availableCommands: list })).toEqual([]);
   });
 
@@ -81,7 +88,17 @@ describe("discoveredCommands", () => {
     mkfifo(join(f.home, ".zcode/skills/piped/SKILL.md"));
     symlinkSync("/dev/zero", join(f.home, ".zcode/commands/zero.md"));
     symlinkSync("/dev/zero", join(f.cwd, "zcode.json"));
-    expect(names(f)).toEqual(["review", "lint", "commit", "pdf-tools", "shared", "local", "deploy", "zcode-guide:zcode-configuration-guide", "git-tools:changelog"]);
+    expect(names(f)).toEqual([
+      "review",
+      "lint",
+      "commit",
+      "pdf-tools",
+      "shared",
+      "local",
+      "deploy",
+      "zcode-guide:zcode-configuration-guide",
+      "git-tools:changelog",
+    ]);
   });
 
   test("a JSON file over 64 KiB (a long plugin list) is read whole, up to 1 MiB", () => {
@@ -171,7 +188,15 @@ describe("discoveredCommands", () => {
       ".zcode/skills/with space/SKILL.md": skillMd({ name: "with space", description: "cannot be typed" }),
     });
     const list = discoveredCommands({ cwd: f.cwd, env: f.env }, (n) => n === "thought");
-    expect(list.map((c) => c.name)).toEqual(["review", "lint", "pdf-tools", "shared", "local", "deploy", "zcode-guide:zcode-configuration-guide"]);
+    expect(list.map((c) => c.name)).toEqual([
+      "review",
+      "lint",
+      "pdf-tools",
+      "shared",
+      "local",
+      "deploy",
+      "zcode-guide:zcode-configuration-guide",
+    ]);
     expect(list.find((c) => c.name === "pdf-tools")?.description).toBe("Fill and read PDF forms");
   });
 
@@ -222,7 +247,10 @@ describe("discoveredCommands", () => {
     writeFileSync(join(dir, ".codex-plugin/plugin.json"), JSON.stringify({ name: "mine", skills: ["./extra", "../escape"] }));
     writeFileSync(join(f.home, ".zcode/cli/config.json"), JSON.stringify({ plugins: { dirs: [dir] } }));
     expect(names(f)).toEqual(expect.arrayContaining(["mine:hello", "mine:tools"]));
-    writeFileSync(join(f.home, ".zcode/cli/config.json"), JSON.stringify({ plugins: { dirs: [dir], enabledPlugins: { "mine@inline": false } } }));
+    writeFileSync(
+      join(f.home, ".zcode/cli/config.json"),
+      JSON.stringify({ plugins: { dirs: [dir], enabledPlugins: { "mine@inline": false } } }),
+    );
     expect(names(f)).not.toContain("mine:hello");
   });
 
@@ -248,7 +276,10 @@ describe("discoveredCommands", () => {
     expect(names(f)).toContain("new-one");
     writeTree(f.cwd, { ".agents/skills/fresh/SKILL.md": skillMd({ name: "fresh", description: "New root" }) });
     expect(names(f)).toContain("fresh");
-    writeFileSync(join(f.home, ".zcode/cli/config.json"), JSON.stringify({ skills: { [join(f.home, ".zcode/skills/new-one/SKILL.md")]: { enable: false } } }));
+    writeFileSync(
+      join(f.home, ".zcode/cli/config.json"),
+      JSON.stringify({ skills: { [join(f.home, ".zcode/skills/new-one/SKILL.md")]: { enable: false } } }),
+    );
     expect(names(f)).not.toContain("new-one");
   });
 

@@ -17,7 +17,20 @@ describe("parseFrontMatter", () => {
 
   test("folded and literal block scalars", () => {
     const fm = parseFrontMatter(
-      ["---", "description: >", "  Use when the user", "  asks for a PDF.", "", "  Second paragraph.", "notes: |", "  line one", "  line two", "name: x", "---", ""].join("\n"),
+      [
+        "---",
+        "description: >",
+        "  Use when the user",
+        "  asks for a PDF.",
+        "",
+        "  Second paragraph.",
+        "notes: |",
+        "  line one",
+        "  line two",
+        "name: x",
+        "---",
+        "",
+      ].join("\n"),
     );
     expect(fm.fields.description).toBe("Use when the user asks for a PDF.\nSecond paragraph.");
     expect(fm.fields.notes).toBe("line one\nline two");

@@ -6,7 +6,9 @@ const skill = (name: string, description = `the ${name} skill`) => ({ name, desc
 
 describe("menuEntries", () => {
   test("commands before skills; a skill gets the [task] hint unless it has its own", () => {
-    expect(menuEntries([{ ...cmd("review"), argumentHint: "<focus>" }], [skill("pdf"), { ...skill("gen"), argumentHint: "<what>" }])).toEqual([
+    expect(
+      menuEntries([{ ...cmd("review"), argumentHint: "<focus>" }], [skill("pdf"), { ...skill("gen"), argumentHint: "<what>" }]),
+    ).toEqual([
       { name: "review", description: "the review command", input: { hint: "<focus>" } },
       { name: "pdf", description: "the pdf skill", input: { hint: "[task]" } },
       { name: "gen", description: "the gen skill", input: { hint: "<what>" } },
@@ -22,7 +24,10 @@ describe("menuEntries", () => {
   });
 
   test("skill names that cannot be typed as one word are left out", () => {
-    expect(menuEntries([], [skill("two words"), skill("-flag"), skill("ok.v2"), skill("plug:in")]).map((e) => e.name)).toEqual(["ok.v2", "plug:in"]);
+    expect(menuEntries([], [skill("two words"), skill("-flag"), skill("ok.v2"), skill("plug:in")]).map((e) => e.name)).toEqual([
+      "ok.v2",
+      "plug:in",
+    ]);
   });
 
   test("descriptions and hints are one line, at most 100 characters; no description says it is a skill", () => {

@@ -84,6 +84,8 @@ describe("scanSkills", () => {
 
   test("a missing root is nothing; the same file under two roots is read once", () => {
     const root = writeTree(tempDir(), { "a/SKILL.md": skillMd({ name: "a", description: "A" }) });
-    expect(scanSkills(new Probe(), [{ dir: join(root, "nope") }, { dir: root }, { dir: root }], new Set()).map((s) => s.name)).toEqual(["a"]);
+    expect(scanSkills(new Probe(), [{ dir: join(root, "nope") }, { dir: root }, { dir: root }], new Set()).map((s) => s.name)).toEqual([
+      "a",
+    ]);
   });
 });

@@ -58,14 +58,22 @@ describe("permissionOptions", () => {
   test("the session option of newer builds", () => {
     const o = permissionOptions([
       { optionId: "allow_once", kind: "allow_once", name: "Allow once", response: { decision: "allow" } },
-      { optionId: "allowSession", kind: "allow_session", name: "Always allow in this session", response: { decision: "allow", reason: "Approved for this session" } },
+      {
+        optionId: "allowSession",
+        kind: "allow_session",
+        name: "Always allow in this session",
+        response: { decision: "allow", reason: "Approved for this session" },
+      },
     ]);
     expect(o.options.map((x) => x.kind)).toEqual(["allow_once", "allow_always"]);
     expect(o.answerFor("allowSession")).toEqual({ decision: "allow", reason: "Approved for this session" });
   });
 
   test("options without a response: allow or deny by kind; without a name: a default one", () => {
-    const o = permissionOptions([{ optionId: "ok", kind: "allow_once" }, { optionId: "no", kind: "deny" }]);
+    const o = permissionOptions([
+      { optionId: "ok", kind: "allow_once" },
+      { optionId: "no", kind: "deny" },
+    ]);
     expect(o.options).toEqual([
       { optionId: "ok", name: "Allow", kind: "allow_once" },
       { optionId: "no", name: "Reject", kind: "reject_once" },
@@ -75,9 +83,12 @@ describe("permissionOptions", () => {
   });
 
   test("unknown kinds are dropped; none usable → Allow / Reject", () => {
-    expect(permissionOptions([{ optionId: "x", kind: "weird" }, { optionId: "ok", kind: "allow_once" }]).options).toEqual([
-      { optionId: "ok", name: "Allow", kind: "allow_once" },
-    ]);
+    expect(
+      permissionOptions([
+        { optionId: "x", kind: "weird" },
+        { optionId: "ok", kind: "allow_once" },
+      ]).options,
+    ).toEqual([{ optionId: "ok", name: "Allow", kind: "allow_once" }]);
     for (const none of [undefined, [], [{ optionId: "x", kind: "weird" }]]) {
       const o = permissionOptions(none);
       expect(o.options.map((x) => [x.optionId, x.kind])).toEqual([

@@ -2,7 +2,13 @@
 // back as ZCode's interaction broker reads them.
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { answersFromForm, OTHER_FIELD, planAnswer, planForm, questionsForm } from "../../../../src/translate/interactions/question-forms.ts";
+import {
+  answersFromForm,
+  OTHER_FIELD,
+  planAnswer,
+  planForm,
+  questionsForm,
+} from "../../../../src/translate/interactions/question-forms.ts";
 import { UserInputRequestParamsSchema, type Question, type UserInputRequestParams } from "../../../../src/zcode/request-schemas.ts";
 import { checkAgentMessage } from "../../../support/schema.ts";
 import { PLAN_REQUEST, QUESTIONS, questionRequest } from "../../support/bridge-fixtures.ts";
@@ -28,13 +34,21 @@ describe("questionsForm", () => {
       type: "array",
       title: "Which files?",
       description: "Files",
-      items: { anyOf: [{ const: "auth.test.ts", title: "auth.test.ts" }, { const: "user.test.ts", title: "user.test.ts" }] },
+      items: {
+        anyOf: [
+          { const: "auth.test.ts", title: "auth.test.ts" },
+          { const: "user.test.ts", title: "user.test.ts" },
+        ],
+      },
     });
     expect(props.q_1).toEqual({
       type: "string",
       title: "Framework?",
       description: "Framework",
-      oneOf: [{ const: "Bun", title: "Bun", description: "fast" }, { const: "Jest", title: "Jest" }],
+      oneOf: [
+        { const: "Bun", title: "Bun", description: "fast" },
+        { const: "Jest", title: "Jest" },
+      ],
     });
     expect(props[OTHER_FIELD]).toMatchObject({ type: "string", title: "Other" });
     expectValidForm(props);
@@ -55,7 +69,16 @@ describe("answersFromForm", () => {
   });
 
   test("a value a client sent as a label, or a single value for a multi-select, is normalised", () => {
-    const qs = [{ question: "Pick", multiSelect: true, options: [{ label: "Alpha", value: "a" }, { label: "Beta", value: "b" }] }];
+    const qs = [
+      {
+        question: "Pick",
+        multiSelect: true,
+        options: [
+          { label: "Alpha", value: "a" },
+          { label: "Beta", value: "b" },
+        ],
+      },
+    ];
     expect(answersFromForm(qs, { q_0: "Beta" })).toEqual({ answers: { Pick: ["b"] } });
     expect(answersFromForm(qs, { q_0: ["a", "", 7, "Beta"] })).toEqual({ answers: { Pick: ["a", "b"] } });
   });
@@ -116,9 +139,20 @@ describe("planAnswer", () => {
     const asked = request({
       requestId: "r",
       sessionId: "s",
-      questions: [{ question: "Approve the plan?", options: [{ label: "Keep planning", value: "keep" }, { label: "Approve", value: "approve" }] }],
+      questions: [
+        {
+          question: "Approve the plan?",
+          options: [
+            { label: "Keep planning", value: "keep" },
+            { label: "Approve", value: "approve" },
+          ],
+        },
+      ],
     });
-    expect(planAnswer(asked, { approve: true })).toEqual({ action: "accept", content: { answers: { "Approve the plan?": "approve" }, answer_0: "approve" } });
+    expect(planAnswer(asked, { approve: true })).toEqual({
+      action: "accept",
+      content: { answers: { "Approve the plan?": "approve" }, answer_0: "approve" },
+    });
   });
 
   test("the fixture's questions match what the broker sends", () => {

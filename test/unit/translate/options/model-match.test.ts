@@ -6,8 +6,19 @@ import { describeModel, matchModel, mismatchText, offeredModels } from "../../..
 import { optionsFromSettings, type SessionOptions } from "../../../../src/translate/options/options.ts";
 import { CREATE_SETTINGS, settings } from "../../support/bridge-fixtures.ts";
 
-const LEVELS = { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }], defaultLevel: "high" };
-const entry = (providerId: string, modelId: string, extra: Record<string, unknown> = {}) => ({ ref: { providerId, modelId }, label: modelId, properties: {}, ...extra });
+const LEVELS = {
+  levels: [
+    { value: "low", label: "Low" },
+    { value: "high", label: "High" },
+  ],
+  defaultLevel: "high",
+};
+const entry = (providerId: string, modelId: string, extra: Record<string, unknown> = {}) => ({
+  ref: { providerId, modelId },
+  label: modelId,
+  properties: {},
+  ...extra,
+});
 const ZAI = "builtin:zai-coding-plan";
 const BIG = "account:bigmodel-individual-coding-plan";
 const CATALOGUE = [
@@ -39,7 +50,10 @@ describe("matchModel", () => {
   test("an exact match wins over longer names it begins", () => {
     const m = model();
     const withPrefixRival = optionsFromSettings(
-      settings({ ...CREATE_SETTINGS, model: { current: { providerId: ZAI, modelId: "GLM-4.7" }, available: [CATALOGUE[1], entry(ZAI, "GLM-4.7-Flash")] } }),
+      settings({
+        ...CREATE_SETTINGS,
+        model: { current: { providerId: ZAI, modelId: "GLM-4.7" }, available: [CATALOGUE[1], entry(ZAI, "GLM-4.7-Flash")] },
+      }),
     ).model;
     expect(picked("glm-4.7", withPrefixRival)).toBe(`${ZAI}/GLM-4.7`);
     expect(picked("glm-4.7-f", withPrefixRival)).toBe(`${ZAI}/GLM-4.7-Flash`);

@@ -24,7 +24,9 @@ describe("unavailableCurrent", () => {
 
   test("the notice names the model, the reason ZCode gave, and the ways to switch", () => {
     const gone = unavailableCurrent(opts({ providerId: "gone", modelId: "old" }, [GLM]))!;
-    expect(unavailableNotice(gone)).toBe("The model old (gone/old) is no longer offered by ZCode; pick another with /model or the model menu.");
+    expect(unavailableNotice(gone)).toBe(
+      "The model old (gone/old) is no longer offered by ZCode; pick another with /model or the model menu.",
+    );
     const locked = unavailableCurrent(opts({ providerId: "p", modelId: "locked" }, [GLM, LOCKED]))!;
     expect(unavailableNotice(locked)).toContain("no longer offered by ZCode (Sign in to the plan); pick another");
   });
@@ -35,7 +37,11 @@ describe("modelSwitchError", () => {
   const wanted = { ...o.model!.models[0]!, value: "p/other", label: "Other" };
 
   test("ZCode's refusal: the model asked for, ZCode's words, the model kept", () => {
-    const e = modelSwitchError(new ZCodeError("Provider p is unavailable: connection refused", { code: -32603, method: "session/setModel" }), wanted, o);
+    const e = modelSwitchError(
+      new ZCodeError("Provider p is unavailable: connection refused", { code: -32603, method: "session/setModel" }),
+      wanted,
+      o,
+    );
     expect(e).toBeInstanceOf(RequestError);
     expect((e as RequestError).code).toBe(-32603);
     expect((e as RequestError).message).toBe(

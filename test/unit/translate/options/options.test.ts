@@ -18,7 +18,11 @@ import {
 import { modelValue, parseModelValue } from "../../../../src/zcode/model-ref.ts";
 import { CREATE_SETTINGS, GLM, expectValid, settings } from "../../support/bridge-fixtures.ts";
 
-const LEVELS = [{ value: "low", label: "Low" }, { value: "high", label: "High" }, { value: "max", label: "Max" }];
+const LEVELS = [
+  { value: "low", label: "Low" },
+  { value: "high", label: "High" },
+  { value: "max", label: "Max" },
+];
 
 const model = (providerId: string, modelId: string, extra: Record<string, unknown> = {}) => ({
   ref: { providerId, modelId },
@@ -27,16 +31,37 @@ const model = (providerId: string, modelId: string, extra: Record<string, unknow
   ...extra,
 });
 
-const FLASH = model("builtin:zai-coding-plan", "GLM-5.3-Flash", { label: "GLM-5.3 Flash", providerLabel: "Z.ai Coding Plan", contextWindow: 128000 });
+const FLASH = model("builtin:zai-coding-plan", "GLM-5.3-Flash", {
+  label: "GLM-5.3 Flash",
+  providerLabel: "Z.ai Coding Plan",
+  contextWindow: 128000,
+});
 /** Same label as GLM, another provider. */
-const GLM_OR = model("openrouter", "z-ai/glm-5.3", { label: "GLM-5.3", providerLabel: "OpenRouter", contextWindow: 131072, reasoning: { levels: [{ value: "low", label: "Low" }, { value: "high", label: "High" }] } });
-const LOCKED = model("account:zai-individual-coding-plan", "GLM-5.3-Pro", { label: "GLM-5.3 Pro", disabledReason: "Sign in to the Coding Plan" });
+const GLM_OR = model("openrouter", "z-ai/glm-5.3", {
+  label: "GLM-5.3",
+  providerLabel: "OpenRouter",
+  contextWindow: 131072,
+  reasoning: {
+    levels: [
+      { value: "low", label: "Low" },
+      { value: "high", label: "High" },
+    ],
+  },
+});
+const LOCKED = model("account:zai-individual-coding-plan", "GLM-5.3-Pro", {
+  label: "GLM-5.3 Pro",
+  disabledReason: "Sign in to the Coding Plan",
+});
 
 function opts(p: unknown, previous?: SessionOptions): SessionOptions {
   return optionsFromSettings(settings(p), previous);
 }
 
-function withModels(current: { providerId: string; modelId: string; options?: unknown }, available: unknown[], extra: Record<string, unknown> = {}) {
+function withModels(
+  current: { providerId: string; modelId: string; options?: unknown },
+  available: unknown[],
+  extra: Record<string, unknown> = {},
+) {
   return { ...CREATE_SETTINGS, model: { current, available }, ...extra };
 }
 
@@ -48,7 +73,12 @@ describe("models", () => {
     expect(o.model?.current).toBe("builtin:zai-coding-plan/GLM-5.3");
     expect(o.model?.choices).toEqual([{ value: "builtin:zai-coding-plan/GLM-5.3", name: "GLM-5.3", description: "Z.ai Coding Plan" }]);
     expect(o.model?.contextWindow).toBe(200000);
-    expect(o.model?.models[0]).toMatchObject({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", levels: LEVELS, defaultLevel: "max" });
+    expect(o.model?.models[0]).toMatchObject({
+      providerId: "builtin:zai-coding-plan",
+      modelId: "GLM-5.3",
+      levels: LEVELS,
+      defaultLevel: "max",
+    });
     expectValid([update(o)]);
   });
 
@@ -76,7 +106,11 @@ describe("models", () => {
   test("a current model missing from ZCode's list is shown, marked", () => {
     const o = opts(withModels({ providerId: "gone", modelId: "old-model" }, [GLM]));
     expect(o.model?.current).toBe("gone/old-model");
-    expect(o.model?.choices.at(-1)).toEqual({ value: "gone/old-model", name: "old-model (no longer offered)", description: "Unavailable: no longer offered" });
+    expect(o.model?.choices.at(-1)).toEqual({
+      value: "gone/old-model",
+      name: "old-model (no longer offered)",
+      description: "Unavailable: no longer offered",
+    });
     expectValid([update(o)]);
   });
 
@@ -90,7 +124,11 @@ describe("models", () => {
     const created = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" }, [GLM, FLASH, GLM_OR]));
     const read = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3-Flash" }, [FLASH]), created);
     expect(read.model?.current).toBe("builtin:zai-coding-plan/GLM-5.3-Flash");
-    expect(read.model?.choices.map((c) => c.value)).toEqual(["builtin:zai-coding-plan/GLM-5.3", "builtin:zai-coding-plan/GLM-5.3-Flash", "openrouter/z-ai/glm-5.3"]);
+    expect(read.model?.choices.map((c) => c.value)).toEqual([
+      "builtin:zai-coding-plan/GLM-5.3",
+      "builtin:zai-coding-plan/GLM-5.3-Flash",
+      "openrouter/z-ai/glm-5.3",
+    ]);
     expect(read.model?.contextWindow).toBe(128000);
   });
 
@@ -108,7 +146,9 @@ describe("models", () => {
   test("a model's contextWindow of null or 0 is not a window", () => {
     const o = opts(withModels({ providerId: "p", modelId: "m" }, [model("p", "m", { contextWindow: null })]));
     expect(o.model?.contextWindow).toBeUndefined();
-    expect(opts(withModels({ providerId: "p", modelId: "m" }, [model("p", "m", { contextWindow: 0 })])).model?.contextWindow).toBeUndefined();
+    expect(
+      opts(withModels({ providerId: "p", modelId: "m" }, [model("p", "m", { contextWindow: 0 })])).model?.contextWindow,
+    ).toBeUndefined();
   });
 
   test("modelValue / parseModelValue split at the first slash", () => {
@@ -122,28 +162,51 @@ describe("models", () => {
 describe("thought levels", () => {
   test("follow the current model's reasoning levels; the current level from settings", () => {
     const o = opts(CREATE_SETTINGS);
-    expect(o.thought).toEqual({ current: "max", choices: [{ value: "low", name: "Low" }, { value: "high", name: "High" }, { value: "max", name: "Max" }] });
-    const other = opts(withModels({ providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } }, [GLM, GLM_OR], {
-      thoughtLevel: { enabled: true, current: "high", available: [{ value: "low", label: "Low" }, { value: "high", label: "High" }] },
-    }));
+    expect(o.thought).toEqual({
+      current: "max",
+      choices: [
+        { value: "low", name: "Low" },
+        { value: "high", name: "High" },
+        { value: "max", name: "Max" },
+      ],
+    });
+    const other = opts(
+      withModels({ providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } }, [GLM, GLM_OR], {
+        thoughtLevel: {
+          enabled: true,
+          current: "high",
+          available: [
+            { value: "low", label: "Low" },
+            { value: "high", label: "High" },
+          ],
+        },
+      }),
+    );
     expect(other.thought?.choices.map((c) => c.value)).toEqual(["low", "high"]);
     expect(other.thought?.current).toBe("high");
   });
 
   test("the model's levels win over a thoughtLevel list that does not match it", () => {
-    const o = opts(withModels({ providerId: "openrouter", modelId: "z-ai/glm-5.3" }, [GLM_OR], {
-      thoughtLevel: { enabled: true, current: "high", available: LEVELS },
-    }));
+    const o = opts(
+      withModels({ providerId: "openrouter", modelId: "z-ai/glm-5.3" }, [GLM_OR], {
+        thoughtLevel: { enabled: true, current: "high", available: LEVELS },
+      }),
+    );
     expect(o.thought?.choices.map((c) => c.value)).toEqual(["low", "high"]);
   });
 
   test("vanish for a model without levels", () => {
-    const o = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3-Flash" }, [GLM, FLASH], {
-      thoughtLevel: { enabled: false, available: [] },
-    }));
+    const o = opts(
+      withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3-Flash" }, [GLM, FLASH], {
+        thoughtLevel: { enabled: false, available: [] },
+      }),
+    );
     expect(o.thought).toBeUndefined();
     expect(configOptions(o).map((c) => c.id)).toEqual([CONFIG_IDS.mode, CONFIG_IDS.model]);
-    const noThoughtSettings = { model: { current: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3-Flash" }, available: [FLASH] }, mode: { current: "build" } };
+    const noThoughtSettings = {
+      model: { current: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3-Flash" }, available: [FLASH] },
+      mode: { current: "build" },
+    };
     expect(opts(noThoughtSettings, opts(CREATE_SETTINGS)).thought).toBeUndefined();
   });
 
@@ -154,7 +217,11 @@ describe("thought levels", () => {
   test("no current level in thoughtLevel: the model selection's, else the defaults", () => {
     const viaSelection = opts({ ...CREATE_SETTINGS, thoughtLevel: { enabled: true, available: LEVELS } });
     expect(viaSelection.thought?.current).toBe("max");
-    const viaDefault = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" }, [GLM], { thoughtLevel: { enabled: true, defaultLevel: "high", available: LEVELS } }));
+    const viaDefault = opts(
+      withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" }, [GLM], {
+        thoughtLevel: { enabled: true, defaultLevel: "high", available: LEVELS },
+      }),
+    );
     expect(viaDefault.thought?.current).toBe("high");
     const viaModel = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3" }, [GLM], { thoughtLevel: undefined }));
     expect(viaModel.thought?.current).toBe("max");
@@ -232,21 +299,35 @@ describe("what the editor is sent", () => {
 });
 
 describe("modelChoiceFor", () => {
-  const o = opts(withModels({ providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } }, [GLM, FLASH, GLM_OR, LOCKED], {
-    thoughtLevel: { enabled: true, current: "max", available: LEVELS },
-  }));
+  const o = opts(
+    withModels(
+      { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.3", options: { reasoningLevel: "max" } },
+      [GLM, FLASH, GLM_OR, LOCKED],
+      {
+        thoughtLevel: { enabled: true, current: "max", available: LEVELS },
+      },
+    ),
+  );
 
   test("a model with levels gets the user's level when it has it", () => {
     const high = withCurrent(o, "thought", "high");
-    expect(modelChoiceFor(high, "openrouter/z-ai/glm-5.3").choice).toEqual({ providerId: "openrouter", modelId: "z-ai/glm-5.3", options: { reasoningLevel: "high" } });
+    expect(modelChoiceFor(high, "openrouter/z-ai/glm-5.3").choice).toEqual({
+      providerId: "openrouter",
+      modelId: "z-ai/glm-5.3",
+      options: { reasoningLevel: "high" },
+    });
     expect(modelChoiceFor(o, "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({ reasoningLevel: "max" });
     // Not the model's default (max): the user's.
-    expect(modelChoiceFor(withCurrent(o, "thought", "low"), "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({ reasoningLevel: "low" });
+    expect(modelChoiceFor(withCurrent(o, "thought", "low"), "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({
+      reasoningLevel: "low",
+    });
     expect(modelChoiceFor(withCurrent(o, "thought", "low"), "openrouter/z-ai/glm-5.3").choice.options).toEqual({ reasoningLevel: "low" });
   });
 
   test("else the model's defaultLevel, else its last level", () => {
-    expect(modelChoiceFor(withCurrent(o, "thought", "medium"), "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({ reasoningLevel: "max" });
+    expect(modelChoiceFor(withCurrent(o, "thought", "medium"), "builtin:zai-coding-plan/GLM-5.3").choice.options).toEqual({
+      reasoningLevel: "max",
+    });
     // "max" is not one of GLM_OR's levels and it names no default: its last.
     expect(modelChoiceFor(o, "openrouter/z-ai/glm-5.3").choice.options).toEqual({ reasoningLevel: "high" });
   });

@@ -4,7 +4,14 @@ import { describe, expect, test } from "bun:test";
 import { editDiff, fileDiffPatch, firstChangedLine, reversePatch, writeDiff } from "../../../../src/translate/tools/diffs.ts";
 import { CWD, EDITED_TS, HUNK, ORIGINAL_TS, TOOLS } from "../../support/bridge-fixtures.ts";
 
-const fileDiff = (structuredPatch: unknown) => ({ kind: "file_diff", filePath: `${CWD}/src/x.ts`, additions: 1, deletions: 1, structuredPatch, truncated: false });
+const fileDiff = (structuredPatch: unknown) => ({
+  kind: "file_diff",
+  filePath: `${CWD}/src/x.ts`,
+  additions: 1,
+  deletions: 1,
+  structuredPatch,
+  truncated: false,
+});
 
 describe("the file_diff view", () => {
   test("fileDiffPatch only reads a file_diff display", () => {
@@ -38,7 +45,15 @@ describe("reversePatch", () => {
   });
 
   test("'\\ No newline at end of file' markers are not content", () => {
-    const patch = [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ["-old", "\\ No newline at end of file", "+new", "\\ No newline at end of file"] }];
+    const patch = [
+      {
+        oldStart: 1,
+        oldLines: 1,
+        newStart: 1,
+        newLines: 1,
+        lines: ["-old", "\\ No newline at end of file", "+new", "\\ No newline at end of file"],
+      },
+    ];
     expect(reversePatch("new", patch)).toBe("old");
   });
 
@@ -60,7 +75,9 @@ describe("editDiff", () => {
   });
 
   test("an empty new_string (a deletion) is still a diff", () => {
-    expect(editDiff({ file_path: "f", old_string: "gone", new_string: "" }, {}, CWD)).toEqual([{ type: "diff", path: `${CWD}/f`, oldText: "gone", newText: "" }]);
+    expect(editDiff({ file_path: "f", old_string: "gone", new_string: "" }, {}, CWD)).toEqual([
+      { type: "diff", path: `${CWD}/f`, oldText: "gone", newText: "" },
+    ]);
   });
 
   test("input without the strings: ZCode's hunks as snippets, the path from the view if need be", () => {
@@ -89,7 +106,9 @@ describe("writeDiff", () => {
   });
 
   test("create (no file_diff view): oldText null", () => {
-    expect(writeDiff(TOOLS.writeCreate.input, {}, CWD, true)).toEqual([{ type: "diff", path: `${CWD}/src/new.ts`, oldText: null, newText: "hello\n" }]);
+    expect(writeDiff(TOOLS.writeCreate.input, {}, CWD, true)).toEqual([
+      { type: "diff", path: `${CWD}/src/new.ts`, oldText: null, newText: "hello\n" },
+    ]);
   });
 
   test("overwrite: the old text rebuilt from the view's hunks", () => {
@@ -100,7 +119,9 @@ describe("writeDiff", () => {
 
   test("hunks that do not fit the written text: the hunks alone; no usable hunks: the text", () => {
     const stray = { oldStart: 30, oldLines: 1, newStart: 30, newLines: 1, lines: ["-p", "+q"] };
-    expect(writeDiff(TOOLS.writeUpdate.input, fileDiff([stray]), CWD, true)).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "p", newText: "q" }]);
+    expect(writeDiff(TOOLS.writeUpdate.input, fileDiff([stray]), CWD, true)).toEqual([
+      { type: "diff", path: `${CWD}/src/x.ts`, oldText: "p", newText: "q" },
+    ]);
     expect(writeDiff({ file_path: "a.md", content: "# x" }, fileDiff([{ bogus: true }]), CWD, true)).toEqual([
       { type: "content", content: { type: "text", text: "```markdown\n# x\n```" } },
     ]);

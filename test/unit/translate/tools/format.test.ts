@@ -101,7 +101,10 @@ describe("blocks", () => {
   test("listText: a header and at most 200 items", () => {
     expect(listText("Found 2 files", ["a", "b"])).toBe("Found 2 files\n- a\n- b");
     expect(listText("H", ["a"], true)).toBe("H\n- a\n- … (results truncated)");
-    const many = listText("H", Array.from({ length: 250 }, (_, i) => `f${i}`));
+    const many = listText(
+      "H",
+      Array.from({ length: 250 }, (_, i) => `f${i}`),
+    );
     expect(many).toContain("- f199");
     expect(many).not.toContain("- f200");
     expect(many.endsWith("- … and 50 more")).toBe(true);

@@ -8,7 +8,11 @@ import { TOOLS } from "../../support/bridge-fixtures.ts";
 
 describe("outcomes", () => {
   test("Bash: the exit code from result.perf.detail.command", () => {
-    expect(outcomeOfResult(streamsOutput("Bash"), TOOLS.bash.result)).toMatchObject({ exitCode: 0, failed: false, text: "total 0\nfile.txt" });
+    expect(outcomeOfResult(streamsOutput("Bash"), TOOLS.bash.result)).toMatchObject({
+      exitCode: 0,
+      failed: false,
+      text: "total 0\nfile.txt",
+    });
   });
 
   test("Bash that exited non-zero is still success:true on the wire, but a failed command", () => {
@@ -22,13 +26,34 @@ describe("outcomes", () => {
   });
 
   test("a timed-out or unspawnable command failed; the `Exit code` line alone gives the code", () => {
-    expect(outcomeOfResult(streamsOutput("Bash"), { success: true, content: "", perf: { detail: { kind: "command", command: { status: "timed_out" } } } }).failed).toBe(true);
-    expect(outcomeOfResult(streamsOutput("Bash"), { success: true, content: "x", perf: { detail: { kind: "command", command: { status: "spawn_error" } } } }).failed).toBe(true);
-    expect(outcomeOfResult(streamsOutput("Bash"), { success: true, content: "Exit code 127\nsh: nope: not found" })).toMatchObject({ exitCode: 127, failed: true });
+    expect(
+      outcomeOfResult(streamsOutput("Bash"), {
+        success: true,
+        content: "",
+        perf: { detail: { kind: "command", command: { status: "timed_out" } } },
+      }).failed,
+    ).toBe(true);
+    expect(
+      outcomeOfResult(streamsOutput("Bash"), {
+        success: true,
+        content: "x",
+        perf: { detail: { kind: "command", command: { status: "spawn_error" } } },
+      }).failed,
+    ).toBe(true);
+    expect(outcomeOfResult(streamsOutput("Bash"), { success: true, content: "Exit code 127\nsh: nope: not found" })).toMatchObject({
+      exitCode: 127,
+      failed: true,
+    });
   });
 
   test("success:false is a failure, with the error's message when there is one", () => {
-    expect(outcomeOfResult(streamsOutput("Read"), { success: false, content: "File does not exist.", error: { type: "tool_execution_failed", message: "File does not exist. Note: …" } })).toMatchObject({
+    expect(
+      outcomeOfResult(streamsOutput("Read"), {
+        success: false,
+        content: "File does not exist.",
+        error: { type: "tool_execution_failed", message: "File does not exist. Note: …" },
+      }),
+    ).toMatchObject({
       failed: true,
       error: "File does not exist. Note: …",
     });
@@ -43,7 +68,9 @@ describe("outcomes", () => {
   });
 
   test("history parts: output, display from metadata, error status, Bash `Exit code N`", () => {
-    expect(outcomeOfPart(streamsOutput("Edit"), { status: "completed", output: "ok", metadata: { display: { kind: "file_diff" } } })).toEqual({
+    expect(
+      outcomeOfPart(streamsOutput("Edit"), { status: "completed", output: "ok", metadata: { display: { kind: "file_diff" } } }),
+    ).toEqual({
       text: "ok",
       display: { kind: "file_diff" },
       failed: false,
@@ -54,8 +81,16 @@ describe("outcomes", () => {
       error: "String to replace not found in file.",
     });
     expect(outcomeOfPart(streamsOutput("Bash"), { status: "error" }).error).toBe("Tool failed");
-    expect(outcomeOfPart(streamsOutput("Bash"), { status: "completed", output: "Exit code 3\nboom" })).toMatchObject({ exitCode: 3, failed: true });
-    expect(outcomeOfPart(streamsOutput("Bash"), { status: "completed", output: "fine" })).toEqual({ text: "fine", display: {}, failed: false, exitCode: undefined });
+    expect(outcomeOfPart(streamsOutput("Bash"), { status: "completed", output: "Exit code 3\nboom" })).toMatchObject({
+      exitCode: 3,
+      failed: true,
+    });
+    expect(outcomeOfPart(streamsOutput("Bash"), { status: "completed", output: "fine" })).toEqual({
+      text: "fine",
+      display: {},
+      failed: false,
+      exitCode: undefined,
+    });
   });
 
   test("commandText: the output without ZCode's exit line or no-output placeholder; bash_output display preferred", () => {

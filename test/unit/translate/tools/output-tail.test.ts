@@ -100,7 +100,8 @@ test("fast path agrees with the KMP reference on random sliding tails", () => {
     const window = 40 + int(300);
     let prev = stream.slice(-window);
     for (let step = 0; step < 20; step++) {
-      if (r() < 0.1) stream = gen(50 + int(200)); // discontinuity
+      if (r() < 0.1)
+        stream = gen(50 + int(200)); // discontinuity
       else stream += gen(int(window * 1.5));
       const next = stream.slice(-window);
       expect(tailDelta(prev, next)).toEqual(reference(prev, next));

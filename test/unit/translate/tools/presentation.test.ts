@@ -131,19 +131,34 @@ describe("resultContent", () => {
     expect(text(shown(TOOLS.read))).toBe("```typescript\nconst x = 1;\nconst y = 2;\n```");
     expect(text(shown(TOOLS.readWithReminder))).toBe("```markdown\n# Title\n\nText\n```");
     // Text that is not all numbered lines is shown as it is.
-    const mixed = resultContent("Read", { file_path: "a.txt" }, outcomeOfResult(streamsOutput("Read"), { success: true, content: "1\tone\nnot numbered" }), CWD);
+    const mixed = resultContent(
+      "Read",
+      { file_path: "a.txt" },
+      outcomeOfResult(streamsOutput("Read"), { success: true, content: "1\tone\nnot numbered" }),
+      CWD,
+    );
     expect(text(mixed)).toBe("```\n1\tone\nnot numbered\n```");
-    expect(resultLocations("Read", TOOLS.read.input, outcomeOfResult(streamsOutput("Read"), TOOLS.read.result), CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 10 }]);
+    expect(resultLocations("Read", TOOLS.read.input, outcomeOfResult(streamsOutput("Read"), TOOLS.read.result), CWD)).toEqual([
+      { path: `${CWD}/src/x.ts`, line: 10 },
+    ]);
   });
 
   test("Edit: the diff of the input's strings; the location's line from the view's hunk", () => {
-    expect(shown(TOOLS.edit)).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const b = 2;", newText: "export const b = 42;" }]);
+    expect(shown(TOOLS.edit)).toEqual([
+      { type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const b = 2;", newText: "export const b = 42;" },
+    ]);
     const top = { oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ["-a", "+b"] };
     const at = (newStart: number) =>
-      outcomeOfResult(streamsOutput("Edit"), { success: true, content: "ok", display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, structuredPatch: [{ ...top, oldStart: newStart, newStart }] } });
+      outcomeOfResult(streamsOutput("Edit"), {
+        success: true,
+        content: "ok",
+        display: { kind: "file_diff", filePath: `${CWD}/src/x.ts`, structuredPatch: [{ ...top, oldStart: newStart, newStart }] },
+      });
     expect(resultLocations("Edit", TOOLS.edit.input, at(1), CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 1 }]);
     expect(resultLocations("Edit", TOOLS.edit.input, at(42), CWD)).toEqual([{ path: `${CWD}/src/x.ts`, line: 42 }]);
-    expect(resultLocations("Edit", TOOLS.edit.input, outcomeOfResult(streamsOutput("Edit"), { success: true, content: "ok" }), CWD)).toEqual([{ path: `${CWD}/src/x.ts` }]);
+    expect(
+      resultLocations("Edit", TOOLS.edit.input, outcomeOfResult(streamsOutput("Edit"), { success: true, content: "ok" }), CWD),
+    ).toEqual([{ path: `${CWD}/src/x.ts` }]);
   });
 
   test("Edit without strings in the input: ZCode's hunks; without either: its status line", () => {
@@ -155,7 +170,11 @@ describe("resultContent", () => {
         newText: "export const a = 1;\nexport const b = 42;\nexport const c = 3;",
       },
     ]);
-    expect(text(resultContent("Edit", {}, outcomeOfResult(streamsOutput("Edit"), { success: true, content: "The file f has been updated." }), CWD))).toBe("The file f has been updated.");
+    expect(
+      text(
+        resultContent("Edit", {}, outcomeOfResult(streamsOutput("Edit"), { success: true, content: "The file f has been updated." }), CWD),
+      ),
+    ).toBe("The file f has been updated.");
   });
 
   test("Write create: oldText null; overwrite: the old text rebuilt from the view's hunks", () => {
@@ -168,16 +187,27 @@ describe("resultContent", () => {
     expect(text(shown(TOOLS.glob))).toBe("Found 2 files\n- src/a.ts\n- src/b.ts");
     expect(text(shown(TOOLS.grepContent))).toBe("```\nsrc/a.ts:3:// TODO fix\nsrc/b.ts:9:// TODO test\n```");
     expect(text(shown(TOOLS.grepCount))).toBe("```\nsrc/a.ts:2\nsrc/b.ts:1\n\nFound 3 total occurrences across 2 files.\n```");
-    expect(text(shown(TOOLS.globTruncated))).toBe("Found 1 file\n- a.ts\n(Results are truncated. Consider using a more specific path or pattern.)");
-    const paged = resultContent("Grep", {}, outcomeOfResult(streamsOutput("Grep"), { success: true, content: "Found 3 files limit: 250, offset: 0\n/etc/a\nb\nc" }), CWD);
+    expect(text(shown(TOOLS.globTruncated))).toBe(
+      "Found 1 file\n- a.ts\n(Results are truncated. Consider using a more specific path or pattern.)",
+    );
+    const paged = resultContent(
+      "Grep",
+      {},
+      outcomeOfResult(streamsOutput("Grep"), { success: true, content: "Found 3 files limit: 250, offset: 0\n/etc/a\nb\nc" }),
+      CWD,
+    );
     expect(text(paged)).toBe("Found 3 files limit: 250, offset: 0\n- /etc/a\n- b\n- c");
     const many = Array.from({ length: 250 }, (_, i) => `${CWD}/f${i}`).join("\n");
-    expect(text(resultContent("Glob", {}, outcomeOfResult(streamsOutput("Glob"), { success: true, content: many }), CWD))).toContain("- … and 50 more");
+    expect(text(resultContent("Glob", {}, outcomeOfResult(streamsOutput("Glob"), { success: true, content: many }), CWD))).toContain(
+      "- … and 50 more",
+    );
   });
 
   test("WebFetch and unknown tools: ZCode's text", () => {
     expect(text(shown(TOOLS.webfetch))).toBe("The page explains things.");
-    expect(text(resultContent("Mystery", {}, outcomeOfResult(streamsOutput("Mystery"), { success: true, content: "did it" }), CWD))).toBe("did it");
+    expect(text(resultContent("Mystery", {}, outcomeOfResult(streamsOutput("Mystery"), { success: true, content: "did it" }), CWD))).toBe(
+      "did it",
+    );
     expect(resultContent("Mystery", {}, outcomeOfResult(streamsOutput("Mystery"), undefined), CWD)).toEqual([]);
   });
 
@@ -188,20 +218,37 @@ describe("resultContent", () => {
   test("TodoWrite: nothing of its own (the list reaches the editor once, as the plan), no rawOutput", () => {
     expect(shown(TOOLS.todo)).toEqual([]);
     expect(rawResult("TodoWrite", TOOLS.todo.input, outcomeOfResult(false, TOOLS.todo.result))).toBeUndefined();
-    expect(text(resultContent("TodoWrite", {}, outcomeOfResult(streamsOutput("TodoWrite"), { success: true, content: "{}" }), CWD))).toBe("{}");
+    expect(text(resultContent("TodoWrite", {}, outcomeOfResult(streamsOutput("TodoWrite"), { success: true, content: "{}" }), CWD))).toBe(
+      "{}",
+    );
   });
 
   test("ExitPlanMode, AskUserQuestion", () => {
-    expect(text(resultContent("ExitPlanMode", { plan: "P" }, outcomeOfResult(streamsOutput("ExitPlanMode"), { success: true, content: "User has approved your plan." }), CWD))).toBe(
-      "P\nPlan approved.",
-    );
+    expect(
+      text(
+        resultContent(
+          "ExitPlanMode",
+          { plan: "P" },
+          outcomeOfResult(streamsOutput("ExitPlanMode"), { success: true, content: "User has approved your plan." }),
+          CWD,
+        ),
+      ),
+    ).toBe("P\nPlan approved.");
     const answered = 'User has answered your questions: "Which?"="A". You can now continue with the user\'s answers in mind.';
-    expect(text(resultContent("AskUserQuestion", {}, outcomeOfResult(streamsOutput("AskUserQuestion"), { success: true, content: answered }), CWD))).toBe(answered);
+    expect(
+      text(
+        resultContent("AskUserQuestion", {}, outcomeOfResult(streamsOutput("AskUserQuestion"), { success: true, content: answered }), CWD),
+      ),
+    ).toBe(answered);
   });
 
   test("nothing found is said as ZCode says it, not listed as a path", () => {
-    expect(text(resultContent("Glob", {}, outcomeOfResult(streamsOutput("Glob"), { success: true, content: "No files found" }), CWD))).toBe("No files found");
-    expect(text(resultContent("Grep", {}, outcomeOfResult(streamsOutput("Grep"), { success: true, content: "No matches found" }), CWD))).toBe("No matches found");
+    expect(text(resultContent("Glob", {}, outcomeOfResult(streamsOutput("Glob"), { success: true, content: "No files found" }), CWD))).toBe(
+      "No files found",
+    );
+    expect(
+      text(resultContent("Grep", {}, outcomeOfResult(streamsOutput("Grep"), { success: true, content: "No matches found" }), CWD)),
+    ).toBe("No matches found");
   });
 
   test("a command that could not run shows why, after any output", () => {
@@ -221,9 +268,17 @@ describe("resultContent", () => {
   });
 
   test("a failed tool shows why", () => {
-    const denied = outcomeOfResult(streamsOutput("Edit"), { success: false, content: "", error: { message: "File has not been read yet. Read it first before writing to it." } });
-    expect(text(resultContent("Edit", TOOLS.edit.input, denied, CWD))).toBe("File has not been read yet. Read it first before writing to it.");
-    expect(text(resultContent("Read", {}, outcomeOfPart(streamsOutput("Read"), { status: "error", error: "File does not exist." }), CWD))).toBe("File does not exist.");
+    const denied = outcomeOfResult(streamsOutput("Edit"), {
+      success: false,
+      content: "",
+      error: { message: "File has not been read yet. Read it first before writing to it." },
+    });
+    expect(text(resultContent("Edit", TOOLS.edit.input, denied, CWD))).toBe(
+      "File has not been read yet. Read it first before writing to it.",
+    );
+    expect(
+      text(resultContent("Read", {}, outcomeOfPart(streamsOutput("Read"), { status: "error", error: "File does not exist." }), CWD)),
+    ).toBe("File does not exist.");
     expect(text(resultContent("Read", {}, { display: {}, failed: true }, CWD))).toBe("Tool failed");
   });
 
@@ -234,7 +289,8 @@ describe("resultContent", () => {
 });
 
 describe("rawResult: what rawOutput carries per tool (docs/raw-output.md)", () => {
-  const raw = (name: string, input: unknown, result: Parameters<typeof outcomeOfResult>[1]) => rawResult(name, input, outcomeOfResult(streamsOutput(name), result));
+  const raw = (name: string, input: unknown, result: Parameters<typeof outcomeOfResult>[1]) =>
+    rawResult(name, input, outcomeOfResult(streamsOutput(name), result));
 
   test("a command: its output without ZCode's exit line or no-output placeholder, never the result object", () => {
     expect(raw("Bash", TOOLS.bash.input, TOOLS.bash.result)).toBe("total 0\nfile.txt");
@@ -244,7 +300,9 @@ describe("rawResult: what rawOutput carries per tool (docs/raw-output.md)", () =
 
   test("Edit and Write: nothing (ZCode's confirmation is for the model; the diff is the content)", () => {
     expect(raw("Edit", TOOLS.edit.input, TOOLS.edit.result)).toBeUndefined();
-    expect(raw("Edit", TOOLS.edit.input, { success: false, error: { message: "String to replace not found" } })).toBe("String to replace not found");
+    expect(raw("Edit", TOOLS.edit.input, { success: false, error: { message: "String to replace not found" } })).toBe(
+      "String to replace not found",
+    );
   });
 
   test("ExitPlanMode: the verdict, not ZCode's echo of the plan to the model", () => {
@@ -258,7 +316,9 @@ describe("rawResult: what rawOutput carries per tool (docs/raw-output.md)", () =
   });
 
   test("Read: the file's text without line numbers; long output is capped with a note", () => {
-    expect(raw("Read", { file_path: "a.ts" }, { success: true, content: "1\tconst a = 1;\n2\tconst b = 2;" })).toBe("const a = 1;\nconst b = 2;");
+    expect(raw("Read", { file_path: "a.ts" }, { success: true, content: "1\tconst a = 1;\n2\tconst b = 2;" })).toBe(
+      "const a = 1;\nconst b = 2;",
+    );
     const long = raw("Grep", { pattern: "x" }, { success: true, content: "x".repeat(200_000) })!;
     expect(long.length).toBeLessThan(70_000);
     expect(long).toContain("more characters not shown");

@@ -20,7 +20,15 @@ describe("terminal _meta", () => {
 
   test("they ride on valid ACP updates", () => {
     expectValid([
-      { sessionUpdate: "tool_call", toolCallId: "c", title: "ls", kind: "execute", status: "pending", content: [{ type: "terminal", terminalId: "c" }], _meta: terminalInfo("c", "/w") },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "c",
+        title: "ls",
+        kind: "execute",
+        status: "pending",
+        content: [{ type: "terminal", terminalId: "c" }],
+        _meta: terminalInfo("c", "/w"),
+      },
       { sessionUpdate: "tool_call_update", toolCallId: "c", _meta: terminalOutput("c", "x") },
       { sessionUpdate: "tool_call_update", toolCallId: "c", _meta: terminalExit("c", 0) },
     ]);

@@ -32,13 +32,19 @@ const BASH_RESULT = {
 
 /** One Bash call as a real CLI reports it (`warn` on stderr, or with `stderr:false` on stdout). */
 function bashLifecycle(t: ToolCallTracker, id = "call_1", opts: { stderr?: boolean } = {}) {
-  const warn = opts.stderr === false ? { stdoutTail: "total 0\nfile.txt\nwarn\n", stderrTail: "" } : { stdoutTail: "total 0\nfile.txt\n", stderrTail: "warn\n" };
+  const warn =
+    opts.stderr === false
+      ? { stdoutTail: "total 0\nfile.txt\nwarn\n", stderrTail: "" }
+      : { stdoutTail: "total 0\nfile.txt\n", stderrTail: "warn\n" };
   return run([
     () => t.onModelStreaming(ms({ kind: "tool_input_start", toolCallId: id, toolName: "Bash" })),
     () => t.onModelStreaming(ms({ kind: "tool_input_delta", toolCallId: id, delta: '{"command":"ls -la",' })),
     () => t.onModelStreaming(ms({ kind: "tool_input_end", toolCallId: id })),
     () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: id, input: TOOLS.bash.input })),
-    () => t.onToolUpdated(tu({ kind: "scheduled", toolCallId: id, toolName: "Bash", inputByteLength: 46, inputOmitted: true, inputRef: "model_stream" })),
+    () =>
+      t.onToolUpdated(
+        tu({ kind: "scheduled", toolCallId: id, toolName: "Bash", inputByteLength: 46, inputOmitted: true, inputRef: "model_stream" }),
+      ),
     () => t.onToolUpdated(tu({ kind: "started", toolCallId: id, toolName: "Bash", startedAt: 1760000000080 })),
     () => t.onToolUpdated(tu({ kind: "progress", toolCallId: id, toolName: "Bash", stdoutTail: "total 0\n", stderrTail: "" })),
     () => t.onToolUpdated(tu({ kind: "progress", toolCallId: id, toolName: "Bash", stdoutTail: "total 0\nfile.txt\n", stderrTail: "" })),
@@ -63,7 +69,13 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
     });
     // Announced on its name alone: no rawInput until ZCode gives the input.
     expect("rawInput" in u[0]!).toBe(false);
-    expect(u[1]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_1", title: "ls -la", kind: "execute", rawInput: TOOLS.bash.input });
+    expect(u[1]).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      title: "ls -la",
+      kind: "execute",
+      rawInput: TOOLS.bash.input,
+    });
     expect(u[1]!.content[0].content.text).toBe("List files");
     // scheduled with inputOmitted adds nothing: no update for it.
     expect(u[2]).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" });
@@ -85,7 +97,12 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
       () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "r", input: { file_path: "src/x.ts" } })),
     ]);
     expect(u[0]).toMatchObject({ sessionUpdate: "tool_call", title: "Read file", kind: "read" });
-    expect(u[1]).toMatchObject({ sessionUpdate: "tool_call_update", title: "Read src/x.ts", kind: "read", locations: [{ path: `${CWD}/src/x.ts` }] });
+    expect(u[1]).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      title: "Read src/x.ts",
+      kind: "read",
+      locations: [{ path: `${CWD}/src/x.ts` }],
+    });
   });
 
   test("markers and deltas without a tool id, or of other kinds, say nothing", () => {
@@ -104,7 +121,12 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
       () => t.onToolUpdated(tu({ kind: "scheduled", toolCallId: "c", toolName: "Read", input: { file_path: "src/x.ts" } })),
     ]);
     expect(u).toHaveLength(1);
-    expect(u[0]).toMatchObject({ sessionUpdate: "tool_call", title: "Read src/x.ts", kind: "read", locations: [{ path: `${CWD}/src/x.ts` }] });
+    expect(u[0]).toMatchObject({
+      sessionUpdate: "tool_call",
+      title: "Read src/x.ts",
+      kind: "read",
+      locations: [{ path: `${CWD}/src/x.ts` }],
+    });
   });
 
   test("scheduled with inputOmitted keeps the input model.streaming gave", () => {
@@ -154,7 +176,14 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
       () => t.onToolUpdated(tu({ kind: "result", toolCallId: "w", result: TOOLS.writeUpdate.result })),
     ]);
     expect(u[0]!.content[0].content.text).toBe(`\`\`\`typescript\n${EDITED_TS}\`\`\``);
-    expect(u[1]!.content).toEqual([{ type: "diff", path: `${CWD}/src/x.ts`, oldText: "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n", newText: EDITED_TS }]);
+    expect(u[1]!.content).toEqual([
+      {
+        type: "diff",
+        path: `${CWD}/src/x.ts`,
+        oldText: "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n",
+        newText: EDITED_TS,
+      },
+    ]);
   });
 
   test("a command that exited non-zero: failed, with its output and exit code", () => {
@@ -171,9 +200,19 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
     const t = tracker();
     const u = run([
       () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "r", toolName: "Read", input: { file_path: "nope.ts" } })),
-      () => t.onToolUpdated(tu({ kind: "result", toolCallId: "r", result: { success: false, content: "", error: { type: "tool_execution_failed", message: "File does not exist." } } })),
+      () =>
+        t.onToolUpdated(
+          tu({
+            kind: "result",
+            toolCallId: "r",
+            result: { success: false, content: "", error: { type: "tool_execution_failed", message: "File does not exist." } },
+          }),
+        ),
     ]);
-    expect(u[1]).toMatchObject({ status: "failed", content: [{ type: "content", content: { type: "text", text: "File does not exist." } }] });
+    expect(u[1]).toMatchObject({
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "File does not exist." } }],
+    });
   });
 
   test("error: failed with the message; later events for it are ignored", () => {
@@ -182,7 +221,11 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
       () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "x", toolName: "Edit", input: TOOLS.edit.input })),
       () =>
         t.onToolUpdated(
-          tu({ kind: "error", toolCallId: "x", error: { type: "tool_execution_failed", message: "String to replace not found in file.\nString: foo", code: "8" } }),
+          tu({
+            kind: "error",
+            toolCallId: "x",
+            error: { type: "tool_execution_failed", message: "String to replace not found in file.\nString: foo", code: "8" },
+          }),
         ),
       () => t.onToolUpdated(tu({ kind: "started", toolCallId: "x", toolName: "Edit" })),
       () => t.onToolUpdated(tu({ kind: "result", toolCallId: "x", result: TOOLS.edit.result })),
@@ -233,7 +276,12 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
       () => t.onToolUpdated(tu({ kind: "result", toolCallId: "a", result: TOOLS.bash.result })),
       () => t.onToolUpdated(tu({ kind: "batch", toolCallIds: ["a", "b"], successCount: 1, errorCount: 1 })),
     ]);
-    expect(u.at(-1)).toMatchObject({ toolCallId: "b", status: "failed", content: [{ content: { text: "The tool did not run" } }], rawOutput: "The tool did not run" });
+    expect(u.at(-1)).toMatchObject({
+      toolCallId: "b",
+      status: "failed",
+      content: [{ content: { text: "The tool did not run" } }],
+      rawOutput: "The tool did not run",
+    });
     expect(u.filter((x) => x.toolCallId === "a" && x.sessionUpdate === "tool_call_update")).toHaveLength(1);
   });
 
@@ -271,7 +319,12 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
     ]);
     const f = run([() => t.failOpen("Cancelled")]);
     expect(f).toHaveLength(1);
-    expect(f[0]).toMatchObject({ toolCallId: "a", status: "failed", content: [{ content: { text: "Cancelled" } }], rawOutput: "Cancelled" });
+    expect(f[0]).toMatchObject({
+      toolCallId: "a",
+      status: "failed",
+      content: [{ content: { text: "Cancelled" } }],
+      rawOutput: "Cancelled",
+    });
     expect(t.failOpen("again")).toEqual([]);
   });
 
@@ -301,7 +354,13 @@ describe("ToolCallTracker: lifecycle without the terminal extension", () => {
     expect(first).toHaveLength(1);
     expect(first[0]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "p", title: "rm -rf build" });
     expect(t.ensureAnnounced("p", { toolName: "Bash", input: { command: "rm -rf build" } })).toEqual([]);
-    expect(t.get("p")).toMatchObject({ toolCallId: "p", title: "rm -rf build", kind: "execute", status: "pending", rawInput: { command: "rm -rf build" } });
+    expect(t.get("p")).toMatchObject({
+      toolCallId: "p",
+      title: "rm -rf build",
+      kind: "execute",
+      status: "pending",
+      rawInput: { command: "rm -rf build" },
+    });
     // Announced without input (tool_input_start, scheduled inputOmitted): the request's input fills it in.
     run([() => t.onModelStreaming(ms({ kind: "tool_input_start", toolCallId: "q", toolName: "Bash" }))]);
     const upd = run([() => t.ensureAnnounced("q", { toolName: "Bash", input: { command: "make install" } })]);
@@ -364,7 +423,10 @@ describe("ToolCallTracker: Zed terminal extension", () => {
     const t = tracker(true);
     const u = run([
       () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "z", toolName: "Bash", input: { command: "ls" } })),
-      () => t.onToolUpdated(tu({ kind: "progress", toolCallId: "z", toolName: "Bash", stdoutTail: "total 0\nfile.txt\n", stderrTail: "warn\n" })),
+      () =>
+        t.onToolUpdated(
+          tu({ kind: "progress", toolCallId: "z", toolName: "Bash", stdoutTail: "total 0\nfile.txt\n", stderrTail: "warn\n" }),
+        ),
       () => t.onToolUpdated(tu({ kind: "result", toolCallId: "z", result: BASH_RESULT })),
     ]);
     const data = u.filter((x) => x._meta?.terminal_output).map((x) => x._meta.terminal_output.data);
@@ -388,7 +450,12 @@ describe("ToolCallTracker: Zed terminal extension", () => {
       () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "c", toolName: "Bash", input: { command: "echo hi" } })),
       () => t.onToolUpdated(tu({ kind: "result", toolCallId: "c", result: { ...TOOLS.bash.result, content: "hi" } })),
     ]);
-    expect(u.map((x) => Object.keys(x._meta ?? {})[0] ?? x.status)).toEqual(["terminal_info", "terminal_output", "terminal_exit", "completed"]);
+    expect(u.map((x) => Object.keys(x._meta ?? {})[0] ?? x.status)).toEqual([
+      "terminal_info",
+      "terminal_output",
+      "terminal_exit",
+      "completed",
+    ]);
     expect(u[1]!._meta.terminal_output.data).toBe("hi");
     expect(u[2]!._meta.terminal_exit.exit_code).toBe(0);
   });
@@ -412,16 +479,25 @@ describe("ToolCallTracker: Zed terminal extension", () => {
       () => t.onToolUpdated(tu({ kind: "error", toolCallId: "c", error: { type: "tool_execution_failed", message: "Permission denied" } })),
     ]);
     expect(u[1]!._meta.terminal_exit).toEqual({ terminal_id: "c", exit_code: null, signal: null });
-    expect(u[2]).toMatchObject({ status: "failed", content: [{ type: "terminal", terminalId: "c" }, { content: { text: "Permission denied" } }] });
+    expect(u[2]).toMatchObject({
+      status: "failed",
+      content: [{ type: "terminal", terminalId: "c" }, { content: { text: "Permission denied" } }],
+    });
   });
 
   test("success:false without an exit code: the reason is added beside the terminal", () => {
     const t = tracker(true);
     const u = run([
       () => t.onModelStreaming(ms({ kind: "tool_call", toolCallId: "c", toolName: "Bash", input: { command: "x" } })),
-      () => t.onToolUpdated(tu({ kind: "result", toolCallId: "c", result: { success: false, content: "", error: { message: "Sandbox refused" } } })),
+      () =>
+        t.onToolUpdated(
+          tu({ kind: "result", toolCallId: "c", result: { success: false, content: "", error: { message: "Sandbox refused" } } }),
+        ),
     ]);
-    expect(u.at(-1)).toMatchObject({ status: "failed", content: [{ type: "terminal", terminalId: "c" }, { content: { text: "Sandbox refused" } }] });
+    expect(u.at(-1)).toMatchObject({
+      status: "failed",
+      content: [{ type: "terminal", terminalId: "c" }, { content: { text: "Sandbox refused" } }],
+    });
   });
 
   test("a bounded tail that slides on every event still yields the exact stream, once", () => {
