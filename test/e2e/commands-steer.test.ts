@@ -79,8 +79,8 @@ describe("command list follows what the CLI really supports", () => {
       const sid = await sessionWithOneTurn(h);
       expect(advertised(h, sid)).toEqual(EXPECTED_COMMANDS["0.15.3"]!);
 
-      const turn = h.prompt(sid, "#scenario:slow n=30");
-      await h.waitFor(() => h.text(sid).includes("chunk 1 "), "the slow turn to stream");
+      const turn = h.prompt(sid, "#scenario:slow n=100");
+      await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the slow turn to stream");
       const steer = await promptAndCollect(h, sid, "/steer use tabs");
       expect(steer.response.stopReason).toBe("end_turn");
       // The turn keeps streaming meanwhile, so its chunks may surround the reply.
