@@ -50,7 +50,11 @@ export interface CommandContext {
   turnRunning(): boolean;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
-  /** ZCode is about to work for the command (a compaction): a cancel from now on tells it to stop. */
+  /**
+   * ZCode is about to work for the command (a compaction): a cancel from now
+   * on tells it to stop. Throws when the command was cancelled already, so
+   * that the request is never sent.
+   */
   zcodeWorks(): void;
   /** The session's mode, model and thought level as the editor sees them. */
   options(): SessionOptions;

@@ -14,6 +14,13 @@ import { textContent } from "../translate/tools/format.ts";
 
 const logger = log.withTag("commands");
 
+/** A command cancelled before ZCode was asked to work for it; its prompt answered `cancelled` already. */
+class CommandCancelledError extends Error {
+  constructor() {
+    super("the command was cancelled before ZCode was asked");
+  }
+}
+
 interface Run {
   signal: AbortSignal;
   /** Tool calls the command opened and has not finished: failed on cancel. */
@@ -56,6 +63,9 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
       }
     },
     zcodeWorks: () => {
+      // Cancelled while it got ready (the editor left, the prompt was withdrawn):
+      // the request never goes out, so there is nothing to stop afterwards.
+      if (run?.signal.aborted) throw new CommandCancelledError();
       if (run) run.zcodeWorking = true;
     },
     options: () => s.options,
