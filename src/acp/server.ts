@@ -306,7 +306,7 @@ class AcpAgent {
   private async goal(params: unknown, signal: AbortSignal): Promise<Record<string, never>> {
     const g = goalRequest(params);
     const s = this.bridge.session(g.sessionId);
-    s.goalDrivenByClient();
+    s.goal.drivenByClient();
     if ((g.action === "pause" || g.action === "clear") && s.isBusy()) await s.cancel("editor");
     await s.prompt([{ type: "text", text: g.typed }], signal);
     await s.refreshGoal();

@@ -17,7 +17,8 @@ import { describe as describeThreshold } from "./auto-compact.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
 import { browserExecuteAnswer, browserListAnswer, officialMcpAuthAnswer } from "./app-only-requests.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
-import { Session, type SessionDeps } from "./session.ts";
+import type { SessionDeps } from "./deps.ts";
+import { Session } from "./session.ts";
 import { replayHistory } from "./reads.ts";
 import { DEFAULT_TIMINGS, type Timings } from "./timings.ts";
 import { UpdateSink } from "./update-sink.ts";
@@ -104,9 +105,9 @@ export class Bridge {
       maxPromptWireBytes: promptWireLimit(config),
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),
       // A new child may be another CLI version: keep the slash menu true to it.
-      onResumed: (s) => {
+      onResumed: (id) => {
         this.watchCapabilities();
-        s.announceCommands(true);
+        this.sessions.get(id)?.announceCommands(true);
       },
       routeEvents: (id, cb) => this.conn.onEvent(id, cb),
     };

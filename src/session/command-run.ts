@@ -53,7 +53,7 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
     notice: async (level, text) => {
       if (!run?.signal.aborted) s.notice(level, text);
     },
-    turnRunning: () => s.turnRunning(),
+    turnRunning: () => s.work.turnRunning(),
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
       try {
@@ -110,7 +110,7 @@ export async function runCommandPrompt(s: SessionHost, command: SlashCommand, ar
   const abort = new AbortController();
   const cancel = () => abort.abort();
   const holder = { cancel };
-  s.commandBegan(holder);
+  s.work.commandBegan(holder);
   signal.addEventListener("abort", cancel, { once: true });
   const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
   const run: Run = { signal: abort.signal, openTools: new Set(), zcodeWorking: false };
@@ -119,7 +119,7 @@ export async function runCommandPrompt(s: SessionHost, command: SlashCommand, ar
     if (await Promise.race([running.then(() => true), cancelled.then(() => false)])) return { stopReason: "end_turn" };
     running.catch((err) => logger.debug("cancelled command failed:", err));
     if (run.zcodeWorking) {
-      s.expectLeftovers({ idleWait: true });
+      s.work.expectLeftovers({ idleWait: true });
       // Stopping the work toward a goal pauses the goal in ZCode: said, or the user thinks it still runs.
       if (command.name === "goal") s.notice("info", t().commands.goal.pausedByCancel);
     }
@@ -130,6 +130,6 @@ export async function runCommandPrompt(s: SessionHost, command: SlashCommand, ar
     return { stopReason: "cancelled" };
   } finally {
     signal.removeEventListener("abort", cancel);
-    s.commandEnded(holder);
+    s.work.commandEnded(holder);
   }
 }

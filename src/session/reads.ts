@@ -27,7 +27,7 @@ export async function refreshAfterTurn(s: SessionHost): Promise<void> {
     s.emit({ sessionUpdate: "session_info_update", title });
   }
   emitUsage(s.eventContext(), r.projection?.contextUsed, r.projection?.contextWindow);
-  s.publishGoal(r.projection?.target ?? null);
+  s.goal.publish(r.projection?.target ?? null);
 }
 
 /**

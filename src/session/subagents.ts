@@ -9,6 +9,7 @@ import { TranslationMemory } from "../translate/memory.ts";
 import { announceChild, childStopped, reportMessage, taskMessage, type SubagentEvent } from "../translate/subagents.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
+import type { SessionDeps } from "./deps.ts";
 
 const logger = log.withTag("subagents");
 
@@ -28,6 +29,29 @@ export interface SubagentOwner {
   emitOn(sessionId: string, u: SessionUpdate): void;
   /** ZCode's events of a session id; returns the unsubscribe. */
   routeEvents(sessionId: string, cb: EventListener): () => void;
+}
+
+/** The owner of a session's children: the session itself and what the bridge gives every session. */
+export function subagentOwner(
+  session: { readonly id: string; readonly cwd: string; readonly isClosed: boolean; emit(u: SessionUpdate): void },
+  deps: Pick<SessionDeps, "api" | "features" | "terminalOutput" | "sink" | "routeEvents">,
+): SubagentOwner {
+  return {
+    id: session.id,
+    get cwd() {
+      return session.cwd;
+    },
+    api: deps.api,
+    get features() {
+      return deps.features();
+    },
+    terminalOutput: () => deps.terminalOutput(),
+    emit: (u) => session.emit(u),
+    emitOn: (sessionId, u) => {
+      if (!session.isClosed) deps.sink.push(sessionId, u);
+    },
+    routeEvents: (sessionId, cb) => deps.routeEvents(sessionId, cb),
+  };
 }
 
 /**

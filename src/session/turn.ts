@@ -7,6 +7,7 @@ import { ZCODE_ERR } from "../zcode/errors.ts";
 import type { TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent } from "../zcode/event-schemas.ts";
 import { isBusy, toRequestError } from "../translate/errors.ts";
 import { applyEvent, type EventContext, type TurnHooks } from "../translate/events.ts";
+import { StallWatch } from "./stall-watch.ts";
 import type { RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
 import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
@@ -67,8 +68,7 @@ export class Turn implements RunningTurn {
   private busyDeadline: number | undefined;
   /** Why the turn's last model request ended. */
   private lastModelStop: string | undefined;
-  private stallTimer: ReturnType<typeof setTimeout> | undefined;
-  private lastEventAt = 0;
+  private readonly stall: StallWatch;
   /** Stalls in a row after which ZCode said the session is idle. */
   private idleStalls = 0;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -91,6 +91,13 @@ export class Turn implements RunningTurn {
     private readonly opts: { start?: TurnStart } = {},
   ) {
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    this.stall = new StallWatch(() => s.timings.stallMs, {
+      watching: () => this.phase === "running",
+      stalled: (quiet) => {
+        logger.debug("no event for", quiet, "ms; resubscribing", s.id);
+        return s.intake.recover().then(() => this.checkIdle());
+      },
+    });
     const hooks: TurnHooks = {
       started: (p) => this.onStarted(p),
       completed: (p) => this.onCompleted(p),
@@ -141,7 +148,7 @@ export class Turn implements RunningTurn {
    * for a hung request: cancel or the child's death settle it regardless.
    */
   run(): Promise<PromptResponse> {
-    this.s.turnBegan(this);
+    this.s.work.turnBegan(this);
     void (async () => {
       try {
         await this.prepare();
@@ -155,7 +162,7 @@ export class Turn implements RunningTurn {
 
   apply(e: ZCodeEvent): void {
     if (this.phase === "ended") return this.s.applyOutsideTurn(e);
-    this.touch();
+    this.stall.touch();
     this.idleStalls = 0;
     const ours = IN_ZCODE.has(this.phase) && (this.started || e.type === "turn.started" || !this.staleExpected);
     if (!ours) return this.s.applyOutsideTurn(e);
@@ -171,11 +178,11 @@ export class Turn implements RunningTurn {
       return;
     }
     this.move("cancelling");
-    this.s.expectLeftovers({ idleWait: false, stop: this.stopHow() });
+    this.s.work.expectLeftovers({ idleWait: false, stop: this.stopHow() });
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
     this.graceTimer = setTimeout(() => {
-      this.s.idleWaitBeforeNextSend();
+      this.s.work.idleWaitBeforeNextSend();
       void this.finish("cancelled");
     }, this.s.timings.cancelGraceMs);
   }
@@ -193,7 +200,7 @@ export class Turn implements RunningTurn {
 
   private onStarted(p: TurnStarted): void {
     this.started = true;
-    this.s.leftoversOver();
+    this.s.work.leftoversOver();
     if (this.v4Command === undefined || p.queryId === undefined || p.queryId === this.v4Command) this.foreground = p.foregroundExecutionId;
   }
 
@@ -227,10 +234,10 @@ export class Turn implements RunningTurn {
   }
 
   private async prepare(): Promise<void> {
-    if (this.s.idleWaitDue) {
+    if (this.s.work.idleWaitDue) {
       await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "preparing");
       if (this.phase !== "preparing") return;
-      this.s.idleWaited();
+      this.s.work.idleWaited();
     }
     // Subscribed before sending, or a short turn's completion can be missed.
     await this.s.intake.ensureSubscribed();
@@ -241,7 +248,7 @@ export class Turn implements RunningTurn {
     for (;;) {
       // The child may have died (or the editor cancelled) while we waited.
       if (this.phase !== "preparing" && this.phase !== "retrying") return;
-      this.staleExpected = this.s.leftoversExpected;
+      this.staleExpected = this.s.work.leftoversExpected;
       this.started = false;
       try {
         let startedInZCode = true;
@@ -262,8 +269,8 @@ export class Turn implements RunningTurn {
         }
         if (this.at("sending")) this.move("running");
         // Cancelled while the send was queued in ZCode: that stop may have come first.
-        else if (this.at("cancelling")) this.s.stopZCode(this.stopHow());
-        this.touch();
+        else if (this.at("cancelling")) this.s.work.stopZCode(this.stopHow());
+        this.stall.touch();
         return;
       } catch (err) {
         if (!isBusy(err) || !this.at("sending")) throw err;
@@ -332,33 +339,8 @@ export class Turn implements RunningTurn {
 
   /** ZCode's turn ended without ours: nothing runs there until we send again (a cancel now ends at once). */
   private waitToResend(): void {
-    this.clearStall();
+    this.stall.clear();
     this.move("retrying");
-  }
-
-  /**
-   * Notes activity. One timer per stall period, not per event: a flood of
-   * events costs a Date.now() each, and the timer re-arms for what is left.
-   */
-  private touch(): void {
-    if (this.phase !== "running") return;
-    this.lastEventAt = Date.now();
-    if (!this.stallTimer) this.armStall(this.s.timings.stallMs);
-  }
-
-  private armStall(ms: number): void {
-    this.stallTimer = setTimeout(() => {
-      this.stallTimer = undefined;
-      if (this.phase !== "running") return;
-      const quiet = Date.now() - this.lastEventAt;
-      const stallMs = this.s.timings.stallMs;
-      if (quiet < stallMs) return this.armStall(stallMs - quiet);
-      logger.debug("no event for", quiet, "ms; resubscribing", this.s.id);
-      void this.s.intake
-        .recover()
-        .then(() => this.checkIdle())
-        .finally(() => this.touch());
-    }, ms);
   }
 
   /**
@@ -367,10 +349,10 @@ export class Turn implements RunningTurn {
    * event between), the turn ends rather than waiting forever.
    */
   private async checkIdle(): Promise<void> {
-    const quietSince = this.lastEventAt;
+    const quietSince = this.stall.lastEventAt;
     const r = await this.s.withActive(() => this.s.api.read(this.s.id)).catch(() => undefined);
     // An event meanwhile (events also reset the count) or the end itself: not lost.
-    if (this.phase !== "running" || this.lastEventAt !== quietSince) return;
+    if (this.phase !== "running" || this.stall.lastEventAt !== quietSince) return;
     const status = r?.projection?.status;
     // Before our turn.started, idle may only mean "not begun yet".
     this.idleStalls = this.started && status !== undefined && status !== "running" ? this.idleStalls + 1 : 0;
@@ -379,16 +361,11 @@ export class Turn implements RunningTurn {
     void this.finish("end_turn");
   }
 
-  private clearStall(): void {
-    if (this.stallTimer) clearTimeout(this.stallTimer);
-    this.stallTimer = undefined;
-  }
-
   private end(): boolean {
     if (!this.move("ended")) return false;
-    this.clearStall();
+    this.stall.clear();
     if (this.graceTimer) clearTimeout(this.graceTimer);
-    this.s.turnEnded(this);
+    this.s.work.turnEnded(this);
     return true;
   }
 
@@ -411,7 +388,7 @@ export class Turn implements RunningTurn {
     if (this.phase === "cancelling") return this.finish("cancelled");
     const mayRun = IN_ZCODE.has(this.phase) && !opts.zcodeGone;
     if (!this.end()) return;
-    if (mayRun) this.s.expectLeftovers({ idleWait: true, stop: this.stopHow() });
+    if (mayRun) this.s.work.expectLeftovers({ idleWait: true, stop: this.stopHow() });
     // What ZCode still asked of this turn can no longer matter: withdraw it from the editor.
     this.s.withdrawInteractions();
     this.s.failOpenTools(t().tools.turnFailed);

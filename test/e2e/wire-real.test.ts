@@ -48,9 +48,8 @@ function finalTools(h: Harness, sessionId: string): Map<string, Record<string, a
   return out;
 }
 
-
 /** What ZCode takes as "delete this conversation": legacy session/close, or v4 deleteSession. */
-function deletions(h: Harness): string[] {
+function deletions(h: Harness): (string | undefined)[] {
   return h
     .simFrames()
     .filter((f) => f.method === "session/close" || (f.method === "v4/command" && f.params?.type === "deleteSession"))

@@ -171,7 +171,7 @@ describe("idle wait", () => {
   test("the child dies while a prompt waits for idle: the prompt fails, and its wait never goes on to send it", async () => {
     const f = await fakeSession({ timings: D });
     f.zcode.answers["session/read"] = { session: { sessionId: "s1" }, projection: { status: "running" } };
-    f.s.idleWaitBeforeNextSend();
+    f.s.work.idleWaitBeforeNextSend();
     const turn = new Turn(f.s, { text: "never sent", attachments: [] });
     let error: unknown;
     turn.run().catch((e) => (error = e));
