@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, SIM_BIN } from "../support/acp-harness.ts";
+import { pollUntil } from "../support/poll.ts";
 
 /** The bridge over raw pipes, so the test decides when stdout is read. */
 async function slowEditor(clientCapabilities: object, prompt: string, check: (seen: any[]) => void): Promise<void> {
@@ -64,10 +65,8 @@ async function slowEditor(clientCapabilities: object, prompt: string, check: (se
     // Read nothing until the bridge has had the whole turn from ZCode (its
     // session/read after the turn's end): meanwhile the pipe fills and every
     // update behind the one in flight has to queue, and merge.
-    for (let i = 0; !simMethods().slice(simMethods().lastIndexOf("session/send")).includes("session/read"); i++) {
-      if (i > 2000) throw new Error("the bridge never read the session after the turn");
-      await Bun.sleep(10);
-    }
+    const readAfterTurn = () => simMethods().slice(simMethods().lastIndexOf("session/send")).includes("session/read");
+    if (!(await pollUntil(readAfterTurn, 20_000))) throw new Error("the bridge never read the session after the turn");
     const seen = await until((m) => m.id === 3);
     expect(seen.at(-1).result.stopReason).toBe("end_turn");
     check(seen.filter((m) => m.method === "session/update").map((m) => m.params.update));

@@ -9,6 +9,7 @@ import { isAlive } from "../support/acp-harness.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, INITIALIZE_LINE, run, SIM_BIN } from "./cli-support.ts";
+import { pollUntil } from "../support/poll.ts";
 
 let tmp: string;
 beforeAll(() => {
@@ -72,9 +73,7 @@ const env = (bin: string, extra: Record<string, string> = {}) => ({
 });
 
 async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await Bun.sleep(20);
-  return cond();
+  return pollUntil(cond, ms, 20);
 }
 
 /** A bridge with stdin open: its stdout lines, parsed, as they come. */

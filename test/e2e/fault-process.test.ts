@@ -9,13 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN, Harness, SIM_BIN, isAlive, withBridge } from "../support/acp-harness.ts";
 import { zcodeChild } from "./process-support.ts";
+import { pollUntil } from "../support/poll.ts";
 
 async function gone(pid: number, withinMs: number): Promise<number> {
   const t0 = Date.now();
-  while (isAlive(pid) && !isZombie(pid)) {
-    if (Date.now() - t0 > withinMs) throw new Error(`process ${pid} still alive after ${withinMs} ms`);
-    await Bun.sleep(10);
-  }
+  if (!(await pollUntil(() => !isAlive(pid) || isZombie(pid), withinMs)))
+    throw new Error(`process ${pid} still alive after ${withinMs} ms`);
   return Date.now() - t0;
 }
 

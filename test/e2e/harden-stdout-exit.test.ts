@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readlinkSync, readFileSync, rmSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BRIDGE_BIN } from "./cli-support.ts";
+import { pollUntil } from "../support/poll.ts";
 
 const N = 5000; // ~3.5 MB of initialize answers: far more than a pipe holds
 const PAUSE_S = 1.5; // shorter than the grace (3 s), longer than the exit used to take
@@ -56,7 +57,7 @@ async function slowEditor(end: "eof" | "sigterm"): Promise<{ text: string; stder
       // Let the answers back up first.
       await Bun.sleep(400);
       let pid: number | undefined;
-      for (let i = 0; i < 50 && pid === undefined; i++, await Bun.sleep(20)) pid = bridgePid(sh.pid);
+      await pollUntil(() => (pid = bridgePid(sh.pid)) !== undefined, 1_000, 20);
       expect(pid).toBeDefined();
       process.kill(pid!, "SIGTERM");
     }
@@ -120,7 +121,7 @@ async function lateEditor(end: "eof" | "sigterm"): Promise<{ text: string; stder
     if (end === "sigterm") {
       let pid: number | undefined;
       // Signalled once its answers have backed up: the pipe is full when the bridge stops taking our requests.
-      for (let i = 0; i < 250 && pid === undefined; i++, await Bun.sleep(20)) pid = bridgePid(sh.pid);
+      await pollUntil(() => (pid = bridgePid(sh.pid)) !== undefined, 5_000, 20);
       expect(pid).toBeDefined();
       process.kill(pid!, "SIGTERM");
     }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { endsSoon } from "../support/acp-harness.ts";
 import { BRIDGE_BIN, fakeBinary, run, serveFiles, sha256, tarGz } from "./cli-support.ts";
+import { pollUntil } from "../support/poll.ts";
 
 // The host build detects its flavour at run time; offer every Linux flavour.
 const LINUX_ASSETS = ["linux-x64", "linux-x64-baseline", "linux-x64-musl", "linux-arm64", "linux-arm64-musl"].map(
@@ -163,7 +164,7 @@ test("stopped while the new binary is checked: the staged copy is removed", asyn
     stderr: "pipe",
   });
   // The staged copy is being probed once the hanging --version has written its pid.
-  for (let i = 0; i < 2000 && !existsSync(pidFile); i++) await Bun.sleep(10);
+  await pollUntil(() => existsSync(pidFile), 20_000);
   expect(readdirSync(dir).some((f) => f.includes(".upgrade-"))).toBe(true);
   p.kill("SIGTERM");
   expect(await p.exited).toBe(143);

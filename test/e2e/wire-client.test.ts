@@ -9,6 +9,7 @@ import { ZCodeError, ZCodeExitedError, ZCodeTimeoutError, ZCodeUnsupportedError 
 import type { ZCodeLaunch } from "../../src/zcode/resolve.ts";
 import type { RawEvent as ZCodeEvent } from "../../src/zcode/event-schemas.ts";
 import { SnapshotSchema as ReadResultSchema } from "../../src/zcode/result-schemas.ts";
+import { pollUntil } from "../support/poll.ts";
 
 // The client against real child processes over real pipes: a small scriptable
 // fake for the edge cases, and the compiled simulator for the real dialect.
@@ -60,13 +61,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitUntil(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await Bun.sleep(20);
-  }
-  return cond();
+function waitUntil(cond: () => boolean, ms: number): Promise<boolean> {
+  return pollUntil(cond, ms, 20);
 }
 
 function pgidOf(pid: number): number {

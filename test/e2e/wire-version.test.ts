@@ -13,6 +13,7 @@ import { ZCodeConnection } from "../../src/zcode/connection.ts";
 import { ZCodeUnsupportedError } from "../../src/zcode/errors.ts";
 import { clearVersionCache } from "../../src/zcode/cli-version.ts";
 import { SIM_BIN } from "./cli-support.ts";
+import { pollUntil } from "../support/poll.ts";
 
 let tmp: string;
 const open: ZCodeConnection[] = [];
@@ -77,8 +78,7 @@ function connect(bin: string, extraEnv: Record<string, string> = {}): ZCodeConne
 }
 
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && isAlive(pid); i++) await Bun.sleep(20);
-  return !isAlive(pid);
+  return pollUntil(() => !isAlive(pid), 2_000, 20);
 }
 
 describe("the version probe beside the child", () => {
@@ -125,7 +125,7 @@ describe("the version probe beside the child", () => {
     const first = await c.start();
     await c.request("session/list", {});
     process.kill(-first.pid, "SIGKILL");
-    for (let i = 0; i < 100 && c.pid !== undefined; i++) await Bun.sleep(20);
+    await pollUntil(() => c.pid === undefined, 2_000, 20);
     const second = await c.start();
     expect(second.generation).toBe(2);
     // Known already: start() resolved at the spawn, before the script ran.
@@ -141,7 +141,7 @@ describe("the version probe beside the child", () => {
       () => undefined,
       (e: unknown) => e,
     );
-    for (let i = 0; i < 100 && !z.events().some((e) => e[0] === "server"); i++) await Bun.sleep(20);
+    await pollUntil(() => z.events().some((e) => e[0] === "server"), 2_000, 20);
     await c.close();
     // Closed before the 5 s probe could finish: close() did not wait for it.
     expect(z.events().some((e) => e[0] === "version-done")).toBe(false);

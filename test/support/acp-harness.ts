@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkAgentMessage } from "./schema.ts";
+import { pollUntil } from "./poll.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BRIDGE_BIN = join(ROOT, "dist/zcode-acp-server");
@@ -215,11 +216,7 @@ export class Harness {
 
   /** Waits until `pred` holds over what was received (polling), or throws. */
   async waitFor(pred: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nbridge stderr:\n${this.stderr.slice(-3000)}`);
-      await Bun.sleep(10);
-    }
+    if (!(await pollUntil(pred, timeoutMs))) throw new Error(`timed out waiting for ${what}\nbridge stderr:\n${this.stderr.slice(-3000)}`);
   }
 
   /** Frames the simulator received from the bridge (requires `record: true`). */
@@ -381,8 +378,5 @@ export function isAlive(pid: number): boolean {
  * asynchronously, so its end is waited for (up to `timeoutMs`), not assumed.
  */
 export async function endsSoon(pid: number, timeoutMs = 5_000): Promise<boolean> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until; await Bun.sleep(10)) {
-    if (!isAlive(pid)) return true;
-  }
-  return !isAlive(pid);
+  return pollUntil(() => !isAlive(pid), timeoutMs);
 }
