@@ -11,7 +11,7 @@ import { ZCodeConnection } from "../zcode/connection.ts";
 import { ZCodeExitedError } from "../zcode/errors.ts";
 import type { Snapshot, ListResult } from "../zcode/result-schemas.ts";
 import { invalidParams, sessionNotFound } from "../translate/errors.ts";
-import { clientFeatures } from "../translate/client-features.ts";
+import { clientFeatures, type ClientFeatures } from "../translate/client-features.ts";
 import { InteractionRouter } from "./interaction-router.ts";
 import { describe as describeThreshold } from "./auto-compact.ts";
 import { matchModel, mismatchText } from "../translate/options/model-match.ts";
@@ -68,6 +68,8 @@ export class Bridge {
   /** Sessions started here are added to the ZCode app's history (--no-app-history: not). */
   private readonly appHistory: AppHistory;
   private closing = false;
+  /** The client's features, with the capabilities they were read from. */
+  private featuresOf: { caps: unknown; features: ClientFeatures } | undefined;
 
   constructor(
     private readonly config: BridgeConfig,
@@ -96,8 +98,8 @@ export class Bridge {
         ...(config.busyWaitMs ? { busyWaitMs: config.busyWaitMs } : {}),
         ...opts.timings,
       },
-      terminalOutput: () => editor.clientCapabilities._meta?.["terminal_output"] === true,
-      features: () => clientFeatures(editor.clientCapabilities),
+      terminalOutput: () => this.features().terminalOutput,
+      features: () => this.features(),
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       ...(config.autoCompact ? { autoCompact: config.autoCompact, autoCompactWords: describeThreshold(config.autoCompact) } : {}),
@@ -127,6 +129,13 @@ export class Bridge {
         s.childDied(err);
       }
     });
+  }
+
+  /** What the client opted in to: read from its capabilities once per initialize, not per event. */
+  private features(): ClientFeatures {
+    const caps = this.editor.clientCapabilities;
+    if (this.featuresOf?.caps !== caps) this.featuresOf = { caps, features: clientFeatures(caps) };
+    return this.featuresOf.features;
   }
 
   private createRouter(): InteractionRouter {
