@@ -1,0 +1,60 @@
+// ACP session/delete, close and load racing each other, over a scripted
+// ZCode: what reaches ZCode and what the editor is answered.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fakeSession, tick, zcodeError } from "../support/session-fakes.ts";
+
+let stateDir = "";
+beforeEach(() => {
+  stateDir = mkdtempSync(join(tmpdir(), "zcode-lifecycle-unit-"));
+});
+afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
+
+test("a delete ZCode answers noop deleted nothing: the editor gets an error saying so, and the session stays open and usable", async () => {
+  const f = await fakeSession({ stateDir });
+  f.zcode.answers.deleteSession = false;
+  const err = (await f.bridge.delete("s1").catch((e: unknown) => e)) as { code?: number; message?: string };
+  expect(err.code).toBe(-32603);
+  expect(err.message).toContain("did not delete session s1");
+  expect(f.bridge.session("s1")).toBe(f.s);
+  // Listed, loadable and prompting as before.
+  f.zcode.answers["session/list"] = { sessions: [{ sessionId: "s1", workspace: { workspacePath: "/w", workspaceKey: "/w" } }] };
+  expect((await f.bridge.list(undefined)).sessions.map((x) => x.sessionId)).toEqual(["s1"]);
+  const answer = f.s.prompt([{ type: "text", text: "still here" }], new AbortController().signal);
+  await tick(5);
+  expect(f.zcode.calls.filter((c) => c.method === "session/send")).toHaveLength(1);
+  f.zcode.emit("turn.started");
+  f.zcode.emit("turn.completed", { resultType: "success" });
+  expect((await answer).stopReason).toBe("end_turn");
+});
+
+test("a delete ZCode refuses (an error) leaves the session open too", async () => {
+  const f = await fakeSession({ stateDir });
+  f.zcode.answers.deleteSession = new Error("boom");
+  await expect(f.bridge.delete("s1")).rejects.toThrow("boom");
+  expect(f.bridge.session("s1").winding).toBe(false);
+});
+
+test("deleted: a late read that finds the session evicted never resumes it", async () => {
+  const f = await fakeSession({ stateDir });
+  // ZCode answers every read as "not active" from now on (it closed the session).
+  const notActive = zcodeError(-32004, "Session is not active: s1", "session/read");
+  await f.bridge.delete("s1");
+  f.zcode.answers["session/read"] = notActive;
+  await f.s.withActive(() => f.zcode.api.read("s1")).catch(() => undefined);
+  expect(f.zcode.calls.filter((c) => c.method === "session/resume")).toEqual([]);
+  expect(() => f.bridge.session("s1")).toThrow();
+});
+
+test("two deletes of one session at once: ZCode is asked once, both are answered", async () => {
+  const f = await fakeSession({ stateDir });
+  await Promise.all([f.bridge.delete("s1"), f.bridge.delete("s1")]);
+  expect(f.zcode.calls.filter((c) => c.method === "deleteSession")).toHaveLength(1);
+  // Remembered in the state folder: a new bridge (a restart) refuses it.
+  const g = await fakeSession({ stateDir });
+  g.zcode.answers["session/list"] = { sessions: [{ sessionId: "s1", workspace: { workspacePath: "/w", workspaceKey: "/w" } }] };
+  expect((await g.bridge.list(undefined)).sessions).toEqual([]);
+  await expect(g.bridge.resume("s1", "/w", undefined)).rejects.toMatchObject({ code: -32002 });
+});
