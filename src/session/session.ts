@@ -301,7 +301,9 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     const match = matchCommand(input.typed);
     // A slash command takes its words from the typed text alone: what was staged has no use.
     if (match) this.staged.discard(batch.paths);
-    if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
+    // Beside the turn (a steer): not once a close or delete began, when ZCode must hear nothing more of the session.
+    if (match?.command.runsBesideTurn)
+      return this.winding ? { stopReason: "cancelled" } : runCommandBesideTurn(this, match.command, match.args);
     return this.queue.prompt(signal, async (): Promise<PromptResponse> => {
       // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
       if (signal.aborted || this.winding) {

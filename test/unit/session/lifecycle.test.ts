@@ -58,3 +58,16 @@ test("two deletes of one session at once: ZCode is asked once, both are answered
   expect((await g.bridge.list(undefined)).sessions).toEqual([]);
   await expect(g.bridge.resume("s1", "/w", undefined)).rejects.toMatchObject({ code: -32002 });
 });
+
+test("a steer written with the delete never reaches ZCode: answered cancelled", async () => {
+  const f = await fakeSession({ stateDir });
+  let release!: (v: boolean) => void;
+  f.zcode.answers.deleteSession = () => new Promise<boolean>((r) => (release = r));
+  const deleted = f.bridge.delete("s1");
+  const steer = await f.s.prompt([{ type: "text", text: "/steer look at the tests too" }], new AbortController().signal);
+  expect(steer).toEqual({ stopReason: "cancelled" });
+  await tick(5);
+  release(true);
+  await deleted;
+  expect(f.zcode.calls.map((c) => c.method)).toEqual(["deleteSession"]);
+});
