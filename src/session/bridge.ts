@@ -172,10 +172,10 @@ export class Bridge {
     });
   }
 
-  /** An open session, or ACP's session-not-found error. */
+  /** An open session, or ACP's session-not-found error (also while it is being deleted: ZCode must hear no more of it). */
   session(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s || s.isClosed) throw sessionNotFound(id);
+    if (!s || s.isClosed || s.deleting) throw sessionNotFound(id);
     return s;
   }
 
@@ -271,6 +271,7 @@ export class Bridge {
    * restarted us) is resumed first, in the one cwd ACP gives.
    */
   async fork(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<Session> {
+    if (this.lifecycle.isDeleted(id)) throw sessionNotFound(id);
     const existing = this.sessions.get(id);
     const source = existing && !existing.isClosed ? existing : (await this.resume(id, cwd, mcpServers)).session;
     const fork = await source.withActive(() => forkAtLatestCheckpoint(this.api, id));
@@ -324,6 +325,16 @@ export class Bridge {
   /** ACP session/close: our side forgets it; the conversation stays in ZCode. A load or resume under way loses. */
   async close(id: string): Promise<void> {
     const overruled = this.lifecycle.overrule(id);
+    // A delete under way ends the session anyway: done when it did, else closed as it is.
+    const deleting = this.lifecycle.deleting(id);
+    if (
+      deleting &&
+      (await deleting.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     const open = this.sessions.get(id);
     if ((!open || open.isClosed) && overruled) return;
     const s = this.session(id);

@@ -126,8 +126,10 @@ test("session/delete: a prompt queued behind the running turn, or written with t
       const { sessionId } = await h.newSession();
       const running = outcome(h.prompt(sessionId, "#scenario:slow n=400"));
       await h.waitFor(() => h.updates(sessionId).some((u) => u.sessionUpdate === "agent_message_chunk"), "the turn to stream");
-      // Written back to back: one queued behind the turn, the delete, one right after it.
+      // One queued behind the turn (a round trip after it: it is in the session's queue by then),
+      // then the delete and one right after it, written back to back.
       const queued = outcome(h.prompt(sessionId, "queued behind the turn"));
+      await listed(h);
       const deleted = outcome(h.agent.request(m.delete, { sessionId }));
       const after = outcome(h.prompt(sessionId, "written with the delete"));
       const [r, q, d, a] = await Promise.all([running, queued, deleted, after]);

@@ -71,3 +71,19 @@ test("a steer written with the delete never reaches ZCode: answered cancelled", 
   await deleted;
   expect(f.zcode.calls.map((c) => c.method)).toEqual(["deleteSession"]);
 });
+
+test("while a delete runs the session is not found for new requests; a close waits for the delete and answers", async () => {
+  const f = await fakeSession({ stateDir });
+  let release!: (v: boolean) => void;
+  f.zcode.answers.deleteSession = () => new Promise<boolean>((r) => (release = r));
+  const deleted = f.bridge.delete("s1");
+  expect(() => f.bridge.session("s1")).toThrow();
+  let closed = false;
+  const close = f.bridge.close("s1").then(() => (closed = true));
+  await tick(5);
+  expect(closed).toBe(false);
+  release(true);
+  await Promise.all([deleted, close]);
+  await expect(f.bridge.fork("s1", "/w", undefined)).rejects.toMatchObject({ code: -32002 });
+  expect(f.zcode.calls.map((c) => c.method)).toEqual(["deleteSession"]);
+});
