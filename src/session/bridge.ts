@@ -21,7 +21,7 @@ import type { SessionDeps } from "./deps.ts";
 import { Session } from "./session.ts";
 import { replayHistory } from "./reads.ts";
 import { deleteInZCode, notDeleted } from "./deletion.ts";
-import { Lifecycle } from "./lifecycle.ts";
+import { Lifecycle, succeeded } from "./lifecycle.ts";
 import { Tombstones } from "./tombstones.ts";
 import { DEFAULT_TIMINGS, type Timings } from "./timings.ts";
 import { UpdateSink } from "./update-sink.ts";
@@ -327,14 +327,7 @@ export class Bridge {
     const overruled = this.lifecycle.overrule(id);
     // A delete under way ends the session anyway: done when it did, else closed as it is.
     const deleting = this.lifecycle.deleting(id);
-    if (
-      deleting &&
-      (await deleting.then(
-        () => true,
-        () => false,
-      ))
-    )
-      return;
+    if (deleting && (await succeeded(deleting))) return;
     const open = this.sessions.get(id);
     if ((!open || open.isClosed) && overruled) return;
     const s = this.session(id);

@@ -8,6 +8,14 @@ import type { Tombstones } from "./tombstones.ts";
 // the one the delete uses, never a second one). A deleted id is never opened
 // again: the bridge's tombstones remember it across restarts.
 
+/** Whether `p` resolved (rather than rejected). */
+export function succeeded(p: Promise<unknown>): Promise<boolean> {
+  return p.then(
+    () => true,
+    () => false,
+  );
+}
+
 /** A resume of ZCode's under way for a load or resume of the editor's. */
 interface Opening {
   /** A close or delete came while it ran. */
