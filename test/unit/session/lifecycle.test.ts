@@ -87,3 +87,26 @@ test("while a delete runs the session is not found for new requests; a close wai
   await expect(f.bridge.fork("s1", "/w", undefined)).rejects.toMatchObject({ code: -32002 });
   expect(f.zcode.calls.map((c) => c.method)).toEqual(["deleteSession"]);
 });
+
+test("a close while load reads the history: nothing replayed after it, and the load answers not-found", async () => {
+  const f = await fakeSession({ stateDir });
+  await f.bridge.close("s1");
+  let release!: () => void;
+  const text = (id: string, role: string, t: string) => ({
+    info: { id, role, sessionId: "s1", time: { created: 1 } },
+    parts: [{ id: `${id}p`, type: "text", text: t, messageId: id, sessionId: "s1" }],
+  });
+  f.zcode.answers["session/messages"] = () =>
+    new Promise((r) => (release = () => r({ messages: [text("m1", "user", "hello"), text("m2", "assistant", "hi")] })));
+  const load = f.bridge.load("s1", "/w", undefined).then(
+    () => 0,
+    (e: { code?: number }) => e.code,
+  );
+  await tick(5);
+  expect(f.zcode.calls.some((c) => c.method === "session/messages")).toBe(true);
+  const before = f.editor.sent.length;
+  await f.bridge.close("s1");
+  release();
+  expect(await load).toBe(-32002);
+  expect(f.editor.sent.slice(before).filter((n) => n.update.sessionUpdate.endsWith("_message_chunk"))).toEqual([]);
+});
