@@ -4,7 +4,7 @@ import { log as rootLog } from "../log.ts";
 import type { Env } from "../zcode/host.ts";
 import { withBusyRetry, isBusy } from "./busy-retry.ts";
 import { appTitle, taskRow, type SessionCreatedInfo } from "./task-row.ts";
-import { insertTask, layoutProblem, markDeleted, tasksIndexPath, updateTitle } from "./tasks-index.ts";
+import { deletedAmong, insertTask, layoutProblem, markDeleted, tasksIndexPath, updateTitle } from "./tasks-index.ts";
 
 export type { SessionCreatedInfo, ModelRef } from "./task-row.ts";
 
@@ -170,6 +170,20 @@ export class AppHistory {
       this.log.warn("could not mark a session deleted in the app's history:", err);
       return Promise.resolve();
     }
+  }
+
+  /**
+   * Which of `ids` the app's history marks deleted (read after every change
+   * queued before). An empty set when there is no app, it is off, or the
+   * read failed: then only the bridge's own tombstones hide sessions.
+   */
+  async deletedAmong(ids: readonly string[]): Promise<Set<string>> {
+    let found = new Set<string>();
+    if (!this.file || this.closed || ids.length === 0) return found;
+    await this.enqueue("reading deleted sessions", (db) => {
+      found = deletedAmong(db, ids);
+    });
+    return found;
   }
 
   /** Closes the handle now; later calls do nothing. Never throws. */

@@ -204,3 +204,22 @@ export function markDeleted(db: Database, p: { sessionId: string; now: number })
     .run({ $now: p.now, $task_id: p.sessionId });
   return result.changes > 0;
 }
+
+/** Rows per query of `deletedAmong` (SQLite's default bound on parameters is 999 on old builds). */
+const IDS_PER_QUERY = 500;
+
+/**
+ * Which of `ids` the app marks deleted (its user deleted them there, or ACP
+ * session/delete did): ZCode's own session/list still returns them.
+ */
+export function deletedAmong(db: Database, ids: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+    const chunk = ids.slice(i, i + IDS_PER_QUERY);
+    const rows = db
+      .query(`SELECT task_id FROM tasks WHERE deleted = 1 AND task_id IN (${chunk.map(() => "?").join(", ")})`)
+      .all(...chunk) as { task_id: unknown }[];
+    for (const r of rows) if (typeof r.task_id === "string") out.add(r.task_id);
+  }
+  return out;
+}

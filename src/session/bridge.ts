@@ -20,13 +20,13 @@ import { providerHeadersAnswer } from "./provider-headers.ts";
 import type { SessionDeps } from "./deps.ts";
 import { Session } from "./session.ts";
 import { replayHistory } from "./reads.ts";
+import { deleteInZCode, notDeleted } from "./deletion.ts";
+import { Lifecycle, succeeded } from "./lifecycle.ts";
+import { Tombstones } from "./tombstones.ts";
 import { DEFAULT_TIMINGS, type Timings } from "./timings.ts";
 import { UpdateSink } from "./update-sink.ts";
 
 const logger = log.withTag("bridge");
-
-/** How many of ZCode's sessions are searched for the workspace of one to delete that is not open here. */
-const DELETE_LOOKUP_LIMIT = 1000;
 
 /**
  * The api over `conn` (a child the CLI may have started already), or over a
@@ -59,10 +59,8 @@ export class Bridge {
   private readonly router: InteractionRouter;
   private readonly sessions = new Map<string, Session>();
   private readonly unrouted = new Map<string, () => void>();
-  /** session/close requests per id: a resume or load that began before one must not reopen the session. */
-  private readonly closes = new Map<string, number>();
-  /** Ids whose close is under way (their own forget follows). */
-  private readonly closingNow = new Set<string>();
+  /** Opens racing closes and deletes; what the editor deleted (ZCode keeps it: see tombstones.ts). */
+  private readonly lifecycle: Lifecycle;
   private readonly deps: SessionDeps;
   private readonly watchedCaps = new WeakSet<CliCapabilities>();
   /** Sessions started here are added to the ZCode app's history (--no-app-history: not). */
@@ -88,6 +86,7 @@ export class Bridge {
     this.conn.readGate = () => this.sink.backpressure();
     this.router = this.createRouter();
     this.appHistory = AppHistory.open(config.env, { enabled: config.appHistory });
+    this.lifecycle = new Lifecycle(Tombstones.open(config.env));
     this.deps = {
       api: this.api,
       sink: this.sink,
@@ -173,10 +172,10 @@ export class Bridge {
     });
   }
 
-  /** An open session, or ACP's session-not-found error. */
+  /** An open session, or ACP's session-not-found error (also while it is being deleted: ZCode must hear no more of it). */
   session(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s || s.isClosed) throw sessionNotFound(id);
+    if (!s || s.isClosed || s.deleting) throw sessionNotFound(id);
     return s;
   }
 
@@ -227,7 +226,7 @@ export class Bridge {
    * --model / ZCODE_ACP_MODEL, read as `/model` reads it, against the models
    * ZCode offers the session it just created (only then is the list known).
    * When it names none, or ZCode refuses it, session/new fails saying so; the
-   * ZCode session stays as it is (its session/close would delete it), only
+   * ZCode session stays as it is (its session/close would end its runtime), only
    * this bridge forgets it.
    */
   private async switchToConfiguredModel(s: Session, words: string): Promise<void> {
@@ -244,21 +243,25 @@ export class Bridge {
     }
   }
 
-  /** session/resume in ZCode: the session in this cwd, replaying nothing. */
+  /**
+   * session/resume in ZCode: the session in this cwd, replaying nothing. A
+   * deleted id is refused; a close or delete while ZCode resumes it wins
+   * (nothing adopted, session-not-found).
+   */
   async resume(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<{ session: Session; snapshot: Snapshot }> {
-    const closesBefore = this.closes.get(id) ?? 0;
-    const info = await this.conn.start();
-    const snapshot = await this.api.resume({ sessionId: id, workspace: cwd, mcpServers });
-    const session = this.adopt(snapshot, cwd, info.generation, mcpServers);
-    // The editor closed it while ZCode resumed it: answered, but closed it stays.
-    if ((this.closes.get(id) ?? 0) !== closesBefore && !this.closingNow.has(id)) this.forget(id);
-    return { session, snapshot };
+    const { info, snapshot } = await this.lifecycle.open(id, async () => {
+      if ((await this.appHistory.deletedAmong([id])).size) throw sessionNotFound(id);
+      const info = await this.conn.start();
+      return { info, snapshot: await this.api.resume({ sessionId: id, workspace: cwd, mcpServers }) };
+    });
+    return { session: this.adopt(snapshot, cwd, info.generation, mcpServers), snapshot };
   }
 
-  /** session/load: resumed, then its conversation replayed to the editor. */
+  /** session/load: resumed, then its conversation replayed to the editor, unless it was closed or deleted meanwhile. */
   async load(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<Session> {
     const { session, snapshot } = await this.resume(id, cwd, mcpServers);
     await replayHistory(session, snapshot);
+    if (session.winding || this.sessions.get(id) !== session) throw sessionNotFound(id);
     return session;
   }
 
@@ -268,56 +271,68 @@ export class Bridge {
    * restarted us) is resumed first, in the one cwd ACP gives.
    */
   async fork(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<Session> {
+    if (this.lifecycle.isDeleted(id)) throw sessionNotFound(id);
     const existing = this.sessions.get(id);
     const source = existing && !existing.isClosed ? existing : (await this.resume(id, cwd, mcpServers)).session;
     const fork = await source.withActive(() => forkAtLatestCheckpoint(this.api, id));
     return (await this.resume(fork.sessionId, cwd, mcpServers)).session;
   }
 
-  list(cwd: string | undefined): Promise<ListResult> {
-    return this.api.list(cwd ? { workspace: cwd } : {});
+  /** ZCode's list without what the editor deleted: ZCode keeps deleted conversations (see tombstones.ts). */
+  async list(cwd: string | undefined): Promise<ListResult> {
+    const r = await this.api.list(cwd ? { workspace: cwd } : {});
+    const listed = this.lifecycle.listed();
+    const inApp = await this.appHistory.deletedAmong(r.sessions.map((x) => x.sessionId));
+    return { ...r, sessions: r.sessions.filter((x) => listed(x.sessionId) && !inApp.has(x.sessionId)) };
   }
 
   /**
-   * ACP session/delete, the one path that deletes a conversation: a running
-   * turn is ended first, then ZCode deletes the session (it must be live
-   * there: one not open here is resumed in the workspace ZCode lists it
-   * under), then the app's history row is marked deleted and we forget it.
+   * ACP session/delete, the one path that deletes a conversation. ZCode has
+   * no delete (its deleteSession closes the live session; the conversation
+   * stays in its store and list), so the id is remembered (tombstones.ts),
+   * hidden from list and refused by load and resume, and the app's history
+   * row is marked deleted. From the moment it arrives nothing queued or new
+   * reaches ZCode; a second delete of the same id shares the first.
    */
-  async delete(id: string): Promise<void> {
+  delete(id: string): Promise<void> {
+    const under = this.lifecycle.deleting(id);
+    if (under) return under;
+    if (this.lifecycle.tombstones.has(id)) return Promise.reject(sessionNotFound(id));
     const open = this.sessions.get(id);
-    let deleted: boolean;
-    if (open && !open.isClosed) {
-      await open.cancel("close");
-      deleted = await open.withActive(() => this.api.deleteSession(id));
-    } else {
-      const info = await this.conn.start();
-      const listed = (await this.api.list({ limit: DELETE_LOOKUP_LIMIT })).sessions.find((x) => x.sessionId === id);
-      if (!listed?.workspace) throw sessionNotFound(id);
-      await this.api.resume({ sessionId: id, workspace: listed.workspace });
-      logger.debug(`resumed ${id} (generation ${info.generation}) to delete it`);
-      deleted = await this.api.deleteSession(id);
-    }
-    if (!deleted) throw new Error(`ZCode did not delete session ${id}`);
-    await this.appHistory.sessionDeleted(id);
-    if (open) {
-      await open.close();
-      this.forget(id);
-    }
-    logger.info(`deleted session ${id} at the editor's request`);
+    const live = open && !open.isClosed ? open : undefined;
+    // Before any await: the session's queued prompts and ZCode's resumes are refused from here on.
+    if (live) live.deleting = true;
+    return this.lifecycle.delete(id, async () => {
+      try {
+        // The turn ends and the prompts queued behind it answer cancelled before ZCode hears of the delete.
+        await live?.drain();
+        // A load or resume under way: its resume is the one this delete uses.
+        await this.lifecycle.openingsEnded(id);
+        if (!(await deleteInZCode(this.api, id, live?.cwd))) throw notDeleted(id);
+      } catch (err) {
+        if (live) live.deleting = false;
+        throw err;
+      }
+      await this.appHistory.sessionDeleted(id);
+      if (live) {
+        await live.close();
+        this.forget(id);
+      }
+      logger.info(`deleted session ${id} at the editor's request`);
+    });
   }
 
-  /** ACP session/close: our side forgets it; the conversation stays in ZCode. */
+  /** ACP session/close: our side forgets it; the conversation stays in ZCode. A load or resume under way loses. */
   async close(id: string): Promise<void> {
+    const overruled = this.lifecycle.overrule(id);
+    // A delete under way ends the session anyway: done when it did, else closed as it is.
+    const deleting = this.lifecycle.deleting(id);
+    if (deleting && (await succeeded(deleting))) return;
+    const open = this.sessions.get(id);
+    if ((!open || open.isClosed) && overruled) return;
     const s = this.session(id);
-    this.closes.set(id, (this.closes.get(id) ?? 0) + 1);
-    this.closingNow.add(id);
-    try {
-      await s.close();
-    } finally {
-      this.closingNow.delete(id);
-    }
-    this.forget(id);
+    await s.close();
+    if (this.sessions.get(id) === s) this.forget(id);
   }
 
   private forget(id: string): void {

@@ -69,6 +69,8 @@ export async function replayHistory(s: SessionHost, snapshot: Snapshot): Promise
   // Resuming a long conversation streamed its whole snapshot past us (src/zcode/elide-transcript.ts):
   // collect that garbage now, not while the tail below is read.
   Bun.gc(true);
+  // Closed or deleted while ZCode resumed it: nobody to replay to (the load answers not-found).
+  if (s.winding) return;
   const history = await s.withActive(() => s.api.messages(s.id, { limit: REPLAY_MESSAGES }));
   // The line it came in is garbage now: the replay below makes its own.
   Bun.gc(true);
@@ -95,6 +97,7 @@ export async function replayHistory(s: SessionHost, snapshot: Snapshot): Promise
     plans: s.features.plans,
     ...(todos ? { todos } : {}),
   })) {
+    if (s.winding) break;
     s.emit(u);
     if (++sent % REPLAY_BATCH === 0) {
       await s.backlogRelieved();

@@ -16,6 +16,7 @@ import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { Subagents, subagentOwner } from "./subagents.ts";
 import type { SessionOptions } from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
+import { sessionNotFound } from "../translate/errors.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
 import type { SessionHost } from "./host.ts";
@@ -52,6 +53,8 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   private closed = false;
   /** session/close has begun: nothing queued starts, nothing new is sent to ZCode. */
   private closing = false;
+  /** session/delete under way (set before any await): as closing, and ZCode must never resume it. */
+  deleting = false;
   /** Names of the slash commands last advertised to the editor. */
   private commandsKey: string | undefined;
   /** Prompts (and auto-compactions) one at a time, in order. */
@@ -89,7 +92,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   /** Closed or being closed, or the editor has gone: nothing new may start. */
   get winding(): boolean {
-    return this.closing || this.closed || this.deps.closing();
+    return this.closing || this.deleting || this.closed || this.deps.closing();
   }
 
   get api(): ZCodeApi {
@@ -214,6 +217,8 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   }
 
   resume(): Promise<Snapshot> {
+    // Deleted (or being deleted): a late read's eviction must not bring it back in ZCode.
+    if (this.deleting) return Promise.reject(sessionNotFound(this.id));
     return this.api.resume({ sessionId: this.id, workspace: this.cwd, mcpServers: this.mcpServers });
   }
 
@@ -296,7 +301,9 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     const match = matchCommand(input.typed);
     // A slash command takes its words from the typed text alone: what was staged has no use.
     if (match) this.staged.discard(batch.paths);
-    if (match?.command.runsBesideTurn) return runCommandBesideTurn(this, match.command, match.args);
+    // Beside the turn (a steer): not once a close or delete began, when ZCode must hear nothing more of the session.
+    if (match?.command.runsBesideTurn)
+      return this.winding ? { stopReason: "cancelled" } : runCommandBesideTurn(this, match.command, match.args);
     return this.queue.prompt(signal, async (): Promise<PromptResponse> => {
       // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
       if (signal.aborted || this.winding) {
@@ -346,17 +353,21 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     this.work.childDied(err);
   }
 
-  /** ACP session/close: our side forgets the session; ZCode keeps the conversation (its own close would delete it). */
+  /** ACP session/close: our side forgets the session; ZCode keeps it live (its own close would end its runtime). */
   async close(): Promise<void> {
     // At once, before any await: a prompt right behind the close must find it closing.
     this.closing = true;
-    await this.cancel("close");
-    // Whatever was queued or started meanwhile answers (cancelled) before the close does.
-    await this.queue.run(async () => {});
-    await this.flush();
+    await this.drain();
     this.closed = true;
     this.subagents.dispose();
     this.staged.discard();
+  }
+
+  /** Ends what runs; whatever was queued or started meanwhile answers (cancelled) before this resolves. */
+  async drain(): Promise<void> {
+    await this.cancel("close");
+    await this.queue.run(async () => {});
+    await this.flush();
   }
 
   /** The editor has gone: what was staged for this session has no reader left. */

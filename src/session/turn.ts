@@ -10,6 +10,7 @@ import { applyEvent, type EventContext, type TurnHooks } from "../translate/even
 import { StallWatch } from "./stall-watch.ts";
 import type { RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
+import { BusyBackoff } from "./busy-backoff.ts";
 import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
 
 const logger = log.withTag("turn");
@@ -66,6 +67,7 @@ export class Turn implements RunningTurn {
   private sent = false;
   /** One busy budget per turn, however often ZCode says it is busy. */
   private busyDeadline: number | undefined;
+  private readonly busyPause = new BusyBackoff();
   /** Why the turn's last model request ended. */
   private lastModelStop: string | undefined;
   private readonly stall: StallWatch;
@@ -278,7 +280,7 @@ export class Turn implements RunningTurn {
         const left = deadline - Date.now();
         if (left <= 0) throw err;
         logger.debug("session busy; waiting for idle");
-        await waitIdle(this.s, left, () => this.phase !== "retrying");
+        await this.busyPause.waitToResend(this.s, left, () => this.phase !== "retrying");
       }
     }
   }
@@ -331,7 +333,7 @@ export class Turn implements RunningTurn {
     if (left <= 0) return false;
     this.waitToResend();
     void (async () => {
-      await waitIdle(this.s, left, () => this.phase !== "retrying");
+      await this.busyPause.waitToResend(this.s, left, () => this.phase !== "retrying");
       await this.send();
     })().catch((err) => this.fail(err));
     return true;

@@ -245,18 +245,20 @@ export class ZCodeApi {
   }
 
   /**
-   * Removes the conversation from ZCode's list. Only ACP session/delete may
-   * call this. v4 `deleteSession` is ZCode's own "delete" (session-mgmt.ts:
-   * a close of the session, as legacy `session/close` is); a CLI without v4
-   * gets `session/close`. The session must be open in the child (resume it
-   * first): v4 answers `rejected proto.sessionNotFound` otherwise. True
-   * when ZCode removed it (false: legacy close declined).
+   * ZCode's "delete". Only ACP session/delete may call this. v4
+   * `deleteSession` is a close of the live session, as legacy
+   * `session/close` is (session-mgmt.ts:164-181, "非真删 record"): the
+   * conversation stays in ZCode's store and `session/list`, so the bridge
+   * hides it itself (src/session/tombstones.ts). A CLI without v4 gets
+   * `session/close`. The session must be open in the child (resume it
+   * first): v4 answers `rejected proto.sessionNotFound` otherwise. False
+   * when ZCode did nothing (a `noop` ACK, legacy `closed: false`).
    */
   async deleteSession(sessionId: string): Promise<boolean> {
     if (await this.hasV4()) {
       try {
-        // accepted, or duplicate (a retry of a delete that went through).
-        await this.v4.plain(sessionId, "deleteSession", {});
+        // accepted, or duplicate (a retry of a delete that went through); noop did nothing.
+        return (await this.v4.plain(sessionId, "deleteSession", {})).status !== "noop";
       } catch (err) {
         // Not live in this child: the same as legacy's "not active", so the caller resumes it and asks again.
         if (err instanceof V4CommandError && err.reasonCode === "proto.sessionNotFound") {
@@ -264,7 +266,6 @@ export class ZCodeApi {
         }
         throw err;
       }
-      return true;
     }
     const r = await this.call("session/close", { sessionId }, CloseResultSchema);
     return r.closed !== false;

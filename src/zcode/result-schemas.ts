@@ -76,7 +76,7 @@ export const GoalResultSchema = loose({
 });
 export type GoalResult = v.InferOutput<typeof GoalResultSchema>;
 
-/** session/close (which deletes): `{closed}`; false when the persistence it was told did not match. */
+/** session/close (ZCode's "delete": a close of the live session): `{closed}`; false when the persistence it was told did not match. */
 export const CloseResultSchema = loose({ closed: maybe(bool) });
 
 export const CompactResultSchema = loose({

@@ -52,7 +52,7 @@ test("raw output, every client: no rawInput {}, rawOutput is text a person reads
       if (clientCapabilities !== OPTED_IN) for (const k of NEW_KINDS) expect(kindsSent(h, sessionId).has(k)).toBe(false);
     });
   }
-});
+}, 30_000);
 
 test("a denied tool: rawOutput and content say Denied, never ZCode's words to the model", async () => {
   const deny: (r: acp.RequestPermissionRequest) => acp.RequestPermissionResponse = (r) => {
@@ -70,7 +70,7 @@ test("a denied tool: rawOutput and content say Denied, never ZCode's words to th
     const all = JSON.stringify(h.updates(sessionId));
     expect(all).not.toContain("STOP what you are doing");
   });
-});
+}, 30_000);
 
 test("plan approval and todos: the plan once; plan_update (items and Markdown) only for a client with the plan capability", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
@@ -99,7 +99,7 @@ test("plan approval and todos: the plan once; plan_update (items and Markdown) o
       }
     });
   }
-});
+}, 30_000);
 
 test("/compact: a compaction_update entity with ZCode's summary when opted in; else the tool call, with no snapshot as rawOutput", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
@@ -124,7 +124,7 @@ test("/compact: a compaction_update entity with ZCode's summary when opted in; e
       expect(h.text(sessionId)).toContain("Conversation compacted.");
     });
   }
-});
+}, 30_000);
 
 test("a compaction ZCode starts itself: compaction_update when opted in; nothing new otherwise", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
@@ -142,7 +142,7 @@ test("a compaction ZCode starts itself: compaction_update when opted in; nothing
       expect(h.text(sessionId)).toContain("Echo");
     });
   }
-});
+}, 30_000);
 
 test("bridge notices: a notice with a level when opted in; else an agent message of its own, apart from the answer", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
@@ -166,7 +166,7 @@ test("bridge notices: a notice with a level when opted in; else an agent message
       }
     });
   }
-});
+}, 30_000);
 
 /** A state dir whose HOME holds the app's task index (as test/e2e/app-history.test.ts builds it). */
 function withAppDatabase(): { dir: string; file: string } {
@@ -234,7 +234,7 @@ test("session/delete: advertised; ends the running turn, deletes in ZCode and in
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}, 30_000);
 
 test("auto-compact switch: a boolean option when opted in, an on/off select otherwise; off means no compaction", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
@@ -262,7 +262,7 @@ test("auto-compact switch: a boolean option when opted in, an on/off select othe
     const { configOptions } = await h.newSession();
     expect(configOptions!.some((o) => o.id === "auto_compact")).toBe(false);
   });
-});
+}, 30_000);
 
 const AIR = { _meta: { jetbrains: { air: { version: 1, capabilities: [] } } } } as acp.ClientCapabilities;
 
@@ -307,7 +307,7 @@ test("goal extension: advertised at the top of initialize; _session/goal runs /g
       await expect(extRequest(h, "_session/goal", { sessionId, action: "explode" })).rejects.toThrow();
     });
   }
-});
+}, 30_000);
 
 test("steering extension: _session/steering runs /steer in the running turn; idle answers promptRequired", async () => {
   // A CLI with session/steer (0.15); on 0.16 /steer itself says it is not supported, and so does this path.
@@ -330,7 +330,7 @@ test("steering extension: _session/steering runs /steer in the running turn; idl
     await h.cancel(sessionId);
     await running;
   });
-});
+}, 30_000);
 
 test("huge history: session/load replays the last 500 messages with a note, in updates of bounded size", async () => {
   await withBridge({}, async (first) => {
@@ -355,7 +355,7 @@ test("huge history: session/load replays the last 500 messages with a note, in u
       expect(pieces.reduce((n, u) => n + (u.content.type === "text" ? u.content.text.length : 0), 0)).toBe(1_000_000);
     });
   });
-});
+}, 60_000);
 
 test("a goal paused by a cancel: a notice when opted in; else a message of its own", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
@@ -374,4 +374,4 @@ test("a goal paused by a cancel: a notice when opted in; else a message of its o
       }
     });
   }
-});
+}, 30_000);

@@ -84,7 +84,7 @@ describe("1. sessions and reads with ZCode's real settings", () => {
       expect((await h.prompt(sessionId, "after load")).stopReason).toBe("end_turn");
       for (const r of requests(h, "session/read")) expect(r.params.messageLimit).toBe(1);
     });
-  });
+  }, 30_000);
 });
 
 describe("2. cancel", () => {

@@ -121,7 +121,8 @@
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated
- *   prompt_completed / prompt_failed marks the end of the window.
+ *   prompt_completed / prompt_failed marks the end of the window. session/read
+ *   says idle throughout it (the runtime's projection has ended the turn).
  * - ZCODE_SIM_REQUIRE_PROVIDER_CONFIG=1: the desktop 3.12+ bundle: app-server exits 1
  *   printing `无法定位 CLI ZCode Built-in Provider Config` unless
  *   ZCODE_BUILTIN_PROVIDER_CONFIG_FILE names an existing file (--version still works).

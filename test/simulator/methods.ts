@@ -149,6 +149,18 @@ function goalText(title: string, s: SessionRecord): string {
   return `${title}\nObjective: ${s.goal!.objective}`;
 }
 
+/**
+ * closeSession (jimpablo/ZCode@aac4755 …/zcode-protocol/server-operations.ts, `closeSession`): the runtime is
+ * closed, the v4 publisher disposed (session.removed to the live sessions index), the record and the in-memory
+ * event store dropped. The session store is not touched: `listSessions` (`store.listSessions`, archived rows
+ * only left out) still returns the conversation and session/resume reopens it. A draft (`deferred`) never
+ * reached the store (sendPrompt promotes it), so closing it leaves nothing.
+ */
+export function closeLive(sim: Sim, s: SessionRecord): void {
+  sim.deactivate(s.id);
+  if (s.persistence === "deferred") sim.store.delete(s);
+}
+
 /** Rewrites a copied transcript into another session. */
 function copyMessages(messages: Message[], sessionId: string): Message[] {
   const out = structuredClone(messages);
@@ -400,10 +412,8 @@ const methods: Record<string, Handler> = {
   "session/close"(sim, p) {
     const { s } = requireSession(sim, p.sessionId);
     if (p.expectedPersistence !== undefined && p.expectedPersistence !== s.persistence) return { closed: false };
-    // Closing deletes the conversation (the CLI publishes session.removed): gone from list, not resumable.
-    sim.deactivate(s.id);
-    sim.store.delete(s);
-    log(`session ${s.id} closed and deleted`);
+    closeLive(sim, s);
+    log(`session ${s.id} closed (ZCode keeps the conversation)`);
     return { closed: true };
   },
 

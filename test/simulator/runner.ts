@@ -414,7 +414,11 @@ export async function runTurn(turn: Turn): Promise<void> {
   s.totalTokens += u.totalTokens;
   if (s.goal?.status === "active") s.goal.tokensUsed += u.totalTokens;
   // The busy flag clears after the turn's events are on the wire (ZCODE_SIM_BUSY_TAIL_MS later if set),
-  // just before the state.updated that reports it: a send racing the end event may get -32010.
+  // just before the state.updated that reports it: a send racing the end event may get -32010. Meanwhile
+  // session/read already says idle (jimpablo/ZCode@aac4755 …/zcode-protocol/server-operations.ts
+  // runPromptTurnInBackground: `activeAbortController` is cleared in `finally`, after `await
+  // admission.completion`; the status read comes from the runtime projection, idle at the turn's end).
+  turn.coreEnded = true;
   await new Promise<void>((res) => setImmediate(res));
   if (sim.cfg.busyTailMs > 0) await Bun.sleep(sim.cfg.busyTailMs);
   if (r.turn === turn) r.turn = undefined;

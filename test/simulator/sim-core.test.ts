@@ -312,21 +312,25 @@ describe("sessions", () => {
     expect((await c.call("session/list", {})).sessions.map((s: any) => s.sessionId)).toEqual([id]);
   });
 
-  test("session/close deletes the conversation: gone from list, not resumable", async () => {
+  test("session/close ends the live session only (server-operations.ts closeSession): still listed and resumable, here and after a restart", async () => {
     const dir = tempDir();
     const c = sim({}, dir);
     const id = await c.subscribed("/w/c");
     await c.turn(id, "keep this?");
     expect(await c.call("session/close", { sessionId: id })).toEqual({ closed: true });
-    expect((await c.call("session/list", {})).sessions).toEqual([]);
+    expect((await c.call("session/list", {})).sessions.map((s: any) => s.sessionId)).toEqual([id]);
     expect((await c.request("session/read", { sessionId: id })).error.message).toBe(`Session is not active: ${id}`);
-    expect((await c.request("session/resume", { sessionId: id })).error).toMatchObject({
-      code: -32004,
-      message: `Session not found: ${id}`,
-    });
+    expect((await c.call("session/resume", { sessionId: id, workspace: WS("/w/c") })).session.sessionId).toBe(id);
     const c2 = sim({}, dir);
-    expect((await c2.call("session/list", {})).sessions).toEqual([]);
-    expect((await c2.request("session/resume", { sessionId: id })).error.code).toBe(-32004);
+    expect((await c2.call("session/list", {})).sessions.map((s: any) => s.sessionId)).toEqual([id]);
+    expect((await c2.call("session/resume", { sessionId: id, workspace: WS("/w/c") })).session.sessionId).toBe(id);
+  });
+
+  test("closing a draft leaves nothing: it never reached the store", async () => {
+    const c = sim();
+    const id = await c.create("/w/dc", { persistence: "deferred" });
+    expect(await c.call("session/close", { sessionId: id })).toEqual({ closed: true });
+    expect((await c.request("session/resume", { sessionId: id, workspace: WS("/w/dc") })).error.code).toBe(-32004);
   });
 
   test("resume of an active session returns its snapshot and ignores the rest", async () => {

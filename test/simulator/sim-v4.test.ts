@@ -262,15 +262,17 @@ describe("commands", () => {
     expect(await userTexts(c, id)).toEqual([p1, p2]);
   });
 
-  test("deleteSession: accepted, gone from session/list; the same commandId is a duplicate", async () => {
+  test("deleteSession is a close (session-mgmt.ts:164-181): no longer live, still in session/list and resumable; the same commandId is a duplicate", async () => {
     const c = sim();
     const id = await c.subscribed("/w/i");
     await c.turn(id, "hi");
     const commandId = cid();
     expect(await command(c, id, "deleteSession", {}, {}, commandId)).toMatchObject({ status: "accepted" });
     expect(await command(c, id, "deleteSession", {}, {}, commandId)).toMatchObject({ status: "duplicate" });
-    expect((await c.call("session/list", {})).sessions.map((s: any) => s.sessionId)).not.toContain(id);
+    expect((await c.call("session/list", {})).sessions.map((s: any) => s.sessionId)).toContain(id);
     expect(await command(c, id, "stop", {})).toMatchObject({ status: "rejected", reasonCode: "proto.sessionNotFound" });
+    const resumed = await c.call("session/resume", { sessionId: id, workspace: { workspacePath: "/w/i", workspaceKey: "/w/i" } });
+    expect(resumed.messages.length).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -30,8 +30,10 @@ export function goalInfo(s: SessionRecord, g: Goal | null): Record<string, unkno
   };
 }
 
+/** The runtime projection's status: idle once the core's turn ended, even while the prompt lock is still held (Turn.coreEnded). */
 export function status(sim: Sim, s: SessionRecord): "idle" | "running" {
-  return sim.rt(s.id)?.turn ? "running" : "idle";
+  const turn = sim.rt(s.id)?.turn;
+  return turn && !turn.coreEnded ? "running" : "idle";
 }
 
 /** ZCodeSessionInfo (also the items of session/list). */

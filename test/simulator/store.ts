@@ -98,7 +98,7 @@ export class Store {
     return [...out.values()];
   }
 
-  /** Removes the conversation for good (session/close). */
+  /** Removes the conversation for good (a create that failed, a closed draft: never in ZCode's store). */
   delete(s: SessionRecord): void {
     this.deleted.add(s.id);
     this.cache.delete(s.id);

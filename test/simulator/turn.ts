@@ -198,6 +198,13 @@ export class Turn {
    * aborts only the record's activeAbortController, which that path never sets).
    */
   v4Started = false;
+  /**
+   * The core's turn is over (turn.completed/failed emitted): the runtime's projection, which
+   * session/read reports (session-mapper.ts buildSessionSnapshot → runtime.getProjection()), is
+   * idle, while the prompt lock sendPrompt checks is still held until the turn's completion
+   * resolves (server-operations.ts runPromptTurnInBackground, `finally`).
+   */
+  coreEnded = false;
   /** turn.started's foregroundExecutionId (what a v4 stop names). */
   foregroundExecutionId: string | undefined;
   /** v4: the projection's record of this turn. */

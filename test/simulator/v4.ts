@@ -8,7 +8,7 @@
 // publisher's revision and logEpoch; settled ACKs are remembered per session
 // (`duplicate`). The turns these commands start stream on the legacy
 // session/event channel like any other.
-import { RpcError, type Handler } from "./methods.ts";
+import { closeLive, RpcError, type Handler } from "./methods.ts";
 import { parsePrompt, prepareTurn, runTurn } from "./runner.ts";
 import {
   arr,
@@ -528,11 +528,12 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   },
 
   deleteSession(e) {
-    // host.closeSession: unsubscribed, closed, dropped from the live registry (the simulator's close removes it).
+    // jimpablo/ZCode@aac4755 …/zcode-protocol-v4/commands/handlers/session-mgmt.ts:164-181: "deleteSession：
+    // 语义 = closeSession … 非真删 record——message 库无删除 API": host.closeSession, the same close as legacy
+    // session/close (server-operations.ts closeSession). The conversation stays in the store and in session/list.
     const { sim, s } = e;
-    sim.deactivate(s.id);
-    sim.store.delete(s);
-    log(`session ${s.id} deleted (v4 deleteSession)`);
+    closeLive(sim, s);
+    log(`session ${s.id} closed (v4 deleteSession; ZCode keeps the conversation)`);
     return ack(e, "accepted");
   },
 };

@@ -147,6 +147,8 @@ export class Harness {
             // An empty home: the user's own ZCode skills and commands would
             // otherwise show up in every advertised menu.
             HOME: join(stateDir, "home"),
+            // The bridge's own state (deleted sessions' tombstones), never the developer's.
+            XDG_STATE_HOME: join(stateDir, "state"),
             ZCODE_SIM_STATE_DIR: stateDir,
             ZCODE_SIM_DELAY_MS: "1",
             ZCODE_SIM_RESEND_MS: "200",

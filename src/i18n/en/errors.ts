@@ -21,6 +21,8 @@ export const errors = {
   /** An unknown or closed session (the SDK's wording). */
   sessionNotFound: "Resource not found",
 
+  /** ACP session/delete, when ZCode's delete did nothing (a `noop` ACK, or `closed: false`). */
+  notDeleted: (id: string) => `ZCode did not delete session ${id} (it answered that there was nothing to do); the session stays open`,
   stillBusy: "ZCode is still busy with an earlier prompt in this session and did not become idle in time; try again in a moment",
   rejected: (message: string) => `ZCode rejected the request: ${message}`,
   unsupportedMethod: (method: string, message: string) => `${method} is not supported by this ZCode CLI version (${message})`,

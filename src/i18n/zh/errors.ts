@@ -18,6 +18,7 @@ export const errors: typeof en = {
   internal: (detail) => `内部错误：${detail}`,
   sessionNotFound: "找不到该会话",
 
+  notDeleted: (id) => `ZCode 没有删除会话 ${id}（它回答无事可做）；该会话仍保持打开`,
   stillBusy: "ZCode 仍在处理此会话中的上一条提示，且没有及时空闲下来；请稍后再试",
   rejected: (message) => `ZCode 拒绝了该请求：${message}`,
   unsupportedMethod: (method, message) => `此版本的 ZCode CLI 不支持 ${method}（${message}）`,

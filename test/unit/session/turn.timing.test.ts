@@ -145,6 +145,59 @@ describe("busy", () => {
   });
 });
 
+describe("busy while ZCode says idle", () => {
+  // ZCode's read reports the runtime's projection (idle at the turn's end) while session/send's
+  // prompt lock is released only once the turn's completion resolved (server-operations.ts
+  // runPromptTurnInBackground): in that window every send is busy and every read idle.
+  const busy = () => zcodeError(-32010, "A prompt is already running for this session", "session/send");
+
+  test("sends are spaced idlePollMs, doubling to 1 s, whatever the status says; at busyWaitMs the prompt fails busy", async () => {
+    const sendAt: number[] = [];
+    const t0 = Date.now();
+    const t = await start({
+      send: () => {
+        sendAt.push(Date.now() - t0);
+        return busy();
+      },
+    });
+    await advance(D.busyWaitMs - 10, 10);
+    expect(t.state.error).toBeUndefined();
+    const gaps = sendAt.slice(1).map((at, i) => at - sendAt[i]!);
+    expect(gaps.slice(0, 5)).toEqual([D.idlePollMs, D.idlePollMs * 2, D.idlePollMs * 4, D.idlePollMs * 8, 1000]);
+    for (const g of gaps.slice(5)) expect(g).toBe(1000);
+    // About one send a second, not thousands.
+    expect(sendAt.length).toBeLessThanOrEqual(Math.ceil(D.busyWaitMs / 1000) + 5);
+    await advance(20, 10);
+    expect((t.state.error as Error).message).toBe(words().errors.stillBusy);
+  });
+
+  test("the lock released: sent at the next pause, and the turn runs", async () => {
+    let lockedUntil = Number.POSITIVE_INFINITY;
+    const t = await start({ send: () => (Date.now() < lockedUntil ? busy() : { accepted: true }) });
+    await advance(300, 10);
+    const sends = t.count("session/send");
+    expect(sends).toBe(3);
+    lockedUntil = Date.now();
+    await advance(400, 10);
+    expect(t.count("session/send")).toBe(sends + 1);
+    t.zcode.emit("turn.started");
+    t.zcode.emit("turn.completed", { resultType: "success" });
+    await settle();
+    expect(t.state.answer?.stopReason).toBe("end_turn");
+  });
+
+  test("cancelled during a pause: answered cancelled at once, and nothing more is sent", async () => {
+    const t = await start({ send: busy });
+    await advance(150, 10);
+    const sends = t.count("session/send");
+    t.turn.cancel();
+    await settle();
+    expect(t.state.answer).toEqual({ stopReason: "cancelled" });
+    await advance(5000, 50);
+    expect(t.count("session/send")).toBe(sends);
+  });
+});
+
 describe("transient turn.failed", () => {
   test("sent again after retryBaseMs, doubling each time; past retryTries the prompt fails", async () => {
     const t = await start();

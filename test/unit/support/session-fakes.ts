@@ -51,6 +51,7 @@ export class FakeZCode {
     "session/messages": { messages: [] },
     "session/list": { sessions: [] },
     "session/compact": { compact: { state: "started" } },
+    deleteSession: true,
   };
   generation = 1;
   private listeners = new Map<string, (e: unknown) => void>();
@@ -100,6 +101,7 @@ export class FakeZCode {
       retryTurn: async () => undefined,
       stopV4Turn: call("v4/command stop"),
       compact: call("session/compact"),
+      deleteSession: (sessionId: string) => call("deleteSession")({ sessionId }),
     } as unknown as ZCodeApi;
   }
 
@@ -180,6 +182,8 @@ export interface FakeOptions {
   cwd?: string;
   mcpServers?: ZCodeMcpServer[];
   autoCompact?: AutoCompact;
+  /** The bridge's state folder (deleted sessions); by default one that does not exist, never the developer's. */
+  stateDir?: string;
 }
 
 /** A Bridge over a scripted ZCode and a recording editor. */
@@ -187,7 +191,8 @@ export function fakeBridge(opts: FakeOptions = {}) {
   const zcode = new FakeZCode();
   const editor = new FakeEditor();
   if (opts.terminalOutput) editor.clientCapabilities = { _meta: { terminal_output: true } };
-  const config = { env: {}, ...(opts.autoCompact ? { autoCompact: opts.autoCompact } : {}) } as BridgeConfig;
+  const env: Record<string, string | undefined> = { XDG_STATE_HOME: opts.stateDir ?? "/nonexistent/zcode-acp-unit-state" };
+  const config = { env, ...(opts.autoCompact ? { autoCompact: opts.autoCompact } : {}) } as BridgeConfig;
   const bridge = new Bridge(config, editor, { api: zcode.api, timings: { ...FAST, ...opts.timings } });
   return { zcode, editor, bridge };
 }

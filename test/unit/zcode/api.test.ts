@@ -115,7 +115,7 @@ describe("params on the wire", () => {
     expect(sent).toEqual([{ method: "session/stop", params: { sessionId: "s1" }, timeoutMs: 10_000 }]);
   });
 
-  test("there is no close(): ZCode's session/close deletes the conversation, so it is deleteSession() and nothing else", async () => {
+  test("there is no close(): ZCode's session/close ends its live session, so it is deleteSession() and nothing else", async () => {
     const api = new ZCodeApi(fakeConn().conn) as unknown as Record<string, unknown>;
     expect(api.close).toBeUndefined();
     // A CLI without v4 (its probe is answered -32601): the legacy close.
@@ -141,6 +141,20 @@ describe("params on the wire", () => {
     // closed:false (a persistence mismatch) is not a deletion.
     const refused = legacy({ "session/close": { closed: false } });
     await expect(new ZCodeApi(refused.conn).deleteSession("s1")).resolves.toBe(false);
+  });
+
+  test("v4 deleteSession: accepted and duplicate did it; a noop ACK did nothing (false)", async () => {
+    for (const [status, done] of [
+      ["accepted", true],
+      ["duplicate", true],
+      ["noop", false],
+    ] as const) {
+      const { conn, sent } = fakeConn({ "v4/commands/query": { results: [] }, "v4/command": { commandId: "c", status } });
+      (conn as unknown as { start: () => Promise<unknown>; capabilities: unknown }).start = async () => ({});
+      (conn as unknown as { capabilities: unknown }).capabilities = new CliCapabilities("0.16.9");
+      await expect(new ZCodeApi(conn).deleteSession("s1")).resolves.toBe(done);
+      expect(sent.find((f) => f.method === "v4/command")?.params).toMatchObject({ sessionId: "s1", type: "deleteSession", payload: {} });
+    }
   });
 
   test("fork, rewind, goal, compact, steer", async () => {
