@@ -59,17 +59,21 @@ const V4 = en.errors.v4;
 const REWIND = en.commands.rewind;
 
 describe("26.3: /rewind <new prompt> after a turn that changed no files", () => {
-  test("the prompt is replaced with workspaceMode preserve (ZCode blocks rewind there: fork-edit-retry.ts); told so", () =>
-    withBridge({ record: true }, async (h) => {
-      const sid = await newSession(h);
-      await h.prompt(sid, "hello");
-      const out = await promptAndCollect(h, sid, "/rewind say hi instead");
-      expect(out.response.stopReason).toBe("end_turn");
-      expect(out.text).toContain(REWIND.rerunningChatOnly);
-      expect(out.text).toContain("Echo: say hi instead");
-      expect(out.frames.find((f) => f.method === "v4/command")!.params.payload).toMatchObject({ workspaceMode: "preserve" });
-      await expectHistory(h, sid, ["say hi instead"]);
-    }));
+  test(
+    "the prompt is replaced with workspaceMode preserve (ZCode blocks rewind there: fork-edit-retry.ts); told so",
+    () =>
+      withBridge({ record: true }, async (h) => {
+        const sid = await newSession(h);
+        await h.prompt(sid, "hello");
+        const out = await promptAndCollect(h, sid, "/rewind say hi instead");
+        expect(out.response.stopReason).toBe("end_turn");
+        expect(out.text).toContain(REWIND.rerunningChatOnly);
+        expect(out.text).toContain("Echo: say hi instead");
+        expect(out.frames.find((f) => f.method === "v4/command")!.params.payload).toMatchObject({ workspaceMode: "preserve" });
+        await expectHistory(h, sid, ["say hi instead"]);
+      }),
+    20_000,
+  );
 });
 
 describe("26.4: a turn longer than one rowsRange page (200 rows)", () => {
@@ -189,44 +193,60 @@ describe("27.10: a retry ZCode refuses", () => {
 });
 
 describe("27.12: refusals and unreadable answers in words", () => {
-  test("/rewind <new prompt> refused by ZCode: a reply in words, not an error", () =>
-    withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:rejected=guard.latestQueryEditOnly" } }, async (h) => {
-      const sid = await newSession(h);
-      await h.prompt(sid, "hello");
-      const out = await promptAndCollect(h, sid, "/rewind say hi");
-      expect(out.response.stopReason).toBe("end_turn");
-      expect(out.text).toBe(V4.latestOnly);
-    }));
+  test(
+    "/rewind <new prompt> refused by ZCode: a reply in words, not an error",
+    () =>
+      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:rejected=guard.latestQueryEditOnly" } }, async (h) => {
+        const sid = await newSession(h);
+        await h.prompt(sid, "hello");
+        const out = await promptAndCollect(h, sid, "/rewind say hi");
+        expect(out.response.stopReason).toBe("end_turn");
+        expect(out.text).toBe(V4.latestOnly);
+      }),
+    20_000,
+  );
 
-  test("/rewind <new prompt> answered with an ACK no schema knows: a reply in words", () =>
-    withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:garbage" } }, async (h) => {
-      const sid = await newSession(h);
-      await h.prompt(sid, "hello");
-      const out = await promptAndCollect(h, sid, "/rewind say hi");
-      expect(out.response.stopReason).toBe("end_turn");
-      // ZCode ran it (the ACK alone is garbled): its output may follow.
-      expect(out.text).toStartWith(REWIND.unreadable);
-    }));
+  test(
+    "/rewind <new prompt> answered with an ACK no schema knows: a reply in words",
+    () =>
+      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:garbage" } }, async (h) => {
+        const sid = await newSession(h);
+        await h.prompt(sid, "hello");
+        const out = await promptAndCollect(h, sid, "/rewind say hi");
+        expect(out.response.stopReason).toBe("end_turn");
+        // ZCode ran it (the ACK alone is garbled): its output may follow.
+        expect(out.text).toStartWith(REWIND.unreadable);
+      }),
+    20_000,
+  );
 
-  test("/rewind <new prompt> stale twice: 'twice in a row', in words", () =>
-    withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:stale*2" } }, async (h) => {
-      const sid = await newSession(h);
-      await h.prompt(sid, "hello");
-      const out = await promptAndCollect(h, sid, "/rewind say hi");
-      expect(out.text).toBe(V4.staleRevision);
-    }));
+  test(
+    "/rewind <new prompt> stale twice: 'twice in a row', in words",
+    () =>
+      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:stale*2" } }, async (h) => {
+        const sid = await newSession(h);
+        await h.prompt(sid, "hello");
+        const out = await promptAndCollect(h, sid, "/rewind say hi");
+        expect(out.text).toBe(V4.staleRevision);
+      }),
+    20_000,
+  );
 
-  test("one stale ACK to /steer says what happened (not 'twice in a row')", () =>
-    withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "sendText:stale*1" } }, async (h) => {
-      const sid = await newSession(h);
-      const turn = h.prompt(sid, "#scenario:slow n=400");
-      await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the turn to stream");
-      const steer = await promptAndCollect(h, sid, "/steer use TypeScript");
-      expect(steer.text).toContain(V4.staleOnce);
-      expect(steer.text).not.toContain("twice");
-      await h.cancel(sid);
-      await turn;
-    }));
+  test(
+    "one stale ACK to /steer says what happened (not 'twice in a row')",
+    () =>
+      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "sendText:stale*1" } }, async (h) => {
+        const sid = await newSession(h);
+        const turn = h.prompt(sid, "#scenario:slow n=400");
+        await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the turn to stream");
+        const steer = await promptAndCollect(h, sid, "/steer use TypeScript");
+        expect(steer.text).toContain(V4.staleOnce);
+        expect(steer.text).not.toContain("twice");
+        await h.cancel(sid);
+        await turn;
+      }),
+    20_000,
+  );
 });
 
 describe("27.1: a cancel while the ACK of the command that starts the turn is on its way", () => {
