@@ -1,23 +1,44 @@
 import { t } from "../i18n/index.ts";
 import type { FileEntry } from "../zcode/v4/schemas.ts";
-import { ZCODE_ERR } from "../zcode/errors.ts";
+import { LOCAL_ERR, shownMessage, ZCODE_ERR } from "../zcode/errors.ts";
+import { LOCAL_V4_ERR } from "../zcode/v4/channel.ts";
+import { reasonSay } from "../zcode/v4/reasons.ts";
 import { errorCode } from "./explain.ts";
 import type { CommandContext, SlashCommand } from "./types.ts";
 import { code } from "./text.ts";
 
 // /rewind alone undoes the last turn's file changes and keeps the chat
 // (ZCode's applyFileRewind); /rewind <new prompt> replaces the last prompt
-// and runs it again with its turn's files restored first (editUserQuery,
-// workspaceMode "rewind"). ZCode refuses both when a file cannot be restored
-// safely: then nothing changes, and the user is told which files and why.
+// and runs it again, with its turn's files restored first when that turn
+// changed any (editUserQuery, workspaceMode "rewind", else "preserve").
+// ZCode refuses both when a file cannot be restored safely: then nothing
+// changes, and the user is told which files and why. Any refusal, and an
+// answer the bridge cannot read, is a reply in words.
 // A 0.15 CLI (no v4) has its legacy rewind of the conversation instead.
 
 function unsafeText(head: string, files: readonly FileEntry[]): string {
   const words = t().commands.rewind;
+  if (files.length === 0) return head;
   const lines = files.map((f) =>
     words.unsafeLine(code(f.path), (f.reason && words.unsafeReason[f.reason]) || words.unsafeOther(code(f.reason ?? "?"))),
   );
   return [head, "", ...lines, "", words.unsafeHint].join("\n");
+}
+
+/**
+ * ZCode's refusal (a V4CommandError, worded as explain.ts words it for any
+ * command) or an ACK the bridge could not read, in words; undefined for
+ * anything else. An unreadable ACK may hide a command ZCode carried out:
+ * the user is told to look. Needed here because /rewind <new prompt> runs
+ * inside a turn, whose errors would reach the editor as ACP errors.
+ */
+function refusalText(err: unknown): string | undefined {
+  const words = t().commands.rewind;
+  const c = errorCode(err);
+  if (c === LOCAL_V4_ERR) return shownMessage(err);
+  const method = (err as { method?: unknown }).method;
+  if (c === LOCAL_ERR.internal && typeof method === "string" && method.startsWith("v4/command")) return words.unreadable;
+  return undefined;
 }
 
 async function rewindFiles(ctx: CommandContext): Promise<void> {
@@ -50,6 +71,8 @@ async function rewindFiles(ctx: CommandContext): Promise<void> {
     const c = errorCode(err);
     if (c === ZCODE_ERR.revisionConflict) return ctx.say(words.conflict(expectedRevision));
     if (c === ZCODE_ERR.noCheckpoint) return ctx.say(words.noCheckpoint);
+    const refused = refusalText(err);
+    if (refused !== undefined) return ctx.say(refused);
     throw err;
   }
 }
@@ -58,13 +81,24 @@ async function rewritePrompt(ctx: CommandContext, text: string): Promise<void> {
   const words = t().commands.rewind;
   if (!(await ctx.api.hasV4())) return ctx.say(words.promptNeedsV4(ctx.cliVersion()));
   await ctx.runTurn(async () => {
-    const o = await ctx.api.rewritePrompt({ sessionId: ctx.sessionId, text });
+    let o: Awaited<ReturnType<typeof ctx.api.rewritePrompt>>;
+    try {
+      o = await ctx.api.rewritePrompt({ sessionId: ctx.sessionId, text });
+    } catch (err) {
+      const refused = refusalText(err);
+      if (refused === undefined) throw err;
+      await ctx.say(refused);
+      return undefined;
+    }
     if (o?.kind === "rerun") {
-      await ctx.say(`${words.rerunning}\n\n`);
+      await ctx.say(`${o.workspaceMode === "rewind" ? words.rerunning : words.rerunningChatOnly}\n\n`);
       return { commandId: o.commandId };
     }
-    if (o?.kind === "blocked") await ctx.say(unsafeText(words.blocked, [...o.files, ...o.ignored]));
-    else await ctx.say(words.noPrompt);
+    if (o?.kind === "blocked") {
+      const files = [...o.files, ...o.ignored];
+      const why = reasonSay(o.reasonCode ?? "guard.workspaceRewindUnsafeFiles", "blocked")(t().errors);
+      await ctx.say(unsafeText(words.blocked(why, files.length > 0), files));
+    } else await ctx.say(words.noPrompt);
     return undefined;
   });
 }

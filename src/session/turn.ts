@@ -86,6 +86,7 @@ export class Turn implements RunningTurn {
   private foreground: string | undefined;
   /** Set when a retryable failure is retried: ZCode's id of the failed turn ("" when unknown). */
   private retryOf: string | undefined;
+  private cancelled = false; // while ZCode may have had it: a start still on its way is stopped when it lands
 
   constructor(
     private readonly s: SessionHost,
@@ -180,6 +181,7 @@ export class Turn implements RunningTurn {
       return;
     }
     this.move("cancelling");
+    this.cancelled = true;
     this.s.work.expectLeftovers({ idleWait: false, stop: this.stopHow() });
     // ZCode may keep streaming or ignore the stop: answer anyway, and have
     // the next prompt wait until ZCode is idle.
@@ -270,8 +272,8 @@ export class Turn implements RunningTurn {
           return;
         }
         if (this.at("sending")) this.move("running");
-        // Cancelled while the send was queued in ZCode: that stop may have come first.
-        else if (this.at("cancelling")) this.s.work.stopZCode(this.stopHow());
+        // Cancelled while the start was on its way (the stop went first, or was legacy for a v4 start): stop it now.
+        else if (this.cancelled) this.s.work.stopZCode(this.stopHow());
         this.stall.touch();
         return;
       } catch (err) {

@@ -30,16 +30,20 @@ import type { Workspace } from "./schemas.ts";
 import { V4Channel, V4CommandError } from "./v4/channel.ts";
 import {
   editOutcome,
+  editTarget,
   fileRewindOutcome,
-  pickEdit,
-  pickFileRewind,
-  pickRetry,
+  fileRewindTarget,
+  retryTarget,
   type EditOutcome,
   type FileRewindOutcome,
 } from "./v4/picks.ts";
+import { V4Probe } from "./v4/probe.ts";
 import { InputAcceptedSchema } from "./v4/schemas.ts";
 import * as v from "valibot";
 import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
+import { log } from "../log.ts";
+
+const logger = log.withTag("zcode");
 
 // The typed ZCode API: one method per wire method, params shaped as the CLI
 // wants them, results validated, per-method timeouts in one table. Errors are
@@ -116,33 +120,24 @@ export class ZCodeApi {
   readonly conn: ZCodeConnection;
   private readonly timeouts: Timeouts;
   private readonly v4: V4Channel;
-  /** One probe per child (a child's capabilities object lives as long as it does). */
-  private readonly v4Probes = new WeakMap<CliCapabilities, Promise<boolean>>();
+  private readonly v4Probe: V4Probe;
 
   constructor(conn: ZCodeConnection, opts: { timeouts?: Timeouts } = {}) {
     this.conn = conn;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
     this.v4 = new V4Channel(conn);
+    this.v4Probe = new V4Probe(this.v4, () => this.conn.capabilities);
   }
 
   /**
-   * Does the running CLI serve the v4 command channel? Probed once per child
-   * (ZCODE-V4.md §2: by asking, never by version); the answer also goes to
-   * the child's capabilities, so the slash menu follows it.
+   * Does the running CLI serve the v4 command channel? Probed per child
+   * (ZCODE-V4.md §2: by asking, never by version; v4/probe.ts); the answer
+   * also goes to the child's capabilities, so the slash menu follows it.
    */
   async hasV4(): Promise<boolean> {
     await this.conn.start();
     const caps = this.conn.capabilities;
-    if (!caps) return false;
-    let probe = this.v4Probes.get(caps);
-    if (!probe) {
-      probe = this.v4.probe().then((ok) => {
-        caps.setV4(ok);
-        return ok;
-      });
-      this.v4Probes.set(caps, probe);
-    }
-    return probe;
+    return caps ? this.v4Probe.ask(caps) : false;
   }
 
   private unsupported(method: string): ZCodeError {
@@ -177,10 +172,11 @@ export class ZCodeApi {
   /**
    * The v4 probe, sent beside a session's first request so the slash menu
    * the session announces already knows what this CLI offers. Never fails
-   * the request it goes with.
+   * the request it goes with, and holds it only briefly: a late answer
+   * updates the menu when it comes.
    */
   private probeBeside(): Promise<unknown> {
-    return this.hasV4().catch(() => false);
+    return this.v4Probe.briefly(this.hasV4());
   }
 
   /** MCP servers are per-load runtime configuration: ZCode wants them again on every resume. */
@@ -296,7 +292,7 @@ export class ZCodeApi {
    */
   async rewindLastTurn(p: { sessionId: string; expectedRevision?: number }): Promise<RewindOutcome> {
     if (await this.hasV4()) {
-      const sent = await this.v4.targeted(p.sessionId, pickFileRewind);
+      const sent = await this.v4.targeted(p.sessionId, fileRewindTarget);
       return sent ? fileRewindOutcome(sent.ack.result) : { kind: "nothing" };
     }
     if (this.capabilities()?.supports("session/rewind") === false) throw this.unsupported("session/rewind");
@@ -310,25 +306,41 @@ export class ZCodeApi {
 
   /**
    * /rewind <new prompt>: the last prompt is replaced by `text` and run again,
-   * the files of its turn restored first (`editUserQuery`, workspaceMode
-   * "rewind"). v4 only: undefined on a CLI without it.
+   * the files of its turn restored first when it changed any (`editUserQuery`,
+   * workspaceMode "rewind", else "preserve": picks.ts). v4 only: undefined on
+   * a CLI without it.
    */
   async rewritePrompt(p: { sessionId: string; text: string }): Promise<EditOutcome | undefined> {
     if (!(await this.hasV4())) return undefined;
-    const sent = await this.v4.targeted(p.sessionId, (rows) => pickEdit(rows, p.text, "rewind"));
-    return sent ? editOutcome(sent.ack.result, sent.commandId) : { kind: "nothing" };
+    const sent = await this.v4.targeted(p.sessionId, editTarget(p.text));
+    if (!sent) return { kind: "nothing" };
+    return editOutcome(sent.ack.result, sent.commandId, sent.payload.workspaceMode === "rewind" ? "rewind" : "preserve");
   }
 
   /**
    * Runs a failed turn again without a second copy of its prompt in ZCode's
    * history (ZCODE-V4.md §5.4). Resolves with the command id (the new turn's
-   * queryId), or undefined when this CLI cannot (no v4, or nothing ZCode
-   * offers to retry): the caller then sends the prompt again.
+   * queryId), or undefined when this CLI cannot (no v4, nothing ZCode offers
+   * to retry, or ZCode refused the retry: rejected, stale twice, failed):
+   * the caller then sends the prompt again. `failed activePrompt` (Core
+   * still settles the failed turn) is thrown as busy: the caller waits for
+   * idle and sends again. ZCode cut the failed turn before it refused
+   * (fork-edit-retry.ts retryTurn rewinds, then prompt-turn.ts admission
+   * answers activePrompt), so that send leaves one copy too. An error that
+   * is not an ACK (a timeout, a garbled answer) is thrown as it is: ZCode
+   * may have started the retry, and a second prompt would run it twice.
    */
   async retryTurn(p: { sessionId: string; turnId: string }): Promise<{ commandId: string } | undefined> {
     if (!(await this.hasV4())) return undefined;
-    const sent = await this.v4.targeted(p.sessionId, (rows) => pickRetry(rows, p.turnId));
-    return sent ? { commandId: sent.commandId } : undefined;
+    try {
+      const sent = await this.v4.targeted(p.sessionId, retryTarget(p.turnId));
+      return sent ? { commandId: sent.commandId } : undefined;
+    } catch (err) {
+      if (!(err instanceof V4CommandError)) throw err;
+      if (err.reasonCode === "activePrompt") throw new ZCodeError(err.message, { code: ZCODE_ERR.promptRunning, method: err.method });
+      logger.info(`ZCode refused the retry (${err.status} ${err.reasonCode ?? "without a reason"}); sending the prompt again`);
+      return undefined;
+    }
   }
 
   /**

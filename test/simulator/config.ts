@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CatalogKnobs, DEFAULT_MODEL, findModel, type ModelSel, parseModelSpec } from "./catalog.ts";
+import { V4Faults } from "./v4-faults.ts";
 
 export interface SimConfig {
   version: string;
@@ -34,6 +35,8 @@ export interface SimConfig {
   defaultModel: ModelSel;
   /** ZCODE_SIM_WITHDRAWN_MODELS, ZCODE_SIM_DISABLED_MODELS, ZCODE_SIM_SET_MODEL_FAILS. */
   catalog: CatalogKnobs;
+  /** ZCODE_SIM_V4_PROBE, ZCODE_SIM_V4_ACK (v4-faults.ts). */
+  v4Faults?: V4Faults;
   /** The launch environment the real CLI would read. */
   launch: {
     builtinProviderConfigFile?: string;
@@ -121,6 +124,13 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     },
     launch: {},
   };
+  if (env.ZCODE_SIM_V4_PROBE || env.ZCODE_SIM_V4_ACK) {
+    try {
+      cfg.v4Faults = new V4Faults(env.ZCODE_SIM_V4_PROBE, env.ZCODE_SIM_V4_ACK);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
   if (env.ZCODE_SIM_RECORD) cfg.record = env.ZCODE_SIM_RECORD;
   if (env.ZCODE_SIM_REPLAY) cfg.replay = env.ZCODE_SIM_REPLAY;
   if (env.ZCODE_SIM_REPLAY_WORKSPACE) cfg.replayWorkspace = env.ZCODE_SIM_REPLAY_WORKSPACE;

@@ -118,6 +118,8 @@
  * - ZCODE_SIM_HANDLER_DELAY_MS: time every queued request handler takes (0).
  * - ZCODE_SIM_BATCH_DELTAS: 0 sends every text/reasoning delta as its own
  *   event (default: batched as the CLI does, sim.ts DeltaBatch)
+ * - ZCODE_SIM_V4_PROBE=<fault>[*n], ZCODE_SIM_V4_ACK=<type>:<fault>[*n],…: faults of
+ *   the v4 probe and of v4 command ACKs (late, garbled, refused; v4-faults.ts).
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated

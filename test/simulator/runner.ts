@@ -5,7 +5,7 @@
 import { type TurnAttachment, wireAttachment } from "./attachments.ts";
 import { isAccountProvider } from "./catalog.ts";
 import { formatIssues, validate } from "./schema.ts";
-import { scenarios } from "./scenarios/index.ts";
+import { extraRows, scenarios } from "./scenarios/index.ts";
 import type { Runtime, Sim } from "./sim.ts";
 import { newId, uuid } from "./store.ts";
 import { Stopped, Turn, type TurnFailure } from "./turn.ts";
@@ -308,6 +308,7 @@ export async function runTurn(turn: Turn): Promise<void> {
           turnPhase: "model_request",
         };
       } else {
+        await extraRows(turn);
         await scenario(turn);
         await turn.endStep();
         // A text-only completion is a boundary too: each pending guide gets a model step of its own.

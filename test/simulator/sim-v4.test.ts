@@ -235,6 +235,38 @@ describe("commands", () => {
     expect(scopes).toEqual(["workspace", "conversation"]);
   });
 
+  test("editUserQuery of a turn that changed no file: rewind is blocked (guard.workspaceRewindUnavailable), preserve runs", async () => {
+    // fork-edit-retry.ts editUserQuery: "rewind" fails closed when the preview has no safe file; the default is "preserve".
+    const c = sim();
+    const id = await c.subscribed("/w/g2");
+    await c.turn(id, "hello");
+    const blocked = await cas(c, id, "editUserQuery", (r) => last(r, "userInput"), { newText: "x", workspaceMode: "rewind" });
+    expect(blocked).toMatchObject({
+      status: "accepted",
+      result: { disposition: "blocked", reasonCode: "guard.workspaceRewindUnavailable", preview: { canApply: false, safeFiles: [] } },
+    });
+    expect(await userTexts(c, id)).toEqual(["hello"]);
+    const from = c.frames.length;
+    const ran = await cas(c, id, "editUserQuery", (r) => last(r, "userInput"), { newText: "hi instead" });
+    expect(ran).toMatchObject({ status: "accepted", result: { disposition: "rewind" } });
+    await c.waitTurnEnd(id, 5000, from);
+    expect(await userTexts(c, id)).toEqual(["hi instead"]);
+  });
+
+  test("rowsRange pages back: newest `limit` rows, then beforeRowId while hasMore (transport.ts)", async () => {
+    const c = sim();
+    const id = await c.subscribed("/w/p");
+    await c.turn(id, "#scenario:default rows=5");
+    const newest = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 3 });
+    expect(newest.hasMore).toBe(true);
+    const ids = newest.rows.map((r: any) => r.rowId);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const older = await c.call("v4/conversation/rowsRange", { sessionId: id, beforeRowId: ids[0], limit: 200 });
+    expect(older.hasMore).toBe(false);
+    expect(older.rows.every((r: any) => r.rowId < ids[0])).toBe(true);
+    expect(older.rows[0].kind).toBe("turnHeader");
+  });
+
   test("retry: retryTurn on the failed turn's reply, editUserQuery when it has none; one copy of the prompt", async () => {
     const c = sim();
     const id = await c.subscribed("/w/h");
@@ -303,5 +335,37 @@ describe("streaming deltas batched as the CLI does", () => {
     const deltas = ev.filter((e) => e.payload.kind === "text_delta").map((e) => e.payload.delta);
     // The pause lets the 250 ms timer out the first batch; the stream's end (the next other event) the second.
     expect(deltas).toEqual(["The answer ", "to the question is forty", "-two, and that is all."]);
+  });
+});
+
+describe("fault switches (v4-faults.ts)", () => {
+  function faulty(env: Record<string, string>): SimClient {
+    const c = new SimClient(tempDir(), { env });
+    open.push(c);
+    return c;
+  }
+  const probe = { commands: [{ sessionId: null, commandId: "probe" }] };
+
+  test("ZCODE_SIM_V4_PROBE: error and garbage the first n times, then the real answer", async () => {
+    const c = faulty({ ZCODE_SIM_V4_PROBE: "error*1" });
+    expect((await c.request("v4/commands/query", probe)).error.code).toBe(-32603);
+    expect((await c.call("v4/commands/query", probe)).results).toHaveLength(1);
+    const g = faulty({ ZCODE_SIM_V4_PROBE: "garbage" });
+    expect(await g.call("v4/commands/query", probe)).toEqual({ results: "unknown" });
+  });
+
+  test("ZCODE_SIM_V4_ACK: stale, refusals and activePrompt (the conversation cut first, as fork-edit-retry.ts retryTurn does)", async () => {
+    const c = faulty({ ZCODE_SIM_V4_ACK: "sendText:stale*1,retryTurn:activePrompt*1" });
+    const id = await c.subscribed("/w/f");
+    expect(await command(c, id, "sendText", { text: "x", requestedDelivery: "guide" })).toMatchObject({
+      status: "stale",
+      reasonCode: "proto.staleRevision",
+    });
+    const p1 = "#scenario:fail-transient fails=1 after=1";
+    await c.turn(id, p1);
+    await c.waitIdle(id, 5000);
+    const refused = await cas(c, id, "retryTurn", (r) => r.find((x: any) => x.actions?.canRetry));
+    expect(refused).toMatchObject({ status: "failed", reasonCode: "activePrompt" });
+    expect(await userTexts(c, id)).toEqual([]);
   });
 });

@@ -30,6 +30,7 @@ import {
 import type { Runtime, Sim } from "./sim.ts";
 import { newId } from "./store.ts";
 import type { SessionRecord, TurnLog } from "./types.ts";
+import type { AckFault } from "./v4-faults.ts";
 import { log } from "./wire.ts";
 
 /** command.ts COMMAND_TYPES: the 35 types; those without a handler here fail `fault.command.notImplemented`. */
@@ -287,6 +288,8 @@ interface Exec {
   r: Runtime;
   env: Record<string, any>;
   payload: Record<string, any>;
+  /** A switched-on fault of this command (v4-faults.ts), for the handlers that act on it. */
+  fault?: AckFault;
   /** Runs once the ACK is written (a turn the command starts streams after it). */
   after(fn: () => void): void;
 }
@@ -333,11 +336,14 @@ function turnOfRow(s: SessionRecord, row: Row): TurnLog | undefined {
 }
 
 function preview(t: TurnLog) {
-  const unsafe = t.files.filter((f) => f.unsafeReason);
+  // [sim: a turn whose files are already rewound has nothing left to restore; ZCode's
+  // previewWorkspaceFileRewind is not in the index, the audit (§2.2 A1) reads it so.]
+  const files = t.fileState === "active" ? t.files : [];
+  const unsafe = files.filter((f) => f.unsafeReason);
   return {
-    canApply: unsafe.length === 0 && t.files.length > 0,
-    ignoredFiles: [],
-    safeFiles: t.files
+    canApply: unsafe.length === 0 && files.length > 0,
+    ignoredFiles: [] as { path: string; reason: string }[],
+    safeFiles: files
       .filter((f) => !f.unsafeReason)
       .map((f) => ({ action: f.action, operationCount: f.operationCount, path: f.path, toolNames: f.toolNames })),
     unsafeFiles: unsafe.map((f) => ({
@@ -492,18 +498,24 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
       await untilIdle(e.r);
     }
     const decision = e.r.v4Revision;
-    if (e.payload.workspaceMode === "rewind" && t.files.length > 0 && t.fileState === "active") {
+    // fork-edit-retry.ts editUserQuery (:155-175): workspaceMode defaults to "preserve"; "rewind" previews the
+    // turn's files and fails closed when `!preview.canApply || ignoredFiles.length > 0 || safeFiles.length === 0`,
+    // so a turn that changed no file (or whose files are rewound) is blocked with guard.workspaceRewindUnavailable.
+    if ((e.payload.workspaceMode ?? "preserve") === "rewind") {
       const p = preview(t);
-      if (!p.canApply)
+      if (!p.canApply || p.ignoredFiles.length > 0 || p.safeFiles.length === 0) {
+        const reasonCode =
+          p.unsafeFiles.length > 0
+            ? "guard.workspaceRewindUnsafeFiles"
+            : p.ignoredFiles.length > 0
+              ? "guard.workspaceRewindIgnoredFiles"
+              : p.safeFiles.length === 0
+                ? "guard.workspaceRewindUnavailable"
+                : "guard.workspaceRewindApplyConflict";
         return ack(e, "accepted", {
-          result: {
-            type: "editUserQuery",
-            disposition: "blocked",
-            sessionId: e.s.id,
-            reasonCode: "guard.workspaceRewindUnsafeFiles",
-            preview: p,
-          },
+          result: { type: "editUserQuery", disposition: "blocked", sessionId: e.s.id, reasonCode, preview: p },
         });
+      }
       rewindFiles(e, t);
     }
     rewindConversation(e, t);
@@ -522,7 +534,11 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     if (!t || !prompt) return ack(e, "failed", { reasonCode: "fault.command.executionFailed" });
     const text = prompt.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
     const decision = e.r.v4Revision;
+    // fork-edit-retry.ts retryTurn: the conversation is cut (submitConversationRewind) before the new turn's
+    // admission, which may refuse it (prompt-turn.ts: `activePrompt` while Core still settles a turn).
     rewindConversation(e, t);
+    if (e.fault?.kind === "activePrompt")
+      return ack(e, "failed", { reasonCode: "activePrompt", message: "Core prompt admission rejected: turn_active" });
     startV4Turn(e, text, "userInput");
     return { ...ack(e, "accepted"), revisionAtDecision: decision };
   },
@@ -568,6 +584,9 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   const v = validate(envelope, raw);
   if (!v.ok) return rejected(idOf, "proto.invalidPayload", zodText(v.issues));
   const env = v.value as Record<string, any>;
+  // ZCODE_SIM_V4_ACK (v4-faults.ts): a late command waits here, as behind a busy serial queue.
+  const fault = sim.cfg.v4Faults?.nextAck(env.type);
+  if (fault?.kind === "delay") await Bun.sleep(fault.ms);
   const schema = PAYLOADS[env.type];
   let payload: Record<string, any> = {};
   if (schema) {
@@ -599,12 +618,14 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
     if (env.baseRevision !== r.v4Revision)
       return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: r.v4Revision };
   }
+  const refused = faultAnswer(fault, env.commandId, r.v4Revision);
+  if (refused) return refused;
   const handler = HANDLERS[env.type];
   const run = async (): Promise<Ack> => {
     if (!handler)
       return { commandId: env.commandId, status: "failed", reasonCode: "fault.command.notImplemented", revisionAtDecision: r.v4Revision };
     try {
-      return await handler({ sim, s, r, env, payload, after });
+      return await handler({ sim, s, r, env, payload, after, ...(fault ? { fault } : {}) });
     } catch (err) {
       log(`v4 ${env.type} failed: ${(err as Error).stack ?? err}`);
       return {
@@ -623,7 +644,22 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   // rejected and stale ACKs are not remembered: the same commandId may come again after a fresh read.
   if (settled.status === "rejected" || settled.status === "stale") table.delete(env.commandId);
   while (table.size > 512) table.delete(table.keys().next().value!);
+  // `garbage`: the command ran, its ACK has a shape no version of command.ts knows.
+  if (fault?.kind === "garbage") return { commandId: env.commandId, status: "done", revisionAtDecision: "soon" } as never;
   return settled;
+}
+
+/** A switched-on refusal, answered without running the command (not remembered, as rejected/stale are not). */
+function faultAnswer(fault: AckFault | undefined, commandId: string, revision: number): Ack | undefined {
+  switch (fault?.kind) {
+    case "stale":
+      return { commandId, status: "stale", reasonCode: "proto.staleRevision", revisionAtDecision: revision };
+    case "rejected":
+    case "failed":
+      return { commandId, status: fault.kind, reasonCode: fault.reasonCode, revisionAtDecision: revision };
+    default:
+      return undefined;
+  }
 }
 
 /** A v4 query's bad params: -32603 with zod's message (server.ts toProtocolError). */
@@ -640,7 +676,15 @@ export const v4Methods: Record<string, Handler> = {
     return decide(sim, p, (fn) => ctx.after(fn));
   },
 
-  async "v4/commands/query"(sim, p) {
+  async "v4/commands/query"(sim, p, ctx) {
+    // ZCODE_SIM_V4_PROBE (v4-faults.ts): a probe that fails, says nothing readable, or is never answered.
+    const fault = sim.cfg.v4Faults?.nextProbe();
+    if (fault?.kind === "error") throw new Error("command store unavailable");
+    if (fault?.kind === "garbage") return { results: "unknown" };
+    if (fault?.kind === "hang") {
+      ctx.dropAnswer();
+      return {};
+    }
     const q = queryParams(obj({ commands: arr(queryKey, { min: 1, max: 64 }), clock: opt(bool()) }), p);
     const results = [];
     for (const k of q.commands as { sessionId: string | null; commandId: string }[]) {
@@ -662,6 +706,8 @@ export const v4Methods: Record<string, Handler> = {
     );
     const s = sim.store.get(q.sessionId);
     if (!s) throw new RpcError(-32004, `Session not found: ${q.sessionId}`);
+    // transport.ts v4ConversationRowsRangeParamsSchema ("游标制行分页，loadOlder"): the newest `limit` rows,
+    // or those before `beforeRowId`, rowId ascending; hasMore when older rows remain.
     // A session not active here is cold-resumed for the read.
     const r = sim.rt(s.id) ?? sim.activate(s);
     let rows = projectRows(sim, s, r);

@@ -52,13 +52,17 @@ export const commands = {
       "Nothing to rewind: the last turn changed no files, or its changes are already rewound. `/rewind <new prompt>` replaces the last prompt instead.",
     /** /rewind <prompt> with no prompt ZCode lets the user edit. */
     noPrompt: "Nothing to rewind: ZCode offers no prompt to replace here (no turn yet, or one is still running).",
-    /** /rewind <prompt> refused because the files cannot be restored; the files follow. */
-    blocked: "Nothing was changed: the last turn's files cannot be restored safely, so ZCode did not replace the prompt:",
+    /** /rewind <prompt> refused because the files cannot be restored (`why`: errors.v4.workspaceRewind*); the files follow, if any. */
+    blocked: (why: string, listed: boolean) => `Nothing was changed: ${why}, so ZCode did not replace the prompt${listed ? ":" : "."}`,
+    /** An ACK the bridge could not read: ZCode may have done it. */
+    unreadable: "ZCode's answer to the rewind could not be read; look at the conversation (and your files) to see whether it was done.",
     /** /rewind <prompt> on a CLI without v4. */
     promptNeedsV4: (version: string) =>
       `\`/rewind <new prompt>\` needs ZCode CLI 0.16.5 or newer (this is ${version}). \`/rewind\` alone rewinds the conversation to its latest checkpoint here.`,
     /** Shown before the rerun's output. */
     rerunning: "Rewound the last turn (files and chat). Running the new prompt:",
+    /** The same, for a turn that changed no files (only the chat is rewound). */
+    rerunningChatOnly: "Rewound the last turn's chat (it changed no files). Running the new prompt:",
     /** Each part is undefined when ZCode did not say. */
     rewound: (checkpointCode: string | undefined, removed: number | undefined, revision: number | undefined) =>
       `Rewound to the latest checkpoint${checkpointCode ? ` ${checkpointCode}` : ""}: ` +

@@ -146,6 +146,8 @@ export const errors = {
   v4: {
     sessionNotFound: "ZCode does not have this session open any more; try again (the bridge opens it first).",
     staleRevision: "The conversation changed while the command was prepared, twice in a row; nothing was done. Try again.",
+    /** A command sent once, answered stale. */
+    staleOnce: "The conversation changed while the command was on its way; nothing was done. Try again.",
     staleTarget: "The message the command was for is no longer there; nothing was done. Try again.",
     invalidPayload: "ZCode did not accept the command the bridge built (a bug in zcode-acp-server); nothing was done.",
     actionUnavailable:
@@ -155,6 +157,18 @@ export const errors = {
     notImplemented: "This ZCode CLI does not implement that command yet.",
     executionFailed: "ZCode could not carry out the command.",
     emptyInput: "The text is empty; nothing was sent.",
+    payloadTooLarge: "ZCode's answer to the command was too large to send back; look at the conversation before trying again.",
+    heldQueueStale: "The messages ZCode holds in its queue changed meanwhile; nothing was done. Try again.",
+    heldQueueDispositionRequired:
+      "ZCode holds queued messages of a stopped turn and wants to be told first what to do with them (in the ZCode app); nothing was done.",
+    restoreWarning: "ZCode cannot run a prompt in this session: its model is not available. Pick another with `/model`; nothing was done.",
+    activePrompt: "ZCode is still finishing the previous turn; nothing was done. Try again in a moment.",
+    inputRejected: "ZCode refused the input; nothing was done.",
+    queryUnavailable: "ZCode could not look up whether this command was already carried out; nothing was done. Try again.",
+    workspaceRewindUnsafeFiles: "the last turn's files cannot be restored safely",
+    workspaceRewindIgnoredFiles: "the last turn changed files through shell commands, which ZCode cannot restore",
+    workspaceRewindUnavailable: "ZCode has none of the last turn's files to restore (it changed none, or they are already rewound)",
+    workspaceRewindApplyConflict: "the files changed while ZCode was restoring them",
     /** A reason the bridge does not know: ZCode's code as it is. */
     other: (status: string, reasonCode?: string) => `ZCode answered ${status}${reasonCode ? ` (${reasonCode})` : ""}; nothing was done.`,
   },

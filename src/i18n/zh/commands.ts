@@ -47,10 +47,12 @@ export const commands: typeof en = {
     unsafeHint: "请手动（或用版本控制）撤销这些更改，然后再次运行 `/rewind`。",
     noFiles: "没有可回退的内容：上一个回合没有更改文件，或其更改已被撤销。`/rewind <新提示>` 可替换上一条提示。",
     noPrompt: "没有可回退的内容：这里没有可替换的提示（还没有回合，或有回合正在运行）。",
-    blocked: "未做任何更改：上一个回合的文件无法安全恢复，因此 ZCode 没有替换提示：",
+    blocked: (why, listed) => `未做任何更改：${why}，因此 ZCode 没有替换提示${listed ? "：" : "。"}`,
+    unreadable: "无法读取 ZCode 对回退的回复；请查看对话（和文件）以确认是否已执行。",
     promptNeedsV4: (version) =>
       `\`/rewind <新提示>\` 需要 ZCode CLI 0.16.5 或更新版本（当前为 ${version}）。在此版本中，单独的 \`/rewind\` 会将对话回退到最新的 checkpoint。`,
     rerunning: "已回退上一个回合（文件和对话）。正在运行新提示：",
+    rerunningChatOnly: "已回退上一个回合的对话（该回合未改动文件）。正在运行新提示：",
     rewound: (checkpointCode, removed, revision) =>
       `已回退到最新的 checkpoint${checkpointCode ? ` ${checkpointCode}` : ""}：` +
       (removed === undefined ? "删除了该 checkpoint 之后的消息" : `删除了 ${removed} 条消息`) +

@@ -22,8 +22,18 @@ export const CLIENT_ID = `zcode-acp-${uuidv7()}`;
 
 /** ZCode's row window is 1..200 (core.ts rowsRangeMaxLimit). */
 const ROWS_LIMIT = 200;
+/** How far back a target is looked for: pages of ROWS_LIMIT rows (a long turn has hundreds). */
+const MAX_PAGES = 10;
 
-export const V4_TIMEOUTS = { command: 60_000, query: 30_000 } as const;
+/**
+ * ZCode ends a command that runs 60 s with a `failed` ACK of its own
+ * (core.ts commandExecuteTimeoutMs): the bridge waits a little longer, so
+ * that ACK and its reason arrive instead of a local timeout.
+ */
+export const V4_TIMEOUTS = { command: 70_000, query: 30_000, probe: 10_000 } as const;
+
+/** What the probe learnt: v4 served, not served (-32601), or nothing (an error, a timeout, a garbled answer). */
+export type ProbeAnswer = "yes" | "no" | "unknown";
 
 /** The command types the bridge sends; CAS ones carry baseRevision/baseLogEpoch (command.ts). */
 export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession";
@@ -33,8 +43,8 @@ export class V4CommandError extends ZCodeError {
   override name = "V4CommandError";
   readonly ack: Ack;
 
-  constructor(type: CommandType, ack: Ack) {
-    super(reasonSay(ack.reasonCode, ack.status), {
+  constructor(type: CommandType, ack: Ack, opts: { staleTwice?: boolean } = {}) {
+    super(reasonSay(ack.reasonCode, ack.status, opts), {
       code: LOCAL_V4_ERR,
       method: `v4/command ${type}`,
       data: { status: ack.status, reasonCode: ack.reasonCode },
@@ -67,33 +77,71 @@ export interface Envelope {
 /** What a row-targeting command is built from: its type, the target and the rest of its payload. */
 export type Pick = { type: CommandType; target: { rowId: number; entityId: string }; payload?: Record<string, unknown> } | undefined;
 
+/**
+ * How a command finds its row: `pick` chooses from the rows read, `enough`
+ * says whether they hold what `pick` needs (else older rows are read first).
+ */
+export interface Targeting {
+  pick(rows: readonly Row[]): Pick;
+  enough(rows: readonly Row[]): boolean;
+}
+
+/** A targeted command ZCode carried out: its ACK, id, type and the payload sent beside the target. */
+export interface Targeted {
+  ack: Ack;
+  commandId: string;
+  type: CommandType;
+  payload: Record<string, unknown>;
+}
+
 export class V4Channel {
   constructor(private readonly conn: ZCodeConnection) {}
 
   /**
    * Does this CLI serve v4 (§2)? The probe query answers on a CLI that has
-   * it, -32601 on one that does not. Other failures count as "no" for now.
+   * it, -32601 on one that does not. Anything else (an error, a timeout, an
+   * answer that is not a query result) says nothing: "unknown".
    */
-  async probe(): Promise<boolean> {
+  async probe(): Promise<ProbeAnswer> {
     try {
       await this.conn.request(
         "v4/commands/query",
         { commands: [{ sessionId: null, commandId: "probe" }] },
-        { timeoutMs: V4_TIMEOUTS.query, schema: QueryResultSchema },
+        { timeoutMs: V4_TIMEOUTS.probe, schema: QueryResultSchema },
       );
-      return true;
+      return "yes";
     } catch (err) {
-      if (!(err instanceof ZCodeError && err.code === ZCODE_ERR.methodNotFound)) logger.debug("v4 probe failed:", err);
-      return false;
+      if (err instanceof ZCodeError && err.code === ZCODE_ERR.methodNotFound) return "no";
+      logger.debug("v4 probe failed:", err);
+      return "unknown";
     }
   }
 
-  rows(sessionId: string): Promise<RowsRange> {
+  /** One page: the newest rows, or those before `beforeRowId` (transport.ts rowsRange; rowId ascending). */
+  rows(sessionId: string, beforeRowId?: number): Promise<RowsRange> {
     return this.conn.request(
       "v4/conversation/rowsRange",
-      { sessionId, limit: ROWS_LIMIT },
+      { sessionId, ...(beforeRowId !== undefined ? { beforeRowId } : {}), limit: ROWS_LIMIT },
       { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema },
     );
+  }
+
+  /**
+   * The newest rows, paged back (`beforeRowId` = the oldest row read, while
+   * `hasMore`, at most MAX_PAGES) until `enough` holds: a long turn pushes
+   * its own header and prompt out of the newest page. Revision and logEpoch
+   * are the newest page's: if anything moved since, the command is `stale`.
+   */
+  async rowsUntil(sessionId: string, enough: (rows: readonly Row[]) => boolean): Promise<RowsRange> {
+    const newest = await this.rows(sessionId);
+    let rows = newest.rows;
+    let more = newest.hasMore === true;
+    for (let page = 1; more && page < MAX_PAGES && rows.length > 0 && !enough(rows); page++) {
+      const older = await this.rows(sessionId, Math.min(...rows.map((r) => r.rowId)));
+      rows = [...older.rows, ...rows];
+      more = older.hasMore === true && older.rows.length > 0;
+    }
+    return { ...newest, rows };
   }
 
   /** Sends one envelope; resolves with its ACK whatever the status. */
@@ -114,15 +162,13 @@ export class V4Channel {
    * target (undefined: nothing to act on), and the command goes out with the
    * read's revision and logEpoch. A `stale` ACK (the conversation moved
    * since the read) re-reads and sends once more, same commandId.
+   * Undefined: nothing to act on.
    */
-  async targeted(
-    sessionId: string,
-    pick: (rows: readonly Row[]) => Pick,
-  ): Promise<{ ack: Ack; commandId: string; type: CommandType } | undefined> {
+  async targeted(sessionId: string, how: Targeting): Promise<Targeted | undefined> {
     const commandId = uuidv7();
     for (let attempt = 0; ; attempt++) {
-      const range = await this.rows(sessionId);
-      const picked = pick(range.rows);
+      const range = await this.rowsUntil(sessionId, how.enough);
+      const picked = how.pick(range.rows);
       if (!picked) return undefined;
       const type = picked.type;
       const ack = await this.send({
@@ -139,7 +185,7 @@ export class V4Channel {
         logger.debug(`${type} stale (${ack.reasonCode ?? "no reason"}); reading rows again`);
         continue;
       }
-      return { ack: settle(type, ack), commandId, type };
+      return { ack: settle(type, ack, { staleTwice: attempt > 0 }), commandId, type, payload: picked.payload ?? {} };
     }
   }
 }
@@ -148,14 +194,14 @@ export class V4Channel {
  * accepted, duplicate (ZCode already did it: its settled ACK) and noop pass;
  * rejected, failed and a second stale throw with ZCode's reason.
  */
-export function settle(type: CommandType, ack: Ack): Ack {
+export function settle(type: CommandType, ack: Ack, opts: { staleTwice?: boolean } = {}): Ack {
   switch (ack.status) {
     case "accepted":
     case "duplicate":
     case "noop":
       return ack;
     default:
-      throw new V4CommandError(type, ack);
+      throw new V4CommandError(type, ack, opts);
   }
 }
 

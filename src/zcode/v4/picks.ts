@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Pick } from "./channel.ts";
+import type { Pick, Targeting } from "./channel.ts";
 import { targetOf } from "./channel.ts";
 import { EditResultSchema, FileRewindResultSchema, type FileEntry, type Row } from "./schemas.ts";
 
@@ -20,11 +20,40 @@ export function pickFileRewind(rows: readonly Row[]): Pick {
   return target ? { type: "applyFileRewind", target } : undefined;
 }
 
-/** The latest user message ZCode lets the user edit, rewritten as `newText`. */
-export function pickEdit(rows: readonly Row[], newText: string, workspaceMode: "preserve" | "rewind"): Pick {
-  const row = latest(rows, (r) => r.kind === "userInput" && r.actions?.canEdit === true);
+/** /rewind: the last turn's header must be among the rows read. */
+export const fileRewindTarget: Targeting = {
+  pick: pickFileRewind,
+  enough: (rows) => rows.some((r) => r.kind === "turnHeader"),
+};
+
+const editable = (r: Row) => r.kind === "userInput" && r.actions?.canEdit === true;
+const headerOf = (rows: readonly Row[], turnId: string | undefined) =>
+  turnId === undefined ? undefined : latest(rows, (r) => r.kind === "turnHeader" && r.turnId === turnId);
+
+/**
+ * The latest user message ZCode lets the user edit, rewritten as `newText`.
+ * Its turn's files are restored too ("rewind") only when that turn has
+ * changes to restore: ZCode blocks a rewind of a turn without any
+ * (fork-edit-retry.ts editUserQuery: `guard.workspaceRewindUnavailable` when
+ * the preview has no safe file), so such a turn is edited with "preserve".
+ */
+export function pickEdit(rows: readonly Row[], newText: string): Pick {
+  const row = latest(rows, editable);
   const target = row ? targetOf(row) : undefined;
-  return target ? { type: "editUserQuery", target, payload: { newText, workspaceMode } } : undefined;
+  if (!target) return undefined;
+  const workspaceMode = headerOf(rows, row?.turnId)?.fileChanges?.state === "active" ? "rewind" : "preserve";
+  return { type: "editUserQuery", target, payload: { newText, workspaceMode } };
+}
+
+/** /rewind <new prompt>: the prompt ZCode lets the user edit, and its turn's header (whether it changed files). */
+export function editTarget(newText: string): Targeting {
+  return {
+    pick: (rows) => pickEdit(rows, newText),
+    enough: (rows) => {
+      const prompt = latest(rows, editable);
+      return prompt !== undefined && headerOf(rows, prompt.turnId) !== undefined;
+    },
+  };
 }
 
 /**
@@ -39,10 +68,18 @@ export function pickRetry(rows: readonly Row[], turnId: string): Pick {
   const reply = latest(rows, (r) => r.kind === "assistantText" && r.actions?.canRetry === true && mine(r));
   const replyTarget = reply ? targetOf(reply) : undefined;
   if (replyTarget) return { type: "retryTurn", target: replyTarget };
-  const prompt = latest(rows, (r) => r.kind === "userInput" && r.actions?.canEdit === true && mine(r));
+  const prompt = latest(rows, (r) => editable(r) && mine(r));
   const promptTarget = prompt ? targetOf(prompt) : undefined;
   if (promptTarget && prompt?.text !== undefined) return { type: "editUserQuery", target: promptTarget, payload: { newText: prompt.text } };
   return undefined;
+}
+
+/** A retry: the turn's own prompt must be among the rows read (unless its reply already offers the retry). */
+export function retryTarget(turnId: string): Targeting {
+  return {
+    pick: (rows) => pickRetry(rows, turnId),
+    enough: (rows) => pickRetry(rows, turnId) !== undefined || rows.some((r) => r.kind === "userInput" && r.turnId === turnId),
+  };
 }
 
 export type FileRewindOutcome =
@@ -59,11 +96,11 @@ export function fileRewindOutcome(result: unknown): FileRewindOutcome {
 }
 
 export type EditOutcome =
-  | { kind: "rerun"; commandId: string }
+  | { kind: "rerun"; commandId: string; workspaceMode: "preserve" | "rewind" }
   | { kind: "blocked"; reasonCode?: string; files: FileEntry[]; ignored: FileEntry[] }
   | { kind: "nothing" };
 
-export function editOutcome(result: unknown, commandId: string): EditOutcome {
+export function editOutcome(result: unknown, commandId: string, workspaceMode: "preserve" | "rewind"): EditOutcome {
   const r = v.safeParse(EditResultSchema, result);
   if (r.success && r.output.disposition === "blocked") {
     return {
@@ -73,5 +110,5 @@ export function editOutcome(result: unknown, commandId: string): EditOutcome {
       ignored: r.output.preview?.ignoredFiles ?? [],
     };
   }
-  return { kind: "rerun", commandId };
+  return { kind: "rerun", commandId, workspaceMode };
 }

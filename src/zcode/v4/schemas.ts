@@ -46,6 +46,8 @@ export const RowSchema = loose({
   state: maybe(str),
   text: maybe(str),
   origin: maybe(str),
+  /** A turnHeader's file changes: "active" = there is something to restore (rows.ts). */
+  fileChanges: maybe(loose({ state: maybe(str) })),
   actions: maybe(
     loose({
       canEdit: maybe(v.boolean()),

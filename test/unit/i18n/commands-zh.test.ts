@@ -37,6 +37,10 @@ const SAMPLES: Record<string, unknown[][]> = {
   "commands.rewind.unsafeLine": [["`/w/src/a.ts`", "该回合之后被修改过"]],
   "commands.rewind.unsafeOther": [["`checkpoint_new`"]],
   "commands.rewind.promptNeedsV4": [["0.15.3"]],
+  "commands.rewind.blocked": [
+    ["上一个回合的文件无法安全恢复", true],
+    ["上一个回合的文件无法安全恢复", false],
+  ],
   "commands.steer.fellBackOther": [["`guide.somethingNew`"]],
   "commands.compact.finished": [
     [false, { used: "12,345", size: "200,000" }],

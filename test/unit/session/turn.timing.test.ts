@@ -241,3 +241,24 @@ describe("idle wait", () => {
     expect(f.zcode.methods()).not.toContain("session/send");
   });
 });
+
+describe("a cancel while the command that starts the turn is on its way (issue 27.1)", () => {
+  test("answered cancelled at the grace; when the v4 command's ACK lands later, ZCode's turn is stopped with v4 stop", async () => {
+    const f = await fakeSession({ timings: D });
+    let land!: (r: { commandId: string }) => void;
+    const start = () => new Promise<{ commandId: string }>((resolve) => (land = resolve));
+    const turn = new Turn(f.s, { text: "/rewind x", attachments: [] }, { start });
+    let answer: PromptResponse | undefined;
+    void turn.run().then((r) => (answer = r));
+    await settle();
+    turn.cancel();
+    await advance(D.cancelGraceMs);
+    expect(answer?.stopReason).toBe("cancelled");
+    // The legacy stop went first; it cannot reach a v4-started turn (ZCODE-V4.md §5.2).
+    const stops = () => f.zcode.methods().filter((m) => m.includes("stop"));
+    expect(stops()).toEqual(["session/stop"]);
+    land({ commandId: "c1" });
+    await settle();
+    expect(stops()).toEqual(["session/stop", "v4/command stop"]);
+  });
+});

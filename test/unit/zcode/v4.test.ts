@@ -12,7 +12,7 @@ import { zh } from "../../../src/i18n/zh/index.ts";
 import { ZCodeApi } from "../../../src/zcode/api.ts";
 import { ZCodeConnection } from "../../../src/zcode/connection.ts";
 import { settle, V4CommandError } from "../../../src/zcode/v4/channel.ts";
-import { pickEdit, pickFileRewind, pickRetry } from "../../../src/zcode/v4/picks.ts";
+import { editTarget, fileRewindTarget, pickEdit, pickFileRewind, pickRetry, retryTarget } from "../../../src/zcode/v4/picks.ts";
 import { reasonSay } from "../../../src/zcode/v4/reasons.ts";
 import type { Row } from "../../../src/zcode/v4/schemas.ts";
 import { uuidv7 } from "../../../src/zcode/v4/uuid7.ts";
@@ -38,16 +38,36 @@ describe("targets", () => {
     expect(pickFileRewind([older])).toEqual({ type: "applyFileRewind", target: { rowId: 1, entityId: "e1" } });
   });
 
-  test("edit: the latest prompt ZCode lets the user edit", () => {
+  test("edit: the latest prompt ZCode lets the user edit; its files restored only when its turn has changes to restore", () => {
     const rows = [
       row({ rowId: 2, kind: "userInput", text: "a" }),
-      row({ rowId: 6, kind: "userInput", text: "b", actions: { canEdit: true } }),
+      row({ rowId: 5, kind: "turnHeader", turnId: "t2", fileChanges: { state: "active" } }),
+      row({ rowId: 6, kind: "userInput", turnId: "t2", text: "b", actions: { canEdit: true } }),
     ];
-    expect(pickEdit(rows, "c", "rewind")).toEqual({
+    expect(pickEdit(rows, "c")).toEqual({
       type: "editUserQuery",
       target: { rowId: 6, entityId: "e6" },
       payload: { newText: "c", workspaceMode: "rewind" },
     });
+    // fork-edit-retry.ts blocks "rewind" of a turn with nothing to restore (guard.workspaceRewindUnavailable).
+    for (const header of [
+      row({ rowId: 5, kind: "turnHeader", turnId: "t2" }),
+      row({ rowId: 5, kind: "turnHeader", turnId: "t2", fileChanges: { state: "reverted" } }),
+    ])
+      expect(pickEdit([header, rows[2]!], "c")?.payload).toEqual({ newText: "c", workspaceMode: "preserve" });
+  });
+
+  test("enough rows: a target's rows must be read before it is picked (older pages otherwise)", () => {
+    const prompt = row({ rowId: 6, kind: "userInput", turnId: "t2", text: "b", actions: { canEdit: true } });
+    const header = row({ rowId: 5, kind: "turnHeader", turnId: "t2" });
+    const tool = row({ rowId: 7, kind: "toolCall", turnId: "t2" });
+    expect(editTarget("c").enough([tool])).toBe(false);
+    expect(editTarget("c").enough([prompt, tool])).toBe(false);
+    expect(editTarget("c").enough([header, prompt, tool])).toBe(true);
+    expect(fileRewindTarget.enough([tool])).toBe(false);
+    expect(fileRewindTarget.enough([header, tool])).toBe(true);
+    expect(retryTarget("t2").enough([tool])).toBe(false);
+    expect(retryTarget("t2").enough([prompt, tool])).toBe(true);
   });
 
   test("retry: retryTurn on the failed turn's own reply; never the previous turn's; else its prompt with the same text", () => {
@@ -86,6 +106,35 @@ describe("ACK statuses", () => {
     expect(reasonSay("guard.stopTargetChanged", "noop")(en.errors)).toBe("The turn had already ended; nothing was stopped.");
     expect(reasonSay("guard.stopTargetChanged", "noop")(zh.errors)).toBe("该轮已结束；未停止任何内容。");
     expect(reasonSay("guard.somethingNew", "rejected")(en.errors)).toBe("ZCode answered rejected (guard.somethingNew); nothing was done.");
+  });
+
+  test("every reasonCode ZCode 0.16.9 can answer the bridge's commands has its own words (audit §2.2), in en and zh", () => {
+    const codes = [
+      "restoreWarning",
+      "activePrompt",
+      "heldQueueDispositionRequired",
+      "guard.heldQueueConfirmationStale",
+      "fault.command.inputRejected",
+      "fault.command.queryUnavailable",
+      "proto.payloadTooLarge",
+      "guard.workspaceRewindUnsafeFiles",
+      "guard.workspaceRewindIgnoredFiles",
+      "guard.workspaceRewindUnavailable",
+      "guard.workspaceRewindApplyConflict",
+    ];
+    for (const lang of [en, zh])
+      for (const c of codes) {
+        const said = reasonSay(c, "failed")(lang.errors);
+        expect({ c, said }).not.toEqual({ c, said: lang.errors.v4.other("failed", c) });
+      }
+  });
+
+  test("stale: once for a command sent once, twice in a row only when it was re-read and sent again", () => {
+    expect(reasonSay("proto.staleRevision", "stale")(en.errors)).toBe(en.errors.v4.staleOnce);
+    expect(reasonSay("proto.staleRevision", "stale", { staleTwice: true })(en.errors)).toContain("twice in a row");
+    expect(
+      new V4CommandError("sendText", { commandId: "c", status: "stale", reasonCode: "proto.staleRevision" } as never).message,
+    ).not.toContain("twice");
   });
 });
 
