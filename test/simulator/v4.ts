@@ -182,6 +182,8 @@ function rowId(r: Runtime, key: string): number {
   return id;
 }
 
+const TOOL_ROW_STATUS = { pending: "inputStreaming", running: "running", completed: "success", error: "error" } as const;
+
 /** Every row of the conversation in ascending rowId, `actions` computed now. */
 export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
   const rows: Row[] = [];
@@ -242,7 +244,22 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             text: p.text,
             state,
           });
+        } else if (p.type === "reasoning") {
+          // rows.ts reasoningRowSchema: state streaming | complete | interrupted.
+          const running = t.state === "running" && m.info.time.completed === undefined;
+          rows.push({
+            rowId: rowId(r, `r:${id}:${i}`),
+            ...base,
+            entityId: `${id}:${i}`,
+            kind: "reasoning",
+            assistantResponseId: id,
+            text: p.text,
+            state: running ? "streaming" : t.state === "completedInterrupted" ? "interrupted" : "complete",
+          });
         } else if (p.type === "tool") {
+          // rows.ts toolCallRowSchema: status inputStreaming | pendingApproval | running | success | error | cancelled;
+          // output {text} (toolDisplay.ts toolOutputSchema) once done; error {code, message} "status=error 时必带".
+          const st = p.state;
           rows.push({
             rowId: rowId(r, `t:${p.callId}`),
             ...base,
@@ -251,9 +268,11 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             assistantResponseId: id,
             toolCallId: p.callId,
             toolName: p.tool,
-            status: p.state.status === "completed" ? "success" : p.state.status,
-            inputText: JSON.stringify(p.state.input),
-            input: p.state.input,
+            status: TOOL_ROW_STATUS[st.status],
+            inputText: JSON.stringify(st.input),
+            input: st.input,
+            ...(st.status === "completed" ? { output: { text: st.output } } : {}),
+            ...(st.status === "error" ? { error: { code: "tool_error", message: st.error } } : {}),
           });
         }
       });
