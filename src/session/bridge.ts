@@ -22,6 +22,8 @@ import { Session } from "./session.ts";
 import { replayHistory } from "./reads.ts";
 import { DEFAULT_TIMINGS, type Timings } from "./timings.ts";
 import { UpdateSink } from "./update-sink.ts";
+import { AnnouncedChildren } from "./announced-children.ts";
+import { subagentReadOnly } from "../translate/subagents.ts";
 
 const logger = log.withTag("bridge");
 
@@ -58,6 +60,8 @@ export class Bridge {
   readonly sink: UpdateSink;
   private readonly router: InteractionRouter;
   private readonly sessions = new Map<string, Session>();
+  /** Subagent sessions announced to the editor: read-only for it (no prompt, load, resume, fork, set, close, delete). */
+  private readonly children = new AnnouncedChildren();
   private readonly unrouted = new Map<string, () => void>();
   /** session/close requests per id: a resume or load that began before one must not reopen the session. */
   private readonly closes = new Map<string, number>();
@@ -111,7 +115,7 @@ export class Bridge {
         this.watchCapabilities();
         this.sessions.get(id)?.announceCommands(true);
       },
-      routeEvents: (id, cb) => this.conn.onEvent(id, cb),
+      childAnnounced: (childId, parentId) => this.children.announced(childId, parentId),
     };
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
     this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));
@@ -176,7 +180,10 @@ export class Bridge {
   /** An open session, or ACP's session-not-found error. */
   session(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s || s.isClosed) throw sessionNotFound(id);
+    if (!s || s.isClosed) {
+      this.children.refuseMutation(id);
+      throw sessionNotFound(id);
+    }
     return s;
   }
 
@@ -246,9 +253,15 @@ export class Bridge {
 
   /** session/resume in ZCode: the session in this cwd, replaying nothing. */
   async resume(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<{ session: Session; snapshot: Snapshot }> {
+    this.children.refuseMutation(id);
     const closesBefore = this.closes.get(id) ?? 0;
     const info = await this.conn.start();
     const snapshot = await this.api.resume({ sessionId: id, workspace: cwd, mcpServers });
+    if (snapshot.session.sessionKind === "subagent_child") {
+      // A child this connection never announced (its parent ran elsewhere): ZCode keeps it read-only too.
+      const parent = (snapshot.session as { parentSessionId?: unknown }).parentSessionId;
+      throw subagentReadOnly(id, typeof parent === "string" ? parent : undefined);
+    }
     const session = this.adopt(snapshot, cwd, info.generation, mcpServers);
     // The editor closed it while ZCode resumed it: answered, but closed it stays.
     if ((this.closes.get(id) ?? 0) !== closesBefore && !this.closingNow.has(id)) this.forget(id);
@@ -285,6 +298,7 @@ export class Bridge {
    * under), then the app's history row is marked deleted and we forget it.
    */
   async delete(id: string): Promise<void> {
+    this.children.refuseMutation(id);
     const open = this.sessions.get(id);
     let deleted: boolean;
     if (open && !open.isClosed) {

@@ -96,6 +96,19 @@ export class V4Channel {
     );
   }
 
+  /**
+   * The newest rows of a conversation (before `beforeRowId` when paging
+   * back), as a desktop that follows it live reads them (clientMode
+   * desktop-continuous, v4-gateway.ts rowsRange).
+   */
+  liveRows(sessionId: string, beforeRowId?: number): Promise<RowsRange> {
+    return this.conn.request(
+      "v4/conversation/rowsRange",
+      { sessionId, clientMode: "desktop-continuous", ...(beforeRowId !== undefined ? { beforeRowId } : {}), limit: ROWS_LIMIT },
+      { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema },
+    );
+  }
+
   /** Sends one envelope; resolves with its ACK whatever the status. */
   async send(env: Envelope): Promise<Ack> {
     const ack = await this.conn.request("v4/command", env, { timeoutMs: V4_TIMEOUTS.command, schema: AckSchema });
