@@ -331,7 +331,8 @@ const methods: Record<string, Handler> = {
 
   "session/send"(sim, p, ctx) {
     const { s, r } = requireSession(sim, p.sessionId);
-    // sendPrompt: "The legacy input portal must also remain read-only for subagents".
+    // server-operations.ts sendPrompt, after requireSession (so a running child, which has no record, fails -32004
+    // first; an ended one resumed gets this): "legacy 输入入口同样必须保持子代理只读", data {reasonCode: "guard.subagentReadOnly"}.
     if (s.taskType === "subagent_child")
       throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
     assertRevision(r, p.expectedRevision);
