@@ -17,8 +17,10 @@ const logger = log.withTag("subagents");
 // - when it stopped, the rows once more until nothing is left growing;
 // - on a CLI without v4 (or whose rows never answered), the ended child's
 //   transcript (session/resume + session/messages), once it stopped;
-// - its tools as ZCode mirrors them into the parent, at once (live-only
-//   events: never lost, and the rows' copy of the same tool id only adds to it).
+// - its tools as ZCode mirrors them into the parent (live-only events: never
+//   lost). While rows are read, a mirrored event waits for the next read (at
+//   most holdMs), so the child's words before the tool come before it; the
+//   rows' copy of the same tool id only adds to it.
 
 /** Poll pacing: soon after a sign of life, then slower up to maxMs; ending reads wait for the projection to catch up. */
 export const CHILD_POLL = {
@@ -33,6 +35,10 @@ export const CHILD_POLL = {
   maxPages: 5,
   /** Reads in a row that found nothing new, after which the reads pause until the next sign of life (~10 min at maxMs). */
   maxIdleReads: 300,
+  /** The longest a mirrored tool event waits for the read it prompted. */
+  holdMs: 1000,
+  /** Mirrored events held at most (past it they are shown at once). */
+  maxHeld: 256,
 } as const;
 
 /** What a child's view needs of ZCode and the editor. */
@@ -68,6 +74,9 @@ export class ChildView {
   private gone = false;
   /** Transcript messages already shown (a child resumed by SendMessage shows only what is new). */
   private readonly shownMessages = new Set<string>();
+  /** Mirrored tool events waiting for the read they prompted (see holdMs). */
+  private held: ToolUpdated[] = [];
+  private heldTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly port: ChildViewPort) {
     this.tracker = new ToolCallTracker({ cwd: port.cwd, terminalOutput: port.terminalOutput() });
@@ -101,18 +110,36 @@ export class ChildView {
     return this.loop ?? Promise.resolve();
   }
 
-  /** A tool of the child that ZCode mirrored into the parent, shown on the child under its own id. */
+  /**
+   * A tool of the child that ZCode mirrored into the parent, shown on the
+   * child under its own id: after the read it prompts (the child's words
+   * before it first), or at once when no read is coming.
+   */
   mirrored(p: ToolUpdated): void {
     if (this.gone) return;
     const childToolCallId = (p as { childToolCallId?: unknown }).childToolCallId;
     const id = typeof childToolCallId === "string" && childToolCallId ? childToolCallId : p.toolCallId;
-    for (const u of this.tracker.onToolUpdated({ ...p, toolCallId: id })) this.port.emit(u);
+    this.held.push({ ...p, toolCallId: id });
     this.nudge();
+    if (!this.loop || this.source === "transcript" || this.held.length > CHILD_POLL.maxHeld) this.release();
+    else this.heldTimer ??= setTimeout(() => this.release(), CHILD_POLL.holdMs);
   }
 
   close(): void {
     this.gone = true;
     this.wake?.();
+    clearTimeout(this.heldTimer);
+    this.held = [];
+  }
+
+  /** Shows the held mirrored events, in their order. */
+  private release(): void {
+    clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
+    const held = this.held;
+    this.held = [];
+    if (this.gone) return;
+    for (const p of held) for (const u of this.tracker.onToolUpdated(p)) this.port.emit(u);
   }
 
   private start(): void {
@@ -182,6 +209,9 @@ export class ChildView {
     } catch (err) {
       logger.debug(`reading the rows of subagent session ${this.port.childId} failed:`, err);
       return "failed";
+    } finally {
+      // Whatever the read gave, what was mirrored meanwhile goes after it.
+      this.release();
     }
   }
 

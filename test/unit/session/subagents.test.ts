@@ -2,7 +2,8 @@
 // as read-only children), shown from the child's v4 rows while it runs (read
 // soon after a sign of life, less and less often otherwise), completed at its
 // stop, or from its transcript on a CLI without v4; mirrored tools shown on
-// the child at once and never twice; let go when the parent goes; bounded.
+// the child after the read they prompt (at most holdMs), never twice; let go
+// when the parent goes; bounded.
 import { afterEach, beforeEach, describe, expect, jest, test } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { CHILD_POLL } from "../../../src/session/child-view.ts";
@@ -21,6 +22,8 @@ interface Fake {
   rows: Row[] | undefined;
   /** Reads fail with this until cleared. */
   fail?: Error;
+  /** Reads never answer. */
+  hang?: boolean;
   messages: unknown[];
 }
 
@@ -33,6 +36,7 @@ function owner(opts: { optedIn?: boolean } = {}, fake: Fake = { rows: [], messag
     childRows: async (id: string): Promise<RowsRange | undefined> => {
       calls.push(`rows ${id}`);
       if (fake.fail) throw fake.fail;
+      if (fake.hang) return new Promise(() => {});
       return fake.rows && { rows: fake.rows, atRevision: 1, atLogEpoch: "e1", hasMore: false };
     },
     resume: async (p: { sessionId: string }) => {
@@ -154,17 +158,22 @@ describe("Subagents", () => {
     subs.dispose();
   });
 
-  test("a mirrored tool shows on the child at once under the child's own id, before any read; its row only adds to it", async () => {
+  test("a mirrored tool shows on the child under the child's own id after the read it prompts, its words first; its row only adds to it", async () => {
     const f = owner();
     const subs = new Subagents(f.o);
     subs.event(spawn(1));
+    f.fake.rows = [header("running"), said("Searching.")];
     expect(subs.mirrored(mirrored("scheduled", { input: { pattern: "greet" } }))).toBe(true);
     expect(subs.mirrored(mirrored("started"))).toBe(true);
-    expect(f.reads()).toBe(0);
     const onChild = () => f.onChild.filter((x) => x.sessionId === "child_1").map((x) => x.u);
-    expect(onChild()[0]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "call_9" });
+    expect(onChild()).toEqual([]);
+    await advance(CHILD_POLL.minMs);
+    expect(f.reads()).toBe(1);
+    expect(onChild().map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "tool_call", "tool_call_update"]);
+    expect(onChild()[1]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "call_9" });
     f.fake.rows = [
       header("running"),
+      said("Searching."),
       {
         rowId: 4,
         turnId: "t",
@@ -181,6 +190,20 @@ describe("Subagents", () => {
     expect(onChild().at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_9", status: "completed" });
     // Another child's (or an unknown child's) mirror stays in the parent.
     expect(subs.mirrored(mirrored("scheduled", { childSessionId: "child_9" }))).toBe(false);
+    subs.dispose();
+  });
+
+  test("a read that never answers holds a mirrored tool at most holdMs", async () => {
+    const f = owner({}, { rows: [], messages: [], hang: true });
+    const subs = new Subagents(f.o);
+    subs.event(spawn(1));
+    await advance(CHILD_POLL.firstMs);
+    expect(f.reads()).toBe(1);
+    subs.mirrored(mirrored("scheduled", { input: { pattern: "greet" } }));
+    await advance(CHILD_POLL.holdMs - 1);
+    expect(f.onChild).toEqual([]);
+    await advance(1);
+    expect(f.onChild.map((x) => x.u)).toMatchObject([{ sessionUpdate: "tool_call", toolCallId: "call_9" }]);
     subs.dispose();
   });
 
