@@ -228,6 +228,11 @@ export class ChildView {
     if (this.gone) return;
     const fresh = messages.filter((m) => !m.info.messageId || !this.shownMessages.has(m.info.messageId));
     for (const m of fresh) if (m.info.messageId) this.shownMessages.add(m.info.messageId);
+    // Bounded: a transcript read is at most REPLAY_MESSAGES long, so the oldest ids are never asked about again.
+    for (const id of this.shownMessages) {
+      if (this.shownMessages.size <= 4 * messages.length + 64) break;
+      this.shownMessages.delete(id);
+    }
     const opts = { cwd: this.port.cwd, compaction: this.port.compaction(), plans: this.port.plans() };
     for (const u of historyUpdates(fresh, opts)) {
       if (u.sessionUpdate === "tool_call" && this.tracker.get(u.toolCallId)) continue;

@@ -680,7 +680,8 @@ export const v4Methods: Record<string, Handler> = {
     );
     const s = sim.store.get(q.sessionId);
     if (!s) throw new RpcError(-32004, `Session not found: ${q.sessionId}`);
-    // A session not active here is cold-resumed for the read.
+    // A session not active here is cold-resumed for the read; a running subagent's (detached, sim.ts) is read as it is
+    // (v4-gateway.ts rowsRange: hasLiveConversation counts detachedLiveSessions, so no second runtime of it).
     const r = sim.rt(s.id) ?? sim.activate(s);
     let rows = projectRows(sim, s, r);
     if (q.beforeRowId !== undefined) rows = rows.filter((x) => x.rowId < q.beforeRowId);
