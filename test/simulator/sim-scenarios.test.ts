@@ -480,6 +480,15 @@ describe("subagent", () => {
     expect(read.session).toMatchObject({ sessionKind: "subagent_child", parentSessionId: id });
     const send = await c.request("session/send", { sessionId: child, content: "hi" });
     expect(send.error).toMatchObject({ code: -32010, message: "Subagent sessions are read-only" });
+    const cold = await c.call("v4/command", {
+      commandId: "child-cold",
+      clientId: "t",
+      sessionId: child,
+      type: "sendText",
+      payload: { text: "continue" },
+      issuedAt: Date.now(),
+    });
+    expect(cold).toMatchObject({ status: "failed", reasonCode: "guard.subagentReadOnly" });
     const list = await c.call("session/list", { workspace: { workspacePath: "/w/proj", workspaceKey: "/w/proj" } });
     expect(list.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
   });
@@ -506,6 +515,15 @@ describe("subagent", () => {
     const live = (await c.call("v4/conversation/rowsRange", { sessionId: child, limit: 200, clientMode: "desktop-continuous" })).rows;
     expect(live[0]).toMatchObject({ kind: "turnHeader", state: "running" });
     expect(live.find((r: { kind: string }) => r.kind === "toolCall")).toMatchObject({ toolName: "Grep", status: "running" });
+    const warm = await c.call("v4/command", {
+      commandId: "child-warm",
+      clientId: "t",
+      sessionId: child,
+      type: "sendText",
+      payload: { text: "continue" },
+      issuedAt: Date.now(),
+    });
+    expect(warm).toMatchObject({ status: "rejected", reasonCode: "proto.sessionNotFound" });
     await c.call("session/stop", { sessionId: id });
     await c.waitTurnEnd(id, 5000, from);
     await c.turn(id, "#scenario:subagent");

@@ -97,6 +97,19 @@ const ROW_TARGETING = new Set([
   "setHighspeedMetrics",
 ]);
 
+/** v4-bridge.ts admitCommandInput: the commands refused on a subagent's session (isConversationInputAdmissionCommand and four more). */
+const SUBAGENT_GUARDED = new Set([
+  "sendText",
+  "sendGoalCommand",
+  "compact",
+  "editUserQuery",
+  "retryTurn",
+  "resumeGoal",
+  "sendQueuedNow",
+  "forkAssistant",
+  "createSelectionSideSession",
+]);
+
 /** core.ts conversationRowTargetSchema. */
 const target = obj({ rowId: int({ min: 0 }), entityId: nonEmpty() });
 const modelSelection = obj({
@@ -610,7 +623,9 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   }
   const s = env.sessionId ? sim.store.get(env.sessionId) : undefined;
   const r = env.sessionId ? sim.rt(env.sessionId) : undefined;
-  if (!s || !r) return rejected(env.commandId, "proto.sessionNotFound");
+  // A running subagent's session has no record (sim.ts Runtime.detached): ZCode's own test "SAT27/SAT28 … child warm"
+  // gets rejected proto.sessionNotFound for sendText, sendGoalCommand, compact, retryTurn and editUserQuery on it.
+  if (!s || !r || r.detached) return rejected(env.commandId, "proto.sessionNotFound");
   if (CAS.has(env.type)) {
     if (ROW_TARGETING.has(env.type) && env.baseLogEpoch !== r.logEpoch)
       return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleLogEpoch", revisionAtDecision: r.v4Revision };
@@ -619,6 +634,10 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   }
   const handler = HANDLERS[env.type];
   const run = async (): Promise<Ack> => {
+    // v4-bridge.ts admitCommandInput: input commands on a subagent_child session (resumed once it ended) throw
+    // "Subagent sessions are read-only" with reasonCode guard.subagentReadOnly, a failed ACK (SAT27/SAT28 "cold").
+    if (SUBAGENT_GUARDED.has(env.type) && s.taskType === "subagent_child")
+      return { commandId: env.commandId, status: "failed", reasonCode: "guard.subagentReadOnly", revisionAtDecision: r.v4Revision };
     if (!handler)
       return { commandId: env.commandId, status: "failed", reasonCode: "fault.command.notImplemented", revisionAtDecision: r.v4Revision };
     try {
