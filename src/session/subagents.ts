@@ -10,6 +10,15 @@ import { REPLAY_MESSAGES } from "./reads.ts";
 
 /** Children followed per parent session; the oldest that stopped is let go past it (memory stays bounded). */
 const MAX_CHILDREN = 16;
+/** The longest a child's idle state waits for its final read. */
+const END_WAIT_MS = 5000;
+
+/** Resolves when `p` settles, or after END_WAIT_MS. */
+function endOf(p: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, END_WAIT_MS)));
+  return Promise.race([p.catch(() => {}), late]).finally(() => clearTimeout(timer));
+}
 
 /** What the children of a session need of it and of the bridge. */
 export interface SubagentOwner {
@@ -132,11 +141,12 @@ export class Subagents implements SubagentHooks {
       for (const u of reportMessage(this.owner.id, childId, `${childId}-message-${child ? ++child.messages : 0}`, e.summary))
         this.owner.emit(u);
     }
-    this.owner.emit(childStopped(childId, e));
-    if (child) {
-      child.stopped = true;
-      void child.view.stopped();
-    }
+    if (!child) return this.owner.emit(childStopped(childId, e));
+    child.stopped = true;
+    // Idle once the child's last words are shown (its final read), unless a SendMessage set it working again meanwhile.
+    void endOf(child.view.stopped()).then(() => {
+      if (child.stopped) this.owner.emit(childStopped(childId, e));
+    });
   }
 
   private spawned(e: Extract<SubagentEvent, { kind: "spawned" }>): void {

@@ -44,6 +44,19 @@ async function subagentRun(h: Harness, opts: { childText?: boolean } = {}): Prom
   return { sessionId, child };
 }
 
+/** The child's last words reached the editor before its idle state. */
+function expectIdleAfterLastWords(h: Harness, sessionId: string, child: string): void {
+  const last = h.received.updates.findIndex(
+    (n) =>
+      n.sessionId === child && n.update.sessionUpdate === "agent_message_chunk" && JSON.stringify(n.update).includes("Found 2 callers"),
+  );
+  const idle = h.received.updates.findIndex(
+    (n) => n.sessionId === sessionId && n.update.sessionUpdate === "subagent_update" && n.update.state?.state === "idle",
+  );
+  expect(last).toBeGreaterThanOrEqual(0);
+  expect(idle).toBeGreaterThan(last);
+}
+
 /** The child's Grep: on the child's own session, announced once, completed; not in the parent. */
 function expectGrepOnChildOnce(h: Harness, sessionId: string, child: string): void {
   const greps = h.updatesOfKind(child, "tool_call").filter((c) => c.name === "Grep" || c.title?.includes("greet"));
@@ -104,6 +117,7 @@ test("subagents opted in: subagent_update, session_message and the child's own s
     expect(ofChild.some((f) => f.method === "v4/conversation/rowsRange")).toBe(true);
     expect(ofChild.filter((f) => f.method === "session/subscribe" || f.method === "session/resume")).toEqual([]);
     expectGrepOnChildOnce(h, sessionId, child);
+    expectIdleAfterLastWords(h, sessionId, child);
   });
 }, 30_000);
 
@@ -127,6 +141,7 @@ test("a CLI without v4: the mirrored tool reaches the child before any read of i
     expect(methods).toContain("session/messages");
     expect(methods).not.toContain("session/subscribe");
     expect(h.updatesOfKind(child, "user_message_chunk")).toEqual([]);
+    expectIdleAfterLastWords(h, sessionId, child);
   });
 }, 30_000);
 

@@ -110,6 +110,8 @@ describe("Subagents", () => {
     f.fake.rows = [header("completedSuccess"), said("Searching the sources. Found 2.", "complete")];
     subs.event({ kind: "message", agentId: "agent_1", text: "report" });
     subs.event(stop(1));
+    // Idle only once the child's last words are shown.
+    expect(f.parent.filter((u) => u.sessionUpdate === "subagent_update")).toHaveLength(1);
     await advance(CHILD_POLL.minMs);
     expect(f.childText("child_1")).toBe("Searching the sources. Found 2.");
     expect(f.parent.slice(2).map((u) => u.sessionUpdate)).toEqual(["session_message", "session_message_chunk", "subagent_update"]);
