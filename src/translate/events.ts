@@ -1,13 +1,5 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type {
-  SessionUpdated,
-  ToolUpdated,
-  TurnCompleted,
-  TurnFailed,
-  TurnStarted,
-  ZCodeEvent,
-  ZCodeEventType,
-} from "../zcode/event-schemas.ts";
+import type { SessionUpdated, TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent, ZCodeEventType } from "../zcode/event-schemas.ts";
 import type { Todo } from "../zcode/schemas.ts";
 import { t } from "../i18n/index.ts";
 import type { ClientFeatures } from "./client-features.ts";
@@ -53,7 +45,7 @@ export interface SubagentHooks {
    * replayed): true when the child's own session took it (shown there,
    * under the child's tool id), false when the parent must show it.
    */
-  mirrored(p: ToolUpdated): boolean;
+  mirrored(p: import("../zcode/event-schemas.ts").ToolUpdated): boolean;
 }
 
 export interface EventContext {
