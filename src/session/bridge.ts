@@ -25,6 +25,8 @@ import { Lifecycle, succeeded } from "./lifecycle.ts";
 import { Tombstones } from "./tombstones.ts";
 import { DEFAULT_TIMINGS, type Timings } from "./timings.ts";
 import { UpdateSink } from "./update-sink.ts";
+import { AnnouncedChildren } from "./announced-children.ts";
+import { subagentReadOnly } from "../translate/subagents.ts";
 
 const logger = log.withTag("bridge");
 
@@ -58,6 +60,8 @@ export class Bridge {
   readonly sink: UpdateSink;
   private readonly router: InteractionRouter;
   private readonly sessions = new Map<string, Session>();
+  /** Subagent sessions announced to the editor: read-only for it (no prompt, load, resume, fork, set, close, delete). */
+  private readonly children = new AnnouncedChildren();
   private readonly unrouted = new Map<string, () => void>();
   /** Opens racing closes and deletes; what the editor deleted (ZCode keeps it: see tombstones.ts). */
   private readonly lifecycle: Lifecycle;
@@ -110,7 +114,7 @@ export class Bridge {
         this.watchCapabilities();
         this.sessions.get(id)?.announceCommands(true);
       },
-      routeEvents: (id, cb) => this.conn.onEvent(id, cb),
+      childAnnounced: (childId, parentId) => this.children.announced(childId, parentId),
     };
     this.conn.onRequest("interaction/requestPermission", (p) => this.router.handlePermission(p));
     this.conn.onRequest("interaction/requestUserInput", (p) => this.router.handleUserInput(p));
@@ -175,7 +179,10 @@ export class Bridge {
   /** An open session, or ACP's session-not-found error (also while it is being deleted: ZCode must hear no more of it). */
   session(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s || s.isClosed || s.deleting) throw sessionNotFound(id);
+    if (!s || s.isClosed || s.deleting) {
+      this.children.refuseMutation(id);
+      throw sessionNotFound(id);
+    }
     return s;
   }
 
@@ -249,11 +256,17 @@ export class Bridge {
    * (nothing adopted, session-not-found).
    */
   async resume(id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<{ session: Session; snapshot: Snapshot }> {
+    this.children.refuseMutation(id);
     const { info, snapshot } = await this.lifecycle.open(id, async () => {
       if ((await this.appHistory.deletedAmong([id])).size) throw sessionNotFound(id);
       const info = await this.conn.start();
       return { info, snapshot: await this.api.resume({ sessionId: id, workspace: cwd, mcpServers }) };
     });
+    if (snapshot.session.sessionKind === "subagent_child") {
+      // A child this connection never announced (its parent ran elsewhere): ZCode keeps it read-only too.
+      const parent = (snapshot.session as { parentSessionId?: unknown }).parentSessionId;
+      throw subagentReadOnly(id, typeof parent === "string" ? parent : undefined);
+    }
     return { session: this.adopt(snapshot, cwd, info.generation, mcpServers), snapshot };
   }
 
@@ -295,6 +308,11 @@ export class Bridge {
    * reaches ZCode; a second delete of the same id shares the first.
    */
   delete(id: string): Promise<void> {
+    try {
+      this.children.refuseMutation(id);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const under = this.lifecycle.deleting(id);
     if (under) return under;
     if (this.lifecycle.tombstones.has(id)) return Promise.reject(sessionNotFound(id));

@@ -2,7 +2,6 @@ import type { AvailableCommand } from "@agentclientprotocol/sdk/unstable";
 import type { AutoCompact } from "../config.ts";
 import type { ClientFeatures } from "../translate/client-features.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
-import type { EventListener } from "../zcode/event-router.ts";
 import type { Env } from "../zcode/host.ts";
 import type { Timings } from "./timings.ts";
 import type { UpdateSink } from "./update-sink.ts";
@@ -33,8 +32,8 @@ export interface SessionDeps {
   titleKnown(sessionId: string, title: string): void;
   /** Resumed in a (possibly new) child behind the editor's back. */
   onResumed(sessionId: string): void;
-  /** ZCode's events of a session id (a subagent's child session); returns the unsubscribe. */
-  routeEvents(sessionId: string, cb: EventListener): () => void;
+  /** A subagent's session was announced to the editor as a child of `parentId` (read-only for the editor). */
+  childAnnounced(childId: string, parentId: string): void;
 }
 
 /**

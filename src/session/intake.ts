@@ -43,8 +43,6 @@ export class EventIntake {
   constructor(
     private readonly owner: IntakeOwner,
     private readonly api: ZCodeApi,
-    /** Every event from seq 1 on (a subagent's session, followed from its birth), not only those after subscribing. */
-    private readonly fromStart = false,
   ) {}
 
   /** The last seq applied. */
@@ -84,7 +82,7 @@ export class EventIntake {
   async ensureSubscribed(): Promise<void> {
     if (this.subscribedActivation === this.owner.activation && this.seqKnown) return;
     await this.owner.withActive(async () => {
-      const known = this.seqKnown || this.fromStart;
+      const known = this.seqKnown;
       const r = await this.api.subscribe({ sessionId: this.owner.id, ...(known ? { afterSeq: this.order.last } : {}) });
       this.subscribedActivation = this.owner.activation;
       if (known) {

@@ -1,20 +1,24 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { log } from "../log.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
-import type { EventListener } from "../zcode/event-router.ts";
-import type { ZCodeEvent } from "../zcode/event-schemas.ts";
-import { applyEvent, type SubagentHooks } from "../translate/events.ts";
+import type { ToolUpdated } from "../zcode/event-schemas.ts";
+import type { SubagentHooks } from "../translate/events.ts";
 import type { ClientFeatures } from "../translate/client-features.ts";
-import { TranslationMemory } from "../translate/memory.ts";
 import { announceChild, childStopped, reportMessage, taskMessage, type SubagentEvent } from "../translate/subagents.ts";
-import { ToolCallTracker } from "../translate/tools/tracker.ts";
-import { EventIntake, type IntakeOwner } from "./intake.ts";
+import { ChildView } from "./child-view.ts";
 import type { SessionDeps } from "./deps.ts";
-
-const logger = log.withTag("subagents");
+import { REPLAY_MESSAGES } from "./reads.ts";
 
 /** Children followed per parent session; the oldest that stopped is let go past it (memory stays bounded). */
 const MAX_CHILDREN = 16;
+/** The longest a child's idle state waits for its final read. */
+const END_WAIT_MS = 5000;
+
+/** Resolves when `p` settles, or after END_WAIT_MS. */
+function endOf(p: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, END_WAIT_MS)));
+  return Promise.race([p.catch(() => {}), late]).finally(() => clearTimeout(timer));
+}
 
 /** What the children of a session need of it and of the bridge. */
 export interface SubagentOwner {
@@ -27,14 +31,14 @@ export interface SubagentOwner {
   emit(u: SessionUpdate): void;
   /** A session/update on another session id (a child), through the same ordered sink. */
   emitOn(sessionId: string, u: SessionUpdate): void;
-  /** ZCode's events of a session id; returns the unsubscribe. */
-  routeEvents(sessionId: string, cb: EventListener): () => void;
+  /** The editor was told of this child: it is read-only for the editor (the bridge refuses its mutations). */
+  childAnnounced(childId: string): void;
 }
 
 /** The owner of a session's children: the session itself and what the bridge gives every session. */
 export function subagentOwner(
   session: { readonly id: string; readonly cwd: string; readonly isClosed: boolean; emit(u: SessionUpdate): void },
-  deps: Pick<SessionDeps, "api" | "features" | "terminalOutput" | "sink" | "routeEvents">,
+  deps: Pick<SessionDeps, "api" | "features" | "terminalOutput" | "sink" | "childAnnounced">,
 ): SubagentOwner {
   return {
     id: session.id,
@@ -50,65 +54,50 @@ export function subagentOwner(
     emitOn: (sessionId, u) => {
       if (!session.isClosed) deps.sink.push(sessionId, u);
     },
-    routeEvents: (sessionId, cb) => deps.routeEvents(sessionId, cb),
+    childAnnounced: (childId) => deps.childAnnounced(childId, session.id),
   };
 }
 
 /**
- * One subagent followed as an ACP child session: ZCode's events of the child
- * session (subscribed from its first seq, since the child starts working as
- * soon as it is announced) translated like any session's, on the child's id.
+ * One subagent shown as an ACP child session. ZCode gives no legacy stream
+ * of a child (a running one has no record: session/subscribe on it fails
+ * -32004), so what the editor sees of it is read (child-view.ts).
  */
-class ChildSession implements IntakeOwner {
-  readonly intake: EventIntake;
-  readonly activation = 1;
-  private readonly memory: TranslationMemory;
-  private unroute: (() => void) | undefined;
-  private gone = false;
+class ChildSession {
+  readonly view: ChildView;
   stopped = false;
   /** Messages to and from the parent so far (a resumed child gets new tasks; ids never repeat). */
   messages = 0;
 
   constructor(
     readonly id: string,
-    private readonly owner: SubagentOwner,
+    owner: SubagentOwner,
   ) {
-    this.memory = new TranslationMemory(
-      () => new ToolCallTracker({ cwd: owner.cwd, terminalOutput: owner.terminalOutput() }),
-      () => owner.features,
-    );
-    this.intake = new EventIntake(this, owner.api, true);
+    this.view = new ChildView({
+      childId: id,
+      get cwd() {
+        return owner.cwd;
+      },
+      rows: (beforeRowId) => owner.api.childRows(id, beforeRowId),
+      // Only once it stopped: a resume of a running child would start a second runtime of it
+      // (v4-bridge.ts resolveConversationBackingRecord: "不能为了只读查询 cold resume 第二个 child runtime").
+      transcript: async () => {
+        await owner.api.resume({ sessionId: id, workspace: owner.cwd });
+        return (await owner.api.messages(id, { limit: REPLAY_MESSAGES })).messages;
+      },
+      emit: (u) => owner.emitOn(id, u),
+      terminalOutput: () => owner.terminalOutput(),
+      compaction: () => owner.features.compaction,
+      plans: () => owner.features.plans,
+    });
   }
 
   get isClosed(): boolean {
-    return this.gone;
-  }
-
-  /** A child is read-only and never resumed by us: calls run as they are. */
-  withActive<T>(fn: () => Promise<T>): Promise<T> {
-    return fn();
-  }
-
-  dispatch(e: ZCodeEvent): void {
-    applyEvent({ session: this.memory, emit: (u) => this.owner.emitOn(this.id, u) }, e);
-  }
-
-  async follow(): Promise<boolean> {
-    this.unroute = this.owner.routeEvents(this.id, (raw) => this.intake.accept(raw));
-    try {
-      await this.intake.ensureSubscribed();
-      return true;
-    } catch (err) {
-      logger.warn(`could not subscribe to subagent session ${this.id} of ${this.owner.id}; its tools stay in the parent:`, err);
-      this.close();
-      return false;
-    }
+    return this.view.closed;
   }
 
   close(): void {
-    this.gone = true;
-    this.unroute?.();
-    this.unroute = undefined;
+    this.view.close();
   }
 }
 
@@ -116,8 +105,9 @@ class ChildSession implements IntakeOwner {
  * A parent session's subagents, for a client that takes child sessions
  * (`clientCapabilities.subagents`): each spawn announced with
  * subagent_update (linked to the parent's Agent tool call in `_meta`), its
- * task and reports as session_message, its own events on its own session
- * id, its end as an idle state. Every other client never gets here and
+ * task and reports as session_message, its own work on its own session id
+ * (read from ZCode, child-view.ts; its tools as ZCode mirrors them into the
+ * parent), its end as an idle state. Every other client never gets here and
  * keeps the flat tool calls.
  */
 export class Subagents implements SubagentHooks {
@@ -127,9 +117,12 @@ export class Subagents implements SubagentHooks {
 
   constructor(private readonly owner: SubagentOwner) {}
 
-  shows(childSessionId: string): boolean {
-    const c = this.children.get(childSessionId);
-    return c !== undefined && !c.isClosed;
+  /** A tool of a child mirrored into the parent: shown on the child's own session, under the child's tool id. */
+  mirrored(p: ToolUpdated): boolean {
+    const c = p.childSessionId ? this.children.get(p.childSessionId) : undefined;
+    if (!c || c.isClosed || !this.owner.features.subagents) return false;
+    c.view.mirrored(p);
+    return true;
   }
 
   event(e: SubagentEvent): void {
@@ -138,6 +131,7 @@ export class Subagents implements SubagentHooks {
     const childId = e.childSessionId ?? this.byAgent.get(e.agentId);
     if (!childId || !this.byAgent.has(e.agentId)) return;
     const child = this.children.get(childId);
+    child?.view.nudge();
     if (e.kind === "message") {
       for (const u of reportMessage(this.owner.id, childId, `${childId}-message-${child ? ++child.messages : 0}`, e.text))
         this.owner.emit(u);
@@ -147,26 +141,32 @@ export class Subagents implements SubagentHooks {
       for (const u of reportMessage(this.owner.id, childId, `${childId}-message-${child ? ++child.messages : 0}`, e.summary))
         this.owner.emit(u);
     }
-    this.owner.emit(childStopped(childId, e));
-    if (child) child.stopped = true;
+    if (!child) return this.owner.emit(childStopped(childId, e));
+    child.stopped = true;
+    // Idle once the child's last words are shown (its final read), unless a SendMessage set it working again meanwhile.
+    void endOf(child.view.stopped()).then(() => {
+      if (child.stopped) this.owner.emit(childStopped(childId, e));
+    });
   }
 
   private spawned(e: Extract<SubagentEvent, { kind: "spawned" }>): void {
     const known = this.children.get(e.childSessionId);
     this.byAgent.set(e.agentId, e.childSessionId);
-    // Announced before any traffic of the child (the subscription comes after it).
+    // Announced before any traffic of the child (its rows are read after it).
     this.owner.emit(announceChild(e));
+    this.owner.childAnnounced(e.childSessionId);
     if (known && !known.isClosed) {
       // Resumed by a SendMessage: the same child works again, already followed.
       known.stopped = false;
       if (e.prompt) this.owner.emit(taskMessage(this.owner.id, known.id, `${known.id}-message-${++known.messages}`, e.prompt));
+      known.view.running();
       return;
     }
     this.makeRoom();
     const child = new ChildSession(e.childSessionId, this.owner);
     this.children.set(e.childSessionId, child);
     if (e.prompt) this.owner.emit(taskMessage(this.owner.id, child.id, `${child.id}-message-${++child.messages}`, e.prompt));
-    void child.follow();
+    child.view.running();
   }
 
   /** Past MAX_CHILDREN, lets go of the oldest child that stopped (or the oldest at all). */

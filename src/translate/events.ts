@@ -40,8 +40,12 @@ export interface EventState {
 /** Where a parent session's subagents go (present for a client that takes child sessions). */
 export interface SubagentHooks {
   event(e: SubagentEvent): void;
-  /** The child's own session reaches the editor: its tools mirrored into the parent are not shown twice. */
-  shows(childSessionId: string): boolean;
+  /**
+   * A child's tool that ZCode mirrored into the parent (live-only: never
+   * replayed): true when the child's own session took it (shown there,
+   * under the child's tool id), false when the parent must show it.
+   */
+  mirrored(p: import("../zcode/event-schemas.ts").ToolUpdated): boolean;
 }
 
 export interface EventContext {
@@ -100,8 +104,8 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
       p.source === "subagent" &&
       p.childSessionId &&
       p.toolCallId &&
-      ctx.subagents?.shows(p.childSessionId) &&
-      !ctx.session.tracker.pending(p.toolCallId)
+      !ctx.session.tracker.pending(p.toolCallId) &&
+      ctx.subagents?.mirrored(p)
     )
       return;
     ctx.session.messageIds = {};

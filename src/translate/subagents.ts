@@ -1,5 +1,6 @@
-import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
+import { invalidParams } from "./errors.ts";
 import type { SessionUpdated } from "../zcode/event-schemas.ts";
 
 // ZCode's subagents (its Agent/Task tools) as ACP child sessions, for a
@@ -14,9 +15,9 @@ import type { SessionUpdated } from "../zcode/event-schemas.ts";
 //                    status:"completed"|"failed"|"stopped", totalDurationMs, error?, …}
 //   SubagentMessage {agentId, childSessionId?, summaryText? | text?}
 // The child is a ZCode session of its own (taskType "subagent_child") whose
-// events carry the child's id. Here: which payload is which, and what the
-// editor is told of it on the parent session. The child's own events are
-// translated like any session's.
+// events never reach the parent's legacy stream (only its tools, mirrored;
+// child-rows.ts shows the rest from its v4 rows). Here: which payload is
+// which, and what the editor is told of it on the parent session.
 
 export type SubagentEvent =
   | {
@@ -135,4 +136,19 @@ export function childStopped(childId: string, e: Extract<SubagentEvent, { kind: 
       ? { state: "idle" as const, stopReason, ...(e.error ? { error: { code: -32603, message: e.error } } : {}) }
       : { state: "idle" as const, stopReason };
   return { sessionUpdate: "subagent_update", sessionId: childId, state };
+}
+
+/**
+ * ACP's answer to a mutation of an announced child (prompt, load, resume,
+ * fork, mode or option, close, delete): SubagentUpdate.capabilities "If never
+ * supplied, no session mutations are permitted", and ZCode runs the child for
+ * its parent (its own session/send answers -32010 "Subagent sessions are
+ * read-only", server-operations.ts sendPrompt).
+ */
+export function subagentReadOnly(childId: string, parentId: string | undefined): RequestError {
+  return invalidParams(t().errors.subagentReadOnly(parentId), {
+    sessionId: childId,
+    ...(parentId ? { parentSessionId: parentId } : {}),
+    reason: "subagentReadOnly",
+  });
 }

@@ -38,7 +38,7 @@ import {
   type FileRewindOutcome,
 } from "./v4/picks.ts";
 import { V4Probe } from "./v4/probe.ts";
-import { InputAcceptedSchema } from "./v4/schemas.ts";
+import { InputAcceptedSchema, type RowsRange } from "./v4/schemas.ts";
 import * as v from "valibot";
 import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
 import { log } from "../log.ts";
@@ -217,6 +217,16 @@ export class ZCodeApi {
   /** The transcript, or its last `limit` messages (ZCode counts `limit` from the end). */
   messages(sessionId: string, opts: { limit?: number } = {}): Promise<MessagesResult> {
     return this.call("session/messages", { sessionId, ...(opts.limit ? { limit: opts.limit } : {}) }, MessagesResultSchema);
+  }
+
+  /**
+   * A subagent's session as ZCode's v4 projection has it (its newest rows),
+   * or undefined on a CLI without v4. A running child has no legacy record
+   * (legacy reads of it fail -32004), only a v4 publisher.
+   */
+  async childRows(sessionId: string, beforeRowId?: number): Promise<RowsRange | undefined> {
+    if (!(await this.hasV4())) return undefined;
+    return this.v4.liveRows(sessionId, beforeRowId);
   }
 
   subscribe(p: { sessionId: string; afterSeq?: number }): Promise<SubscribeResult> {

@@ -38,7 +38,8 @@ const RUNTIME_PREFS_TIMEOUT_MS = 15_000;
 function requireSession(sim: Sim, id: string): { s: SessionRecord; r: Runtime } {
   const s = sim.store.get(id);
   const r = sim.rt(id);
-  if (!s || !r) throw new RpcError(-32004, `Session is not active: ${id}`);
+  // A running subagent's session has an event log but no record (sim.ts Runtime.detached).
+  if (!s || !r || r.detached) throw new RpcError(-32004, `Session is not active: ${id}`);
   return { s, r };
 }
 
@@ -194,8 +195,17 @@ const methods: Record<string, Handler> = {
 
   "session/resume"(sim, p, ctx) {
     const existing = sim.store.get(p.sessionId);
-    if (existing && sim.rt(p.sessionId)) return snapshot(sim, existing);
+    const live = sim.rt(p.sessionId);
+    if (existing && live && !live.detached) return snapshot(sim, existing);
     if (!existing) throw new RpcError(-32004, `Session not found: ${p.sessionId}`);
+    if (live?.detached && existing.subagent && !existing.subagent.status) {
+      // activateSessionForResume (server-operations.ts) finds no record for a running child and
+      // cold-resumes a second runtime from the store ("不能为了只读查询 cold resume 第二个 child
+      // runtime", v4-bridge.ts). The simulator keeps one runtime per session: it answers the stored
+      // snapshot and the child stays detached (its live events never reach the legacy stream).
+      log(`session/resume of the running subagent session ${existing.id}: ZCode would start a second runtime for it`);
+      return snapshot(sim, existing);
+    }
     const s = existing;
     const r = sim.activate(s);
     if (sim.cfg.resumeResetsModel || s.forgetModelOnResume) {
@@ -333,7 +343,8 @@ const methods: Record<string, Handler> = {
 
   "session/send"(sim, p, ctx) {
     const { s, r } = requireSession(sim, p.sessionId);
-    // sendPrompt: "The legacy input portal must also remain read-only for subagents".
+    // server-operations.ts sendPrompt, after requireSession (so a running child, which has no record, fails -32004
+    // first; an ended one resumed gets this): "legacy 输入入口同样必须保持子代理只读", data {reasonCode: "guard.subagentReadOnly"}.
     if (s.taskType === "subagent_child")
       throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
     assertRevision(r, p.expectedRevision);

@@ -453,17 +453,42 @@ describe("subagent", () => {
     expect(mirrored[0]).toMatchObject({ childSessionId: spawned.childSessionId, parentToolCallId: agentCall.toolCallId, toolName: "Grep" });
     expect(mirrored[0].toolCallId).toBe(`tool_subagent_${spawned.agentId}_${mirrored[0].childToolCallId}`);
     expect(seqsContiguous(ev)).toBe(true);
-    // The child: a session of its own, read-only, not listed, its events from seq 1.
+    // The child: a session of its own, read-only, not listed. It has no bootstrap record (v4-bridge.ts
+    // resolveConversationBackingRecord): legacy reads fail -32004, its events never came on any legacy stream.
     const child = spawned.childSessionId;
-    const sub = await c.call("session/subscribe", { sessionId: child, deliveryKind: "desktop-continuous", afterSeq: 0 });
-    expect(sub.events[0]).toMatchObject({ sessionId: child, seq: 1, type: "turn.started" });
-    expect(seqsContiguous(sub.events)).toBe(true);
-    expect(texts(sub.events)).toContain("Found 2 callers");
-    expect(sub.events.at(-1).type).toBe("turn.completed");
+    expect(c.frames.some((f) => f.method === "session/event" && f.params.sessionId === child)).toBe(false);
+    const sub = await c.request("session/subscribe", { sessionId: child, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    expect(sub.error).toMatchObject({ code: -32004, message: `Session is not active: ${child}` });
+    expect((await c.request("session/messages", { sessionId: child })).error).toMatchObject({ code: -32004 });
+    // v4 reads it: the thought, the text, the Grep with its output, the answer.
+    const rows = (await c.call("v4/conversation/rowsRange", { sessionId: child, limit: 200 })).rows;
+    expect(rows.map((r: { kind: string }) => r.kind)).toEqual([
+      "turnHeader",
+      "userInput",
+      "reasoning",
+      "assistantText",
+      "toolCall",
+      "assistantText",
+    ]);
+    expect(rows[4]).toMatchObject({ toolName: "Grep", status: "success", output: { text: expect.stringContaining("src/index.ts:3") } });
+    expect(rows.at(-1)).toMatchObject({ text: expect.stringContaining("Found 2 callers"), state: "complete" });
+    // Once resumed (it has ended), its transcript reads like any session's.
+    await c.call("session/resume", { sessionId: child, workspace: { workspacePath: "/w/proj", workspaceKey: "/w/proj" } });
+    const messages = (await c.call("session/messages", { sessionId: child })).messages;
+    expect(JSON.stringify(messages)).toContain("Found 2 callers");
     const read = await c.call("session/read", { sessionId: child });
     expect(read.session).toMatchObject({ sessionKind: "subagent_child", parentSessionId: id });
     const send = await c.request("session/send", { sessionId: child, content: "hi" });
     expect(send.error).toMatchObject({ code: -32010, message: "Subagent sessions are read-only" });
+    const cold = await c.call("v4/command", {
+      commandId: "child-cold",
+      clientId: "t",
+      sessionId: child,
+      type: "sendText",
+      payload: { text: "continue" },
+      issuedAt: Date.now(),
+    });
+    expect(cold).toMatchObject({ status: "failed", reasonCode: "guard.subagentReadOnly" });
     const list = await c.call("session/list", { workspace: { workspacePath: "/w/proj", workspaceKey: "/w/proj" } });
     expect(list.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
   });
@@ -483,6 +508,22 @@ describe("subagent", () => {
     expect(during.running).toHaveLength(1);
     expect(during.running[0]).toMatchObject({ status: "running", subagentType: "general-purpose", title: "Find callers of greet" });
     expect(during.ended).toEqual({ total: 0, items: [] });
+    // While it runs: no legacy record (server-types.ts requireSession), and resume would not attach it; v4 rows read it live.
+    const child = during.running[0].childSessionId;
+    const sub = await c.request("session/subscribe", { sessionId: child, deliveryKind: "desktop-continuous", afterSeq: 0 });
+    expect(sub.error).toMatchObject({ code: -32004, message: `Session is not active: ${child}` });
+    const live = (await c.call("v4/conversation/rowsRange", { sessionId: child, limit: 200, clientMode: "desktop-continuous" })).rows;
+    expect(live[0]).toMatchObject({ kind: "turnHeader", state: "running" });
+    expect(live.find((r: { kind: string }) => r.kind === "toolCall")).toMatchObject({ toolName: "Grep", status: "running" });
+    const warm = await c.call("v4/command", {
+      commandId: "child-warm",
+      clientId: "t",
+      sessionId: child,
+      type: "sendText",
+      payload: { text: "continue" },
+      issuedAt: Date.now(),
+    });
+    expect(warm).toMatchObject({ status: "rejected", reasonCode: "proto.sessionNotFound" });
     await c.call("session/stop", { sessionId: id });
     await c.waitTurnEnd(id, 5000, from);
     await c.turn(id, "#scenario:subagent");
@@ -521,12 +562,12 @@ describe("subagent", () => {
       .at(-1);
     expect(mirroredEnd).toMatchObject({ kind: "error", error: { type: "tool_cancelled" } });
     expect(ev.at(-1)!.payload.resultType).toBe("cancelled");
-    const sub = await c.call("session/subscribe", {
-      sessionId: stopped[0].childSessionId,
-      deliveryKind: "desktop-continuous",
-      afterSeq: 0,
+    const rows = (await c.call("v4/conversation/rowsRange", { sessionId: stopped[0].childSessionId, limit: 200 })).rows;
+    expect(rows[0]).toMatchObject({ kind: "turnHeader", state: "completedInterrupted" });
+    expect(rows.find((r: { kind: string }) => r.kind === "toolCall")).toMatchObject({
+      status: "error",
+      error: { message: expect.any(String) },
     });
-    expect(sub.events.at(-1)).toMatchObject({ type: "turn.completed", payload: { resultType: "cancelled" } });
   });
 });
 

@@ -95,6 +95,18 @@ export interface Runtime {
   /** Deltas merged and not yet written (see BATCH); `streaming`: a delta run has begun. */
   batch?: DeltaBatch;
   streaming: boolean;
+  /**
+   * A running subagent's session: its runtime lives inside the parent's and
+   * its events feed only the v4 gateway (server-operations.ts onSessionEvent:
+   * a child event "must be routed by its own sessionId first and returned",
+   * to v4Gateway.ingestDetachedLiveSession). It has no bootstrap record
+   * (v4-bridge.ts resolveConversationBackingRecord: "运行中 subagent 有独立
+   * child event log，但没有独立 bootstrap record"), so every legacy method
+   * that needs an active session fails -32004 (server-types.ts
+   * requireSession), while v4 rowsRange reads it (v4-gateway.ts
+   * hasLiveConversation counts detachedLiveSessions).
+   */
+  detached?: boolean;
 }
 
 export class Sim {
@@ -124,9 +136,10 @@ export class Sim {
     return this.runtimes.get(id);
   }
 
-  /** Materializes a session here: a fresh record, a fresh seq space. */
-  activate(s: SessionRecord): Runtime {
+  /** Materializes a session here: a fresh record, a fresh seq space (`detached`: a running subagent's, see Runtime). */
+  activate(s: SessionRecord, opts: { detached?: boolean } = {}): Runtime {
     const r: Runtime = {
+      ...(opts.detached ? { detached: true } : {}),
       holdLive: false,
       events: [],
       seq: 0,

@@ -98,6 +98,19 @@ const ROW_TARGETING = new Set([
   "setHighspeedMetrics",
 ]);
 
+/** v4-bridge.ts admitCommandInput: the commands refused on a subagent's session (isConversationInputAdmissionCommand and four more). */
+const SUBAGENT_GUARDED = new Set([
+  "sendText",
+  "sendGoalCommand",
+  "compact",
+  "editUserQuery",
+  "retryTurn",
+  "resumeGoal",
+  "sendQueuedNow",
+  "forkAssistant",
+  "createSelectionSideSession",
+]);
+
 /** core.ts conversationRowTargetSchema. */
 const target = obj({ rowId: int({ min: 0 }), entityId: nonEmpty() });
 const modelSelection = obj({
@@ -183,6 +196,8 @@ function rowId(r: Runtime, key: string): number {
   return id;
 }
 
+const TOOL_ROW_STATUS = { pending: "inputStreaming", running: "running", completed: "success", error: "error" } as const;
+
 /** Every row of the conversation in ascending rowId, `actions` computed now. */
 export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
   const rows: Row[] = [];
@@ -243,7 +258,22 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             text: p.text,
             state,
           });
+        } else if (p.type === "reasoning") {
+          // rows.ts reasoningRowSchema: state streaming | complete | interrupted.
+          const running = t.state === "running" && m.info.time.completed === undefined;
+          rows.push({
+            rowId: rowId(r, `r:${id}:${i}`),
+            ...base,
+            entityId: `${id}:${i}`,
+            kind: "reasoning",
+            assistantResponseId: id,
+            text: p.text,
+            state: running ? "streaming" : t.state === "completedInterrupted" ? "interrupted" : "complete",
+          });
         } else if (p.type === "tool") {
+          // rows.ts toolCallRowSchema: status inputStreaming | pendingApproval | running | success | error | cancelled;
+          // output {text} (toolDisplay.ts toolOutputSchema) once done; error {code, message} "status=error 时必带".
+          const st = p.state;
           rows.push({
             rowId: rowId(r, `t:${p.callId}`),
             ...base,
@@ -252,9 +282,11 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             assistantResponseId: id,
             toolCallId: p.callId,
             toolName: p.tool,
-            status: p.state.status === "completed" ? "success" : p.state.status,
-            inputText: JSON.stringify(p.state.input),
-            input: p.state.input,
+            status: TOOL_ROW_STATUS[st.status],
+            inputText: JSON.stringify(st.input),
+            input: st.input,
+            ...(st.status === "completed" ? { output: { text: st.output } } : {}),
+            ...(st.status === "error" ? { error: { code: "tool_error", message: st.error } } : {}),
           });
         }
       });
@@ -611,7 +643,9 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   }
   const s = env.sessionId ? sim.store.get(env.sessionId) : undefined;
   const r = env.sessionId ? sim.rt(env.sessionId) : undefined;
-  if (!s || !r) return rejected(env.commandId, "proto.sessionNotFound");
+  // A running subagent's session has no record (sim.ts Runtime.detached): ZCode's own test "SAT27/SAT28 … child warm"
+  // gets rejected proto.sessionNotFound for sendText, sendGoalCommand, compact, retryTurn and editUserQuery on it.
+  if (!s || !r || r.detached) return rejected(env.commandId, "proto.sessionNotFound");
   if (CAS.has(env.type)) {
     if (ROW_TARGETING.has(env.type) && env.baseLogEpoch !== r.logEpoch)
       return { commandId: env.commandId, status: "stale", reasonCode: "proto.staleLogEpoch", revisionAtDecision: r.v4Revision };
@@ -622,6 +656,10 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   if (refused) return refused;
   const handler = HANDLERS[env.type];
   const run = async (): Promise<Ack> => {
+    // v4-bridge.ts admitCommandInput: input commands on a subagent_child session (resumed once it ended) throw
+    // "Subagent sessions are read-only" with reasonCode guard.subagentReadOnly, a failed ACK (SAT27/SAT28 "cold").
+    if (SUBAGENT_GUARDED.has(env.type) && s.taskType === "subagent_child")
+      return { commandId: env.commandId, status: "failed", reasonCode: "guard.subagentReadOnly", revisionAtDecision: r.v4Revision };
     if (!handler)
       return { commandId: env.commandId, status: "failed", reasonCode: "fault.command.notImplemented", revisionAtDecision: r.v4Revision };
     try {
@@ -708,7 +746,8 @@ export const v4Methods: Record<string, Handler> = {
     if (!s) throw new RpcError(-32004, `Session not found: ${q.sessionId}`);
     // transport.ts v4ConversationRowsRangeParamsSchema ("游标制行分页，loadOlder"): the newest `limit` rows,
     // or those before `beforeRowId`, rowId ascending; hasMore when older rows remain.
-    // A session not active here is cold-resumed for the read.
+    // A session not active here is cold-resumed for the read; a running subagent's (detached, sim.ts) is read as it is
+    // (v4-gateway.ts rowsRange: hasLiveConversation counts detachedLiveSessions, so no second runtime of it).
     const r = sim.rt(s.id) ?? sim.activate(s);
     let rows = projectRows(sim, s, r);
     if (q.beforeRowId !== undefined) rows = rows.filter((x) => x.rowId < q.beforeRowId);

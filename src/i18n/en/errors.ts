@@ -27,6 +27,9 @@ export const errors = {
   rejected: (message: string) => `ZCode rejected the request: ${message}`,
   unsupportedMethod: (method: string, message: string) => `${method} is not supported by this ZCode CLI version (${message})`,
   notActive: (message: string) => `ZCode session is not active: ${message}`,
+  /** An editor asked to prompt, load, resume, fork, set or delete a subagent's session (ACP: no mutations of a child). */
+  subagentReadOnly: (parentId: string | undefined) =>
+    `this is a subagent's session, read-only${parentId ? ` (a child of session ${parentId})` : ""}: ZCode runs it for its parent session; prompt the parent instead`,
   died: (message: string) => `The ZCode CLI died: ${message}`,
   /** Any other error of ZCode's, in its words. */
   zcode: (message: string) => `ZCode: ${message}`,

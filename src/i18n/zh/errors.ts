@@ -23,6 +23,8 @@ export const errors: typeof en = {
   rejected: (message) => `ZCode 拒绝了该请求：${message}`,
   unsupportedMethod: (method, message) => `此版本的 ZCode CLI 不支持 ${method}（${message}）`,
   notActive: (message) => `ZCode 会话未激活：${message}`,
+  subagentReadOnly: (parentId) =>
+    `这是子代理的会话，只读${parentId ? `（会话 ${parentId} 的子会话）` : ""}：它由 ZCode 为其父会话运行，请向父会话发送提示`,
   died: (message) => `ZCode CLI 意外退出：${message}`,
   zcode: (message) => `ZCode：${message}`,
   turnFailed: (message, code) => `ZCode：${message}${code !== undefined ? `（错误码 ${code}）` : ""}`,

@@ -118,10 +118,10 @@ export class V4Channel {
   }
 
   /** One page: the newest rows, or those before `beforeRowId` (transport.ts rowsRange; rowId ascending). */
-  rows(sessionId: string, beforeRowId?: number): Promise<RowsRange> {
+  rows(sessionId: string, beforeRowId?: number, clientMode?: "desktop-continuous"): Promise<RowsRange> {
     return this.conn.request(
       "v4/conversation/rowsRange",
-      { sessionId, ...(beforeRowId !== undefined ? { beforeRowId } : {}), limit: ROWS_LIMIT },
+      { sessionId, ...(clientMode ? { clientMode } : {}), ...(beforeRowId !== undefined ? { beforeRowId } : {}), limit: ROWS_LIMIT },
       { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema },
     );
   }
@@ -142,6 +142,15 @@ export class V4Channel {
       more = older.hasMore === true && older.rows.length > 0;
     }
     return { ...newest, rows };
+  }
+
+  /**
+   * The newest rows of a conversation (before `beforeRowId` when paging
+   * back), as a desktop that follows it live reads them (clientMode
+   * desktop-continuous, v4-gateway.ts rowsRange).
+   */
+  liveRows(sessionId: string, beforeRowId?: number): Promise<RowsRange> {
+    return this.rows(sessionId, beforeRowId, "desktop-continuous");
   }
 
   /** Sends one envelope; resolves with its ACK whatever the status. */

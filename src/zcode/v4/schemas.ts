@@ -55,6 +55,15 @@ export const RowSchema = loose({
       canRewindFiles: maybe(v.boolean()),
     }),
   ),
+  /** toolCall rows (a subagent's session is shown from them): status inputStreaming|pendingApproval|running|success|error|cancelled. */
+  toolCallId: maybe(str),
+  toolName: maybe(str),
+  status: maybe(str),
+  input: maybe(v.unknown()),
+  /** toolDisplay.ts toolOutputSchema: what a person reads is `text`. */
+  output: maybe(loose({ text: maybe(str) })),
+  /** Present when status is error (rows.ts). */
+  error: maybe(loose({ code: maybe(str), message: maybe(str) })),
 });
 export type Row = v.InferOutput<typeof RowSchema>;
 

@@ -180,7 +180,7 @@ describe("applyEvent with subagent hooks", () => {
   test("subagent payloads go to the hooks, nothing to the parent's own stream", () => {
     const seen: SubagentEvent[] = [];
     const out: SessionUpdate[] = [];
-    const hooks: SubagentHooks = { event: (e) => seen.push(e), shows: () => true };
+    const hooks: SubagentHooks = { event: (e) => seen.push(e), mirrored: () => true };
     const ctx: EventContext = { session: state(), emit: (u) => out.push(u), subagents: hooks };
     applyEvent(ctx, ev("session.updated", SPAWNED));
     applyEvent(ctx, ev("session.updated", STOPPED));
@@ -188,27 +188,36 @@ describe("applyEvent with subagent hooks", () => {
     expect(out).toEqual([]);
   });
 
-  test("a child's mirrored tool is hidden only while the child's own session shows it", () => {
+  test("a child's mirrored tool goes to the child's own session when it takes it, else the parent shows it", () => {
     for (const shown of [true, false]) {
       const out: SessionUpdate[] = [];
+      const taken: string[] = [];
       const ctx: EventContext = {
         session: state(),
         emit: (u) => out.push(u),
-        subagents: { event: () => {}, shows: (id) => shown && id === "sess_subagent_agent_1" },
+        subagents: {
+          event: () => {},
+          mirrored: (p) => {
+            if (shown && p.childSessionId === "sess_subagent_agent_1") taken.push(p.kind);
+            return shown && p.childSessionId === "sess_subagent_agent_1";
+          },
+        },
       };
       applyEvent(ctx, mirrored("scheduled", { input: { pattern: "greet" } }));
       applyEvent(ctx, mirrored("started", { startedAt: 1 }));
       applyEvent(ctx, mirrored("result", { result: { success: true, content: "x" }, duration: 1 }));
       expectValid(out);
-      if (shown) expect(out).toEqual([]);
-      else expect(out.some((u) => u.sessionUpdate === "tool_call")).toBe(true);
+      if (shown) {
+        expect(out).toEqual([]);
+        expect(taken).toEqual(["scheduled", "started", "result"]);
+      } else expect(out.some((u) => u.sessionUpdate === "tool_call")).toBe(true);
     }
   });
 
   test("a mirrored tool the parent already shows (announced for a permission request) finishes there", () => {
     const out: SessionUpdate[] = [];
     const s = state();
-    const ctx: EventContext = { session: s, emit: (u) => out.push(u), subagents: { event: () => {}, shows: () => true } };
+    const ctx: EventContext = { session: s, emit: (u) => out.push(u), subagents: { event: () => {}, mirrored: () => true } };
     applyEvent(ctx, mirrored("scheduled", { input: { pattern: "greet" } }));
     expect(out).toEqual([]);
     // What the interaction router does before asking the editor.
