@@ -26,7 +26,7 @@ const ROWS_LIMIT = 200;
 export const V4_TIMEOUTS = { command: 60_000, query: 30_000 } as const;
 
 /** The command types the bridge sends; CAS ones carry baseRevision/baseLogEpoch (command.ts). */
-export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession";
+export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession" | "deleteQueueItem";
 
 /** A command ZCode refused or could not carry out; `reasonCode` says why (reasons.ts words it). */
 export class V4CommandError extends ZCodeError {
@@ -88,25 +88,47 @@ export class V4Channel {
     }
   }
 
-  rows(sessionId: string): Promise<RowsRange> {
-    return this.conn.request(
-      "v4/conversation/rowsRange",
-      { sessionId, limit: ROWS_LIMIT },
-      { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema },
-    );
+  rows(sessionId: string, limit = ROWS_LIMIT): Promise<RowsRange> {
+    return this.conn.request("v4/conversation/rowsRange", { sessionId, limit }, { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema });
   }
 
   /** Sends one envelope; resolves with its ACK whatever the status. */
-  async send(env: Envelope): Promise<Ack> {
-    const ack = await this.conn.request("v4/command", env, { timeoutMs: V4_TIMEOUTS.command, schema: AckSchema });
+  async send(env: Envelope, timeoutMs: number = V4_TIMEOUTS.command): Promise<Ack> {
+    const ack = await this.conn.request("v4/command", env, { timeoutMs, schema: AckSchema });
     if (ack.commandId !== env.commandId && ack.commandId !== "") logger.debug(`ACK for ${ack.commandId}, sent ${env.commandId}`);
     return ack;
   }
 
-  /** A command that is not CAS (sendText, stop, deleteSession). */
-  async plain(sessionId: string, type: CommandType, payload: Record<string, unknown>): Promise<Ack> {
-    const ack = await this.send({ commandId: uuidv7(), clientId: CLIENT_ID, sessionId, type, payload, issuedAt: Date.now() });
+  /** A command that is not CAS (sendText, stop, deleteSession); `timeoutMs` bounds the wait for its ACK. */
+  async plain(sessionId: string, type: CommandType, payload: Record<string, unknown>, timeoutMs?: number): Promise<Ack> {
+    const ack = await this.send({ commandId: uuidv7(), clientId: CLIENT_ID, sessionId, type, payload, issuedAt: Date.now() }, timeoutMs);
     return settle(type, ack);
+  }
+
+  /**
+   * A CAS command that targets no row (deleteQueueItem): sent with the
+   * revision and logEpoch of a fresh read; a `stale` ACK (the conversation
+   * moved meanwhile, as it does while a turn winds down) reads again and
+   * sends once more, same commandId, up to three times in all.
+   */
+  async cas(sessionId: string, type: CommandType, payload: Record<string, unknown>): Promise<Ack> {
+    const commandId = uuidv7();
+    for (let attempt = 0; ; attempt++) {
+      // Only the revision is wanted: one row is the smallest read ZCode allows.
+      const range = await this.rows(sessionId, 1);
+      const ack = await this.send({
+        commandId,
+        clientId: CLIENT_ID,
+        sessionId,
+        type,
+        payload,
+        baseRevision: range.atRevision,
+        baseLogEpoch: range.atLogEpoch,
+        issuedAt: Date.now(),
+      });
+      if (ack.status !== "stale" || attempt >= 2) return settle(type, ack);
+      logger.debug(`${type} stale (${ack.reasonCode ?? "no reason"}); reading rows again`);
+    }
   }
 
   /**

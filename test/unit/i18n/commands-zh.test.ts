@@ -38,6 +38,8 @@ const SAMPLES: Record<string, unknown[][]> = {
   "commands.rewind.unsafeOther": [["`checkpoint_new`"]],
   "commands.rewind.promptNeedsV4": [["0.15.3"]],
   "commands.steer.fellBackOther": [["`guide.somethingNew`"]],
+  "commands.steer.unconfirmed": [["10"]],
+  "commands.steer.notTaken": [["ZCode 拒绝了该输入。"]],
   "commands.compact.finished": [
     [false, { used: "12,345", size: "200,000" }],
     [true, { used: "12,345", size: "200,000" }],
