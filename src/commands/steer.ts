@@ -54,6 +54,12 @@ export const steerCommand: SlashCommand = {
       if (err instanceof V4CommandError) return ctx.say(`${words.notTaken(shownMessage(err))}\n\n${quote(content)}`);
       throw err;
     }
+    // Cancelled while the steer was on its way, and no turn ran any more when it arrived: ZCode
+    // started one with it (a v4 turn, out of legacy stop's reach). Nobody asked for that turn now.
+    if (outcome.delivery === "startNow" && ctx.cancelled?.()) {
+      await ctx.api.stopV4Turn({ sessionId: ctx.sessionId });
+      return;
+    }
     ctx.steered?.();
     const said = outcome.delivery === "startNow" ? words.startedNew : words.steering;
     await ctx.say(`${said}\n\n${quote(content)}`);

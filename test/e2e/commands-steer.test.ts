@@ -324,3 +324,29 @@ describe("0.16.9: a steer whose ACK is late, lost or a refusal (ZCODE_SIM_STEER_
     });
   }, 30_000);
 });
+
+describe("0.16.9: a steer that arrives after its turn was cancelled", () => {
+  test(
+    "ZCode starts a turn with it (no turn ran any more): that turn is stopped with v4 stop",
+    () =>
+      // Every handler waits 1 s in the simulator's queue (legacy session/stop does not), so the
+      // stop overtakes the steer, which then finds no turn (session-flow.ts sendText: startNow).
+      withBridge({ record: true, env: { ZCODE_SIM_HANDLER_DELAY_MS: "1000" } }, async (h) => {
+        const sid = await newV4Session(h);
+        const framesBefore = h.simFrames().length;
+        const { turn } = await guidedTurn(h, sid, "hold=1");
+        const steer = h.prompt(sid, "/steer #scenario:slow n=5000");
+        await h.waitFor(() => v4Commands(h, framesBefore).some((c) => c.type === "sendText"), "the steer to reach ZCode");
+        await h.cancel(sid);
+        expect((await steer).stopReason).toBe("cancelled");
+        expect((await turn).stopReason).toBe("cancelled");
+        await h.waitFor(() => v4Commands(h, framesBefore).some((c) => c.type === "stop"), "a v4 stop for the steer's turn", 20_000);
+        await h.waitFor(
+          () => zcodeTurns(h, sid).length === 2 && zcodeTurns(h, sid).at(-1)?.state === "completedInterrupted",
+          "the steer's turn to be stopped",
+          20_000,
+        );
+      }),
+    60_000,
+  );
+});
