@@ -284,6 +284,20 @@ describe("0.16.9: a steer whose ACK is late, lost or a refusal (ZCODE_SIM_STEER_
   );
 
   test(
+    "an ACK no schema reads: /steer says so in words, not as an error",
+    () =>
+      withBridge({ record: true, env: { ZCODE_SIM_STEER_ACK: "garble" } }, async (h) => {
+        const sid = await newV4Session(h);
+        const { turn } = await guidedTurn(h, sid);
+        const steer = await promptAndCollect(h, sid, "/steer use tabs");
+        expect(steer.response.stopReason).toBe("end_turn");
+        expect(steer.text).toContain("ZCode's answer to this steer could not be read. It may still reach the turn");
+        expect((await turn).stopReason).toBe("end_turn");
+      }),
+    30_000,
+  );
+
+  test(
     "session/cancel while the ACK is on its way answers /steer `cancelled` at once",
     () =>
       withBridge({ record: true, env: { ZCODE_SIM_STEER_ACK: "delay=8000" } }, async (h) => {
