@@ -1,6 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
 import { Bridge, type EditorPort } from "../session/bridge.ts";
+import { steerBesideTurn } from "../session/command-run.ts";
 import { invalidParams, isExpectedError, toRequestError } from "../translate/errors.ts";
 import { zcodeMcpServers } from "../translate/mcp-servers.ts";
 import { sessionSetup } from "../translate/options/options.ts";
@@ -313,13 +314,20 @@ class AcpAgent {
     return {};
   }
 
-  /** `_session/steering`: the same as typing `/steer …` while a turn runs. */
+  /**
+   * `_session/steering`: the same as typing `/steer …` while a turn runs.
+   * `injected` only when ZCode admitted the steer; when the turn ended
+   * meanwhile, `promptRequired`; otherwise (no steering on this CLI, ZCode
+   * refused it, no answer in time, a cancel) an error saying so: the
+   * command's reply in the conversation says why.
+   */
   private async steer(params: unknown, signal: AbortSignal): Promise<SteeringOutcome> {
     const p = steeringRequest(params);
     const s = this.bridge.session(p.sessionId);
     if (!s.turnRunning()) return { outcome: "promptRequired", reason: "noRunningTurn" };
-    await s.prompt([{ type: "text", text: `/steer ${p.text}` }], signal);
-    return { outcome: "injected" };
+    if (await steerBesideTurn(s, p.text, signal)) return { outcome: "injected" };
+    if (!s.turnRunning()) return { outcome: "promptRequired", reason: "noRunningTurn" };
+    throw new acp.RequestError(-32603, t().errors.steeringNotInjected);
   }
 
   /** The only request that deletes a conversation (ZCode's and the app's history row). */

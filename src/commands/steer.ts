@@ -1,5 +1,6 @@
 import { t } from "../i18n/index.ts";
-import { ZCODE_ERR } from "../zcode/errors.ts";
+import { LOCAL_ERR, ZCODE_ERR, ZCodeTimeoutError, shownMessage } from "../zcode/errors.ts";
+import { V4CommandError } from "../zcode/v4/channel.ts";
 import { errorCode } from "./explain.ts";
 import type { SlashCommand } from "./types.ts";
 import { quote, usageLine } from "./text.ts";
@@ -10,9 +11,12 @@ function noTurnText(text: string): string {
 
 /**
  * /steer <text>: the running turn takes the text in at its next step (ZCode's
- * guide, ZCODE-V4.md §5.1; legacy session/steer on 0.15). Answered at once;
- * the editor sees the text as the user's words in that turn when ZCode takes
- * it in (turn.steerDrained), or is told if it never could.
+ * guide, ZCODE-V4.md §5.1; legacy session/steer on 0.15). Answered as soon
+ * as ZCode admits it (its ACK), within `v4/steer`'s bound; the editor sees
+ * the text as the user's words in that turn when ZCode takes it in
+ * (turn.steerDrained), or is told if it never could. Whatever ZCode
+ * answers, the reply is words, never an error; `ctx.steered()` is called
+ * only when ZCode admitted it.
  */
 export const steerCommand: SlashCommand = {
   name: "steer",
@@ -36,17 +40,28 @@ export const steerCommand: SlashCommand = {
       await ctx.say(noTurnText(content));
       return;
     }
+    const words = t().commands.steer;
     let outcome;
     try {
       outcome = await ctx.api.steerTurn({ sessionId: ctx.sessionId, text: content });
     } catch (err) {
-      if (errorCode(err) === ZCODE_ERR.noTurn) {
-        await ctx.say(noTurnText(content));
-        return;
-      }
+      if (errorCode(err) === ZCODE_ERR.noTurn) return ctx.say(noTurnText(content));
+      // No ACK in time: ZCode may have admitted it all the same (its events will show it).
+      if (err instanceof ZCodeTimeoutError) return ctx.say(`${words.unconfirmed((err.timeoutMs / 1000).toFixed(0))}\n\n${quote(content)}`);
+      // An ACK that cannot be read: the same uncertainty.
+      if (errorCode(err) === LOCAL_ERR.internal) return ctx.say(`${words.unreadable}\n\n${quote(content)}`);
+      // Refused (rejected, failed): said, with ZCode's reason.
+      if (err instanceof V4CommandError) return ctx.say(`${words.notTaken(shownMessage(err))}\n\n${quote(content)}`);
       throw err;
     }
-    const words = outcome.delivery === "startNow" ? t().commands.steer.startedNew : t().commands.steer.steering;
-    await ctx.say(`${words}\n\n${quote(content)}`);
+    // Cancelled while the steer was on its way, and no turn ran any more when it arrived: ZCode
+    // started one with it (a v4 turn, out of legacy stop's reach). Nobody asked for that turn now.
+    if (outcome.delivery === "startNow" && ctx.cancelled?.()) {
+      await ctx.api.stopV4Turn({ sessionId: ctx.sessionId });
+      return;
+    }
+    ctx.steered?.();
+    const said = outcome.delivery === "startNow" ? words.startedNew : words.steering;
+    await ctx.say(`${said}\n\n${quote(content)}`);
   },
 };

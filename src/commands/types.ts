@@ -48,6 +48,10 @@ export interface CommandContext {
   /** The bridge's own remark (not the command's answer): a `notice`, or a message of its own. */
   notice(level: NoticeLevel, text: string): Promise<void>;
   turnRunning(): boolean;
+  /** ZCode admitted the steer (/steer only; what `_session/steering` answers). */
+  steered?(): void;
+  /** The prompt of this command was answered `cancelled` already (what ZCode still does goes unseen). */
+  cancelled?(): boolean;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
   /**

@@ -1,5 +1,5 @@
 import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { CommandContext, SlashCommand } from "../commands/registry.ts";
+import { type CommandContext, matchCommand, type SlashCommand } from "../commands/registry.ts";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
 import type { SessionHost } from "./host.ts";
@@ -54,6 +54,7 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
       if (!run?.signal.aborted) s.notice(level, text);
     },
     turnRunning: () => s.work.turnRunning(),
+    cancelled: () => run?.signal.aborted === true,
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
       try {
@@ -93,10 +94,52 @@ async function runIn(s: SessionHost, command: SlashCommand, ctx: CommandContext,
   await s.flush();
 }
 
-/** /steer and the like: runs at once, beside whatever turn is running. */
-export async function runCommandBesideTurn(s: SessionHost, command: SlashCommand, args: string): Promise<PromptResponse> {
-  await runIn(s, command, contextFor(s, args));
-  return { stopReason: "end_turn" };
+/**
+ * /steer and the like: runs at once, beside whatever turn is running. A
+ * cancel (session/cancel, `$/cancel_request`, close) answers it `cancelled`
+ * at once, whatever ZCode still has to say; nothing of it reaches the editor
+ * after that. `steered`: ZCode admitted the steer.
+ */
+export async function runCommandBesideTurn(
+  s: SessionHost,
+  command: SlashCommand,
+  args: string,
+  signal?: AbortSignal,
+): Promise<{ response: PromptResponse; steered: boolean }> {
+  const abort = new AbortController();
+  const holder = { cancel: () => abort.abort() };
+  const cancel = () => abort.abort();
+  s.work.besideBegan(holder);
+  signal?.addEventListener("abort", cancel, { once: true });
+  if (signal?.aborted) abort.abort();
+  const cancelled = new Promise<void>((r) => abort.signal.addEventListener("abort", () => r(), { once: true }));
+  const run: Run = { signal: abort.signal, openTools: new Set(), zcodeWorking: false };
+  let steered = false;
+  const ctx = contextFor(s, args, run);
+  ctx.steered = () => {
+    if (!abort.signal.aborted) steered = true;
+  };
+  try {
+    const running = runIn(s, command, ctx, run);
+    if (await Promise.race([running.then(() => true), cancelled.then(() => false)]))
+      return { response: { stopReason: "end_turn" }, steered };
+    running.catch((err) => logger.debug("cancelled command failed:", err));
+    await s.flush();
+    return { response: { stopReason: "cancelled" }, steered: false };
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+    s.work.besideEnded(holder);
+  }
+}
+
+/**
+ * `_session/steering`: `/steer <text>` beside the running turn, as typed.
+ * True only when ZCode admitted the steer.
+ */
+export async function steerBesideTurn(s: SessionHost, text: string, signal: AbortSignal): Promise<boolean> {
+  const match = matchCommand(`/steer ${text}`);
+  if (!match) return false;
+  return (await runCommandBesideTurn(s, match.command, match.args, signal)).steered;
 }
 
 /**

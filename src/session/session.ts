@@ -238,12 +238,21 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   /** An event that is not (or no longer) part of one of our prompt turns. */
   applyOutsideTurn(e: ZCodeEvent): void {
+    if (e.type === "turn.started") this.work.zcodeTurnStarted(e.payload.foregroundExecutionId);
+    else if (e.type === "turn.completed" || e.type === "turn.failed") this.work.zcodeTurnEnded();
     if (this.work.leftoversExpected) return;
     applyEvent(this.eventContext(), e);
   }
 
   eventContext(): EventContext {
-    return { session: this.memory, emit: (u) => this.emit(u), subagents: this.subagents };
+    return { session: this.memory, emit: (u) => this.emit(u), subagents: this.subagents, steerHeld: (id) => this.dropHeldSteer(id) };
+  }
+
+  /** A steer ZCode holds in its paused queue is removed there: it must never run unasked, nor block the next v4 input. */
+  private dropHeldSteer(queueItemId: string): void {
+    this.withActive(() => this.api.deleteQueueItem({ sessionId: this.id, queueItemId })).catch((err) =>
+      logger.warn(`could not remove a held steer from ZCode's queue (session ${this.id}):`, err),
+    );
   }
 
   /** A turn runs now (the acp surface and tests ask). */
@@ -302,8 +311,10 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     // A slash command takes its words from the typed text alone: what was staged has no use.
     if (match) this.staged.discard(batch.paths);
     // Beside the turn (a steer): not once a close or delete began, when ZCode must hear nothing more of the session.
-    if (match?.command.runsBesideTurn)
-      return this.winding ? { stopReason: "cancelled" } : runCommandBesideTurn(this, match.command, match.args);
+    if (match?.command.runsBesideTurn) {
+      if (this.winding) return { stopReason: "cancelled" };
+      return (await runCommandBesideTurn(this, match.command, match.args, signal)).response;
+    }
     return this.queue.prompt(signal, async (): Promise<PromptResponse> => {
       // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
       if (signal.aborted || this.winding) {

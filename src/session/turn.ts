@@ -238,7 +238,8 @@ export class Turn implements RunningTurn {
   }
 
   private async prepare(): Promise<void> {
-    if (this.s.work.idleWaitDue) {
+    // A turn ZCode runs by itself would take session/send in as a queued input, not refuse it.
+    if (this.s.work.idleWaitDue || this.s.work.zcodeTurnRunning) {
       await waitIdle(this.s, this.s.timings.busyWaitMs, () => this.phase !== "preparing");
       if (this.phase !== "preparing") return;
       this.s.work.idleWaited();

@@ -45,6 +45,14 @@ export class SessionWork {
   private needsIdleWait = false;
   /** Drop events that are not the next turn's (leftovers of a cancelled or failed turn). */
   private dropStale = false;
+  /** Commands running beside the turn (/steer): a cancel answers them too. */
+  private readonly besides = new Set<RunningCommand>();
+  /**
+   * A turn ZCode runs that no prompt of ours started (a steer it runs as a
+   * turn of its own, or started with because no turn ran any more), seen by
+   * its turn.started outside our turns; its foregroundExecutionId, for v4 stop.
+   */
+  private zcodeTurn: { foregroundExecutionId?: string } | undefined;
 
   constructor(
     private readonly sessionId: string,
@@ -77,6 +85,42 @@ export class SessionWork {
     if (this.command === command) this.command = undefined;
   }
 
+  besideBegan(command: RunningCommand): void {
+    this.besides.add(command);
+  }
+
+  besideEnded(command: RunningCommand): void {
+    this.besides.delete(command);
+  }
+
+  /** ZCode started a turn of its own (turn.started outside our turns). */
+  zcodeTurnStarted(foregroundExecutionId: string | undefined): void {
+    this.zcodeTurn = foregroundExecutionId ? { foregroundExecutionId } : {};
+  }
+
+  /** ZCode's own turn ended, or ours started (ZCode runs one turn at a time). */
+  zcodeTurnEnded(): void {
+    this.zcodeTurn = undefined;
+  }
+
+  /** ZCode runs a turn of its own: a prompt sent now would be queued behind it (or steered into it). */
+  get zcodeTurnRunning(): boolean {
+    return this.zcodeTurn !== undefined;
+  }
+
+  /**
+   * Stops ZCode's own turn: it was started through ZCode's v4 prompt path
+   * (auto-drain, a steer), which legacy session/stop does not reach.
+   */
+  private stopZCodeTurn(): void {
+    const own = this.zcodeTurn;
+    if (!own) return;
+    void this.api
+      .hasV4()
+      .then((v4) => this.stopZCode(v4 ? { v4: true, ...own } : undefined))
+      .catch((err) => logger.debug("stopping ZCode's own turn failed:", err));
+  }
+
   /**
    * ZCode may still run something we no longer want (a cancelled or failed
    * turn, a cancelled command's work): tell it to stop, and drop what it
@@ -107,6 +151,7 @@ export class SessionWork {
   /** Our turn started: what follows is ours. */
   leftoversOver(): void {
     this.dropStale = false;
+    this.zcodeTurn = undefined;
   }
 
   /** The next send first waits for ZCode to be idle (a stop it may have ignored). */
@@ -142,11 +187,15 @@ export class SessionWork {
     const turn = this.turn;
     turn?.cancel();
     this.command?.cancel();
+    for (const c of [...this.besides]) c.cancel();
+    // What the editor shows streaming may be ZCode's own turn: the cancel stops that too.
+    this.stopZCodeTurn();
     return waitForTurn && turn ? turn.settled : Promise.resolve();
   }
 
   /** The child died: the running turn fails with `err`. */
   childDied(err: unknown): void {
+    this.zcodeTurn = undefined;
     this.turn?.abort(err);
   }
 }

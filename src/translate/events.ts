@@ -51,6 +51,12 @@ export interface SubagentHooks {
 export interface EventContext {
   session: EventState;
   emit(u: SessionUpdate): void;
+  /**
+   * ZCode holds this steer in its queue, paused (its turn was stopped or
+   * failed first): the session removes it, so that it never runs unasked
+   * and a held queue never refuses the next v4 input.
+   */
+  steerHeld?(pendingInputId: string): void;
   /** Present while one of our prompt turns consumes the events. */
   turn?: TurnHooks;
   subagents?: SubagentHooks;
@@ -68,8 +74,10 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     ctx.turn?.started(e.payload);
   },
   "turn.steerQueued": (ctx, e) => {
-    const { pendingInputId, input } = e.payload;
-    if (pendingInputId && input !== undefined) rememberSteer(ctx.session, pendingInputId, input);
+    const { pendingInputId, input, delivery } = e.payload;
+    // An input queued behind the turn (delivery "queue") is no steer: it runs as a turn of its own.
+    if (pendingInputId && input !== undefined && (delivery === undefined || delivery === "guide"))
+      rememberSteer(ctx.session, pendingInputId, input);
   },
   "turn.steerDrained": (ctx, e) => {
     // The steer is now the user's words in this turn: the editor shows it as such, between the replies.
@@ -127,8 +135,16 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
   "permission.resolved": (ctx, e) => {
     for (const u of ctx.session.tracker.onPermissionResolved(e.payload.toolCallId, e.payload.decision, e.payload.reason)) ctx.emit(u);
   },
-  "turn.completed": (ctx, e) => ctx.turn?.completed(e.payload),
-  "turn.failed": (ctx, e) => ctx.turn?.failed(e.payload, e.turnId ?? undefined),
+  "turn.completed": (ctx, e) => {
+    // What was not taken in fell back before this (session.updated); nothing of this turn is pending any more.
+    ctx.session.steers.clear();
+    ctx.turn?.completed(e.payload);
+  },
+  "turn.failed": (ctx, e) => {
+    // core turn.ts: a failed turn keeps the guides it never took in, queue paused, and says nothing of them.
+    for (const id of [...ctx.session.steers.keys()]) steerNotDelivered(ctx, id, t().commands.steer.failedBeforeSteer, true);
+    ctx.turn?.failed(e.payload, e.turnId ?? undefined);
+  },
   "session.titleUpdated": (ctx, e) => {
     const title = e.payload.title;
     if (!title || title === ctx.session.title) return;
@@ -173,15 +189,18 @@ function rememberSteer(s: EventState, pendingInputId: string, text: string): voi
  * by itself. No step boundary left: ZCode runs it as a turn of its own.
  */
 function steerFellBack(ctx: EventContext, pendingInputId: string, reasonCode: string): void {
+  const words = t().commands.steer;
+  // Stopped: held in a paused queue (core turn.ts sets queueAutoDrain false; session-flow.ts stop does too).
+  if (reasonCode === "guide.turnInterrupted") return steerNotDelivered(ctx, pendingInputId, words.fellBackStopped, true);
+  const why = reasonCode === "guide.noToolBoundary" ? words.fellBackNoBoundary : words.fellBackOther(`\`${reasonCode}\``);
+  steerNotDelivered(ctx, pendingInputId, why, false);
+}
+
+/** The user is told a steer did not reach its turn (with its text); a held one is removed from ZCode's queue. */
+function steerNotDelivered(ctx: EventContext, pendingInputId: string, why: string, held: boolean): void {
   const text = ctx.session.steers.get(pendingInputId);
   ctx.session.steers.delete(pendingInputId);
-  const words = t().commands.steer;
-  const why =
-    reasonCode === "guide.turnInterrupted"
-      ? words.fellBackStopped
-      : reasonCode === "guide.noToolBoundary"
-        ? words.fellBackNoBoundary
-        : words.fellBackOther(`\`${reasonCode}\``);
+  if (held) ctx.steerHeld?.(pendingInputId);
   ctx.session.messageIds = {};
   const quoted =
     text !== undefined

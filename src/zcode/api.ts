@@ -64,6 +64,8 @@ export const DEFAULT_TIMEOUTS: Readonly<Record<string, number>> = {
   "session/compact": 120_000,
   // Answers at once; a stop that hangs must not hold a cancel for long.
   "session/stop": 10_000,
+  // A steer's ACK (v4 sendText guide): ZCode answers once the guide is admitted, at once; well under a turn.
+  "v4/steer": 10_000,
 };
 
 export type Timeouts = Partial<Record<string, number>>;
@@ -284,7 +286,7 @@ export class ZCodeApi {
    */
   async steerTurn(p: { sessionId: string; text: string }): Promise<SteerOutcome> {
     if (await this.hasV4()) {
-      const ack = await this.v4.plain(p.sessionId, "sendText", { text: p.text, requestedDelivery: "guide" });
+      const ack = await this.v4.plain(p.sessionId, "sendText", { text: p.text, requestedDelivery: "guide" }, this.timeoutFor("v4/steer"));
       const r = v.safeParse(InputAcceptedSchema, ack.result);
       // A guide admitted into a running turn reports "queue"; "startNow" means no turn ran any more.
       const delivery = r.success && r.output.delivery === "startNow" ? "startNow" : "guide";
@@ -293,6 +295,18 @@ export class ZCodeApi {
     if (this.capabilities()?.supports("session/steer") === false) throw this.unsupported("session/steer");
     await this.steer({ sessionId: p.sessionId, content: p.text });
     return { delivery: "guide" };
+  }
+
+  /**
+   * Removes an input ZCode holds in its queue (a steer its turn never took
+   * in: after a stop or a failure ZCode keeps it, queue paused, and would
+   * run it when the queue is resumed). v4 `deleteQueueItem`, whose
+   * queueItemId is the steer's pendingInputId (handlers/queue.ts); `noop`
+   * when it is gone already. Nothing to do on a CLI without v4.
+   */
+  async deleteQueueItem(p: { sessionId: string; queueItemId: string }): Promise<void> {
+    if (!(await this.hasV4())) return;
+    await this.v4.cas(p.sessionId, "deleteQueueItem", { queueItemId: p.queueItemId });
   }
 
   /**

@@ -110,7 +110,7 @@ describe("0.16.9: /steer", () => {
           .map((u) => u.update),
       );
       expect(text).toContain(
-        "This steer did not reach the turn: the turn was stopped first. ZCode keeps it in its queue and will not run it by itself",
+        "This steer did not reach the turn: the turn was stopped first. It will not run; send it again as a prompt if you still want it.",
       );
       expect(text).toContain("> also lint");
       expect(h.updates(sid).some((u) => u.sessionUpdate === "user_message_chunk")).toBe(false);

@@ -11,6 +11,7 @@ import { settings, snapshot } from "./snapshot.ts";
 import { newId, uuid } from "./store.ts";
 import type { Checkpoint, Message, SessionRecord, Workspace } from "./types.ts";
 import { v4Methods } from "./v4.ts";
+import { admitLegacySendIntoV4Turn } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 import { runtimePreferencesResult } from "./zcode-schemas.ts";
 
@@ -348,6 +349,11 @@ const methods: Record<string, Handler> = {
     if (s.taskType === "subagent_child")
       throw new RpcError(-32010, "Subagent sessions are read-only", { reasonCode: "guard.subagentReadOnly" });
     assertRevision(r, p.expectedRevision);
+    // Only the legacy prompt's own controller refuses; a v4-started turn queues the input (v4-queue.ts).
+    if (r.turn?.v4Started && admitLegacySendIntoV4Turn(sim, s, r, p.content, p.inputId ?? uuid())) {
+      r.revision++;
+      return { sessionId: s.id, accepted: true, stateRevision: r.revision };
+    }
     if (r.turn) throw new RpcError(-32010, "A prompt is already running for this session");
     if (r.prefsError) {
       const msg = r.prefsError;

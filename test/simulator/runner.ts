@@ -10,6 +10,7 @@ import type { Runtime, Sim } from "./sim.ts";
 import { newId, uuid } from "./store.ts";
 import { Stopped, Turn, type TurnFailure } from "./turn.ts";
 import type { Message, SessionRecord } from "./types.ts";
+import { afterTurnQueue, settleLeftInputs } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 import { providerHeadersResponse } from "./zcode-schemas.ts";
 
@@ -84,22 +85,6 @@ export function prepareTurn(sim: Sim, s: SessionRecord, r: Runtime, input: TurnI
     (s.turnLog ??= []).push(turn.log);
   }
   return turn;
-}
-
-/** Starts a turn of its own for a guide that fell back to the queue (the queue auto-drains once idle). */
-function runGuideAsTurn(sim: Sim, s: SessionRecord, r: Runtime, g: { commandId: string; text: string }): void {
-  if (r.turn || sim.rt(s.id) !== r) return;
-  const turn = prepareTurn(sim, s, r, {
-    raw: g.text,
-    prompt: parsePrompt(g.text, sim.cfg.defaultScenario),
-    inputId: g.commandId,
-    queryId: g.commandId,
-    sourceCommandId: g.commandId,
-  });
-  turn.v4Started = true;
-  r.revision++;
-  sim.stateUpdated(s, "prompt_started", { status: "running" });
-  setImmediate(() => runTurn(turn).catch((e) => log(`turn crashed: ${(e as Error).stack ?? e}`)));
 }
 
 const HOOK_DESCRIPTOR = {
@@ -312,7 +297,7 @@ export async function runTurn(turn: Turn): Promise<void> {
         await scenario(turn);
         await turn.endStep();
         // A text-only completion is a boundary too: each pending guide gets a model step of its own.
-        while (turn.guides.length > 0 && (await turn.drainGuide())) await turn.endStep();
+        while (!turn.failure && turn.guides.length > 0 && (await turn.drainGuide())) await turn.endStep();
       }
     }
   } catch (e) {
@@ -323,24 +308,8 @@ export async function runTurn(turn: Turn): Promise<void> {
   }
   const cancelled = turn.stopped && !turn.failure;
   if (cancelled) turn.resultType = "cancelled";
-  // Guides never drained fall back to the queue in place (steering.ts fallbackPendingGuidesToQueue):
-  // TurnSteerDeliveryChanged has no legacy name, so it streams as session.updated.
-  const fellBack = turn.guides.splice(0);
-  const fallbackReason = cancelled || turn.failure ? "guide.turnInterrupted" : "guide.noToolBoundary";
-  for (const g of fellBack) {
-    sim.emit(
-      s,
-      "session.updated",
-      {
-        admittedDelivery: "queue",
-        fallbackReasonCode: fallbackReason,
-        pendingInputId: `queue_${g.commandId}`,
-        requestedDelivery: "guide",
-        targetTurnId: turn.id,
-      },
-      { turnId: turn.id },
-    );
-  }
+  // Guides and queued inputs never taken in (v4-queue.ts, core turn.ts / steering.ts).
+  const leftInputs = settleLeftInputs(sim, s, turn, cancelled);
   if (turn.log) {
     turn.log.state = turn.failure ? "failed" : cancelled ? "completedInterrupted" : "completedSuccess";
     turn.log.endedAt = Date.now();
@@ -427,11 +396,6 @@ export async function runTurn(turn: Turn): Promise<void> {
   sim.store.touch(s);
   const [done, failed, stopped] = turn.o.endReasons;
   if (sim.rt(s.id) === r) sim.stateUpdated(s, turn.failure ? failed : cancelled ? stopped : done, turn.settingsPatch());
-  // A stopped turn's guides are held (the queue's auto-drain is off after a cancel); otherwise the queue drains.
-  if (fallbackReason === "guide.turnInterrupted") r.heldGuides.push(...fellBack);
-  else {
-    const next = fellBack.shift();
-    if (next) runGuideAsTurn(sim, s, r, next);
-    r.heldGuides.push(...fellBack);
-  }
+  // A stopped or failed turn's inputs are held (autoDrain off); otherwise the queue drains.
+  afterTurnQueue(sim, s, r, leftInputs);
 }

@@ -192,6 +192,8 @@ export class Turn {
   userMessage!: Message;
   /** v4: guides steered into this turn, not yet drained (steering.ts pendingInputs). */
   guides: { commandId: string; text: string }[] = [];
+  /** Inputs queued behind this turn (delivery "queue"), promoted after it (v4-queue.ts). */
+  queued: { commandId: string; text: string }[] = [];
   /**
    * Started through the v4 prompt path (a command, or the queue draining):
    * legacy session/stop does not reach it (server-operations.ts stopSession

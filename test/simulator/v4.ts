@@ -31,6 +31,7 @@ import type { Runtime, Sim } from "./sim.ts";
 import { newId } from "./store.ts";
 import type { SessionRecord, TurnLog } from "./types.ts";
 import type { AckFault } from "./v4-faults.ts";
+import { deleteQueueItem, heldQueueDisposition, withSteerAckSwitch } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 
 /** command.ts COMMAND_TYPES: the 35 types; those without a handler here fail `fault.command.notImplemented`. */
@@ -145,6 +146,7 @@ const PAYLOADS: Record<string, Schema> = {
   }),
   retryTurn: obj({ target, modelSelection: opt(modelSelection) }),
   deleteSession: obj({}),
+  deleteQueueItem: obj({ queueItemId: str() }),
 };
 
 /** command.ts commandEnvelopeSchema: a plain object (unknown keys are dropped, not refused). */
@@ -442,6 +444,13 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     const text: string = payload.text;
     if (!text.trim() && !payload.attachments?.length)
       return ack(e, "failed", { reasonCode: "proto.invalidPayload", message: "input must not be empty" });
+    // A held queue and an idle session: the user must say what becomes of the queue (v4-queue.ts).
+    const held = heldQueueDisposition(r, payload.heldQueueDisposition);
+    if (held)
+      return ack(e, "failed", {
+        reasonCode: held,
+        message: "held queue requires heldQueueDisposition (clearQueueAndSend | keepQueueAndSend)",
+      });
     const turn = r.turn;
     const delivery = payload.requestedDelivery;
     // A guide is admitted into any running regular turn; whether it is ever drained is the turn's business.
@@ -573,6 +582,13 @@ const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
       return ack(e, "failed", { reasonCode: "activePrompt", message: "Core prompt admission rejected: turn_active" });
     startV4Turn(e, text, "userInput");
     return { ...ack(e, "accepted"), revisionAtDecision: decision };
+  },
+
+  deleteQueueItem(e) {
+    // handlers/queue.ts deleteQueueItem: a miss (drained meanwhile, deleted twice) is noop queue.itemMissing.
+    if (!deleteQueueItem(e.r, e.payload.queueItemId)) return ack(e, "noop", { reasonCode: "queue.itemMissing" });
+    e.r.v4Revision++;
+    return ack(e, "accepted");
   },
 
   deleteSession(e) {
@@ -711,7 +727,7 @@ const queryKey = obj({ sessionId: nullable(str()), commandId: str({ min: 1 }) })
 
 export const v4Methods: Record<string, Handler> = {
   async "v4/command"(sim, p, ctx) {
-    return decide(sim, p, (fn) => ctx.after(fn));
+    return withSteerAckSwitch(p, ctx, () => decide(sim, p, (fn) => ctx.after(fn)));
   },
 
   async "v4/commands/query"(sim, p, ctx) {

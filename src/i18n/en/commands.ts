@@ -121,11 +121,21 @@ export const commands = {
     startedNew: "The turn had just ended, so ZCode runs this as a new turn:",
     /** A steer ZCode could not take into the turn: the turn was stopped first; the steer's text follows. */
     fellBackStopped:
-      "This steer did not reach the turn: the turn was stopped first. ZCode keeps it in its queue and will not run it by itself; send it again as a prompt if you still want it.",
+      "This steer did not reach the turn: the turn was stopped first. It will not run; send it again as a prompt if you still want it.",
+    /** The turn failed with a steer not yet taken in (ZCode says nothing of it); the steer's text follows. */
+    failedBeforeSteer:
+      "This steer did not reach the turn: the turn failed first. It will not run; send it again as a prompt if you still want it.",
     /** The turn offered no step boundary: ZCode runs the steer as a turn of its own. */
     fellBackNoBoundary:
-      "This steer could not be taken into the running turn (no step was left to take it in); ZCode runs it as a turn of its own after this one.",
+      "This steer could not be taken into the running turn (no step was left to take it in); ZCode runs it as a turn of its own after this one. Cancel stops that turn too.",
     fellBackOther: (reasonCode: string) => `This steer did not reach the turn (${reasonCode}); ZCode keeps it in its queue.`,
+    /** The ACK never came within `seconds`: ZCode may still have taken it; followed by the user's text, quoted. */
+    unconfirmed: (seconds: string) =>
+      `ZCode did not confirm this steer within ${seconds} s. It may still reach the turn: if it does, it appears there as your words.`,
+    /** ZCode answered that it did not take the steer; `why` is its reason, worded. Followed by the user's text, quoted. */
+    /** The ACK could not be read: ZCode may still have taken it; followed by the user's text, quoted. */
+    unreadable: "ZCode's answer to this steer could not be read. It may still reach the turn: if it does, it appears there as your words.",
+    notTaken: (why: string) => `ZCode did not take this steer: ${why}`,
   },
 
   /** What /mode and /thought share; `noun` is their `noun` below. */

@@ -68,6 +68,8 @@ export const errors = {
   goalNeedsObjective: "a goal to set needs a non-blank `objective`",
   /** `_session/steering` without text. */
   steeringNeedsText: "steering needs a text block in `prompt`",
+  /** `_session/steering` that ZCode did not admit (the reply in the conversation says why). */
+  steeringNotInjected: "the steer did not reach the running turn; see the reply in the conversation",
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,

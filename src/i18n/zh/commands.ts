@@ -98,9 +98,14 @@ export const commands: typeof en = {
     noTurn: "当前没有正在进行的回合，无法引导。请把这段内容作为普通消息发送：",
     steering: "已用以下指令引导正在进行的回合：",
     startedNew: "该回合刚刚结束，因此 ZCode 将其作为新回合运行：",
-    fellBackStopped: "此引导未送达该回合：回合已先被停止。ZCode 将其保留在队列中，不会自行运行；如仍需要，请将其作为提示重新发送。",
-    fellBackNoBoundary: "此引导无法并入正在运行的回合（没有剩余步骤可以接收）；ZCode 会在本回合之后将其作为单独的回合运行。",
+    fellBackStopped: "此引导未送达该回合：回合已先被停止。它不会运行；如仍需要，请将其作为提示重新发送。",
+    failedBeforeSteer: "此引导未送达该回合：回合已先失败。它不会运行；如仍需要，请将其作为提示重新发送。",
+    fellBackNoBoundary:
+      "此引导无法并入正在运行的回合（没有剩余步骤可以接收）；ZCode 会在本回合之后将其作为单独的回合运行。取消也会停止该回合。",
     fellBackOther: (reasonCode) => `此引导未送达该回合（${reasonCode}）；ZCode 将其保留在队列中。`,
+    unconfirmed: (seconds) => `ZCode 未在 ${seconds} 秒内确认此引导。它仍可能送达该回合：若送达，会以你的话显示在其中。`,
+    unreadable: "无法读取 ZCode 对此引导的答复。它仍可能送达该回合：若送达，会以你的话显示在其中。",
+    notTaken: (why) => `ZCode 未接受此引导：${why}`,
   },
 
   setting: {

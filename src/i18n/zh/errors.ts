@@ -51,6 +51,7 @@ export const errors: typeof en = {
   unknownAuthMethod: (id, methods) => `未知的认证方式 \`${id}\`；此智能体提供：${ids(methods)}`,
   goalNeedsObjective: "设置目标需要非空的 `objective`",
   steeringNeedsText: "引导需要 `prompt` 中的文本块",
+  steeringNotInjected: "引导未送达正在进行的回合；原因见对话中的回复",
   cwdNotAbsolute: (cwd) => `\`cwd\` 必须是绝对路径，收到的是 \`${cwd}\``,
   invalidCursor: "分页游标无效",
   noOption: (key) => `此会话没有${key === "mode" ? "模式" : "推理强度"}选项`,

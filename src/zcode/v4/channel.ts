@@ -36,7 +36,7 @@ export const V4_TIMEOUTS = { command: 70_000, query: 30_000, probe: 10_000 } as 
 export type ProbeAnswer = "yes" | "no" | "unknown";
 
 /** The command types the bridge sends; CAS ones carry baseRevision/baseLogEpoch (command.ts). */
-export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession";
+export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession" | "deleteQueueItem";
 
 /** A command ZCode refused or could not carry out; `reasonCode` says why (reasons.ts words it). */
 export class V4CommandError extends ZCodeError {
@@ -117,11 +117,15 @@ export class V4Channel {
     }
   }
 
-  /** One page: the newest rows, or those before `beforeRowId` (transport.ts rowsRange; rowId ascending). */
-  rows(sessionId: string, beforeRowId?: number, clientMode?: "desktop-continuous"): Promise<RowsRange> {
+  /**
+   * One page (transport.ts rowsRange; rowId ascending): the newest `limit`
+   * rows, or those before `beforeRowId`; `clientMode` as a live desktop reads.
+   */
+  rows(sessionId: string, page: { beforeRowId?: number; clientMode?: "desktop-continuous"; limit?: number } = {}): Promise<RowsRange> {
+    const { beforeRowId, clientMode, limit = ROWS_LIMIT } = page;
     return this.conn.request(
       "v4/conversation/rowsRange",
-      { sessionId, ...(clientMode ? { clientMode } : {}), ...(beforeRowId !== undefined ? { beforeRowId } : {}), limit: ROWS_LIMIT },
+      { sessionId, ...(clientMode ? { clientMode } : {}), ...(beforeRowId !== undefined ? { beforeRowId } : {}), limit },
       { timeoutMs: V4_TIMEOUTS.query, schema: RowsRangeSchema },
     );
   }
@@ -137,7 +141,7 @@ export class V4Channel {
     let rows = newest.rows;
     let more = newest.hasMore === true;
     for (let page = 1; more && page < MAX_PAGES && rows.length > 0 && !enough(rows); page++) {
-      const older = await this.rows(sessionId, Math.min(...rows.map((r) => r.rowId)));
+      const older = await this.rows(sessionId, { beforeRowId: Math.min(...rows.map((r) => r.rowId)) });
       rows = [...older.rows, ...rows];
       more = older.hasMore === true && older.rows.length > 0;
     }
@@ -150,20 +154,46 @@ export class V4Channel {
    * desktop-continuous, v4-gateway.ts rowsRange).
    */
   liveRows(sessionId: string, beforeRowId?: number): Promise<RowsRange> {
-    return this.rows(sessionId, beforeRowId, "desktop-continuous");
+    return this.rows(sessionId, { beforeRowId, clientMode: "desktop-continuous" });
   }
 
   /** Sends one envelope; resolves with its ACK whatever the status. */
-  async send(env: Envelope): Promise<Ack> {
-    const ack = await this.conn.request("v4/command", env, { timeoutMs: V4_TIMEOUTS.command, schema: AckSchema });
+  async send(env: Envelope, timeoutMs: number = V4_TIMEOUTS.command): Promise<Ack> {
+    const ack = await this.conn.request("v4/command", env, { timeoutMs, schema: AckSchema });
     if (ack.commandId !== env.commandId && ack.commandId !== "") logger.debug(`ACK for ${ack.commandId}, sent ${env.commandId}`);
     return ack;
   }
 
-  /** A command that is not CAS (sendText, stop, deleteSession). */
-  async plain(sessionId: string, type: CommandType, payload: Record<string, unknown>): Promise<Ack> {
-    const ack = await this.send({ commandId: uuidv7(), clientId: CLIENT_ID, sessionId, type, payload, issuedAt: Date.now() });
+  /** A command that is not CAS (sendText, stop, deleteSession); `timeoutMs` bounds the wait for its ACK. */
+  async plain(sessionId: string, type: CommandType, payload: Record<string, unknown>, timeoutMs?: number): Promise<Ack> {
+    const ack = await this.send({ commandId: uuidv7(), clientId: CLIENT_ID, sessionId, type, payload, issuedAt: Date.now() }, timeoutMs);
     return settle(type, ack);
+  }
+
+  /**
+   * A CAS command that targets no row (deleteQueueItem): sent with the
+   * revision and logEpoch of a fresh read; a `stale` ACK (the conversation
+   * moved meanwhile, as it does while a turn winds down) reads again and
+   * sends once more, same commandId, up to three times in all.
+   */
+  async cas(sessionId: string, type: CommandType, payload: Record<string, unknown>): Promise<Ack> {
+    const commandId = uuidv7();
+    for (let attempt = 0; ; attempt++) {
+      // Only the revision is wanted: one row is the smallest read ZCode allows.
+      const range = await this.rows(sessionId, { limit: 1 });
+      const ack = await this.send({
+        commandId,
+        clientId: CLIENT_ID,
+        sessionId,
+        type,
+        payload,
+        baseRevision: range.atRevision,
+        baseLogEpoch: range.atLogEpoch,
+        issuedAt: Date.now(),
+      });
+      if (ack.status !== "stale" || attempt >= 2) return settle(type, ack);
+      logger.debug(`${type} stale (${ack.reasonCode ?? "no reason"}); reading rows again`);
+    }
   }
 
   /**

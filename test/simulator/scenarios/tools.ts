@@ -71,13 +71,19 @@ export async function batch(t: Turn): Promise<void> {
  * A turn to steer (v4 sendText guide): one tool call, then it waits (at most
  * 10 s) for a guide before the tool runs, so the guide meets the tool-batch
  * boundary; hold=1 then waits for a stop instead of running the tool.
- * noboundary=1 offers no boundary (the guide falls back to the queue).
+ * noboundary=1 offers no boundary (the guide falls back to the queue);
+ * fail=1 fails the turn once the guide is in, before the boundary.
  */
 export async function guided(t: Turn): Promise<void> {
   await t.say("Working on it. ");
   const calls = await t.callTools([{ toolName: bashSpec(t, LS).toolName, input: bashSpec(t, LS).input }]);
   for (let i = 0; i < 1000 && t.guides.length === 0; i++) await t.sleep(10);
   if (t.params.hold === "1") for (let i = 0; i < 3000; i++) await t.sleep(10);
+  if (t.params.fail === "1") {
+    // The provider fails before the tool batch ends: the guide is never taken in (core turn.ts: TurnError).
+    t.failure = { type: "model_error", message: "upstream connection reset", turnPhase: "model_streaming", retryable: false };
+    return;
+  }
   await t.runTools(calls, () => bashSpec(t, LS).exec);
   await t.sayChunked("Done.", "text", 1);
 }

@@ -94,6 +94,8 @@ describe("/steer on a CLI with v4", () => {
       },
       v4(),
     );
-    expect(r.said).toEqual(["ZCode does not have this session open any more; try again (the bridge opens it first)."]);
+    expect(r.said).toEqual([
+      "ZCode did not take this steer: ZCode does not have this session open any more; try again (the bridge opens it first).\n\n> x",
+    ]);
   });
 });

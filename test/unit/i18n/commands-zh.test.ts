@@ -42,6 +42,8 @@ const SAMPLES: Record<string, unknown[][]> = {
     ["上一个回合的文件无法安全恢复", false],
   ],
   "commands.steer.fellBackOther": [["`guide.somethingNew`"]],
+  "commands.steer.unconfirmed": [["10"]],
+  "commands.steer.notTaken": [["ZCode 拒绝了该输入。"]],
   "commands.compact.finished": [
     [false, { used: "12,345", size: "200,000" }],
     [true, { used: "12,345", size: "200,000" }],

@@ -441,6 +441,32 @@ describe("steers (v4 guides)", () => {
     expect(noBoundary!.content.text).toContain("runs it as a turn of its own");
   });
 
+  test("held by ZCode (stopped or failed first): said, and handed to steerHeld for removal; a fallback to a turn of its own is not", () => {
+    const held: string[] = [];
+    const s = session();
+    const out: SessionUpdate[] = [];
+    const ctx: EventContext = { session: s, emit: (u) => out.push(u), steerHeld: (id) => held.push(id) };
+    applyEvent(ctx, queued("c4", "also lint"));
+    applyEvent(ctx, ev("session.updated", { fallbackReasonCode: "guide.turnInterrupted", pendingInputId: "queue_c4" }));
+    applyEvent(ctx, queued("c5", "then this"));
+    applyEvent(ctx, ev("session.updated", { fallbackReasonCode: "guide.noToolBoundary", pendingInputId: "queue_c5" }));
+    // core turn.ts: a failed turn says nothing of the guides it kept.
+    applyEvent(ctx, queued("c6", "and docs"));
+    applyEvent(ctx, ev("turn.failed", { error: { message: "boom" } }));
+    expectValid(out);
+    expect(held).toEqual(["queue_c4", "queue_c6"]);
+    const texts = out.map((u) => (u as Any).content.text as string);
+    expect(texts[2]).toContain("This steer did not reach the turn: the turn failed first.");
+    expect(texts[2]).toContain("> and docs");
+    expect(s.steers.size).toBe(0);
+  });
+
+  test("an input queued behind the turn (delivery queue) is no steer: nothing said when the turn fails", () => {
+    const h = harness();
+    h.apply(ev("turn.steerQueued", { pendingInputId: "queue_q1", input: "next prompt", delivery: "queue" }));
+    expect(h.apply(ev("turn.failed", { error: { message: "boom" } }))).toEqual([]);
+  });
+
   test("memory stays bounded however many steers are never taken in", () => {
     const h = harness();
     for (let i = 0; i < 500; i++) h.apply(queued(`x${i}`, "x"));
