@@ -116,8 +116,8 @@
  * - ZCODE_SIM_SCENARIO: scenario of prompts without a tag (`default`).
  * - ZCODE_SIM_BOOT_MS: delay before answering anything, --version included (0).
  * - ZCODE_SIM_HANDLER_DELAY_MS: time every queued request handler takes (0).
- * - ZCODE_SIM_BATCH_DELTAS: 0 sends every text/reasoning delta as its own
- *   event (default: batched as the CLI does, sim.ts DeltaBatch)
+ * - ZCODE_SIM_BATCH_DELTAS: 0 sends every text/reasoning/tool-input delta as its own
+ *   event (default: batched as the CLI does, delta-batch.ts)
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated

@@ -447,7 +447,9 @@ export class Turn {
    * (toolName left off tool_call when `nameOnCall` is false), then the model
    * request ends.
    */
-  async callTools(specs: { toolName: string; input: Record<string, unknown>; nameOnCall?: boolean }[]): Promise<ToolCall[]> {
+  async callTools(
+    specs: { toolName: string; input: Record<string, unknown>; nameOnCall?: boolean; inputPauseMs?: number }[],
+  ): Promise<ToolCall[]> {
     const st = this.beginStep();
     const amid = st.info.messageId;
     const calls: ToolCall[] = [];
@@ -465,6 +467,8 @@ export class Turn {
       const json = JSON.stringify(spec.input);
       const size = Math.max(16, Math.ceil(json.length / 3));
       for (let i = 0; i < json.length; i += size) {
+        // A model pausing mid-input (the `pause` scenario): the CLI's batch holds what came before.
+        if (i > 0 && spec.inputPauseMs) await this.sleep(spec.inputPauseMs);
         await this.emit("model.streaming", {
           assistantMessageId: amid,
           delta: json.slice(i, i + size),
