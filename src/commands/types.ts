@@ -48,6 +48,8 @@ export interface CommandContext {
   /** The bridge's own remark (not the command's answer): a `notice`, or a message of its own. */
   notice(level: NoticeLevel, text: string): Promise<void>;
   turnRunning(): boolean;
+  /** ZCode's goal may have changed: read it and publish it to a client that takes goals. */
+  goalChanged(): Promise<void>;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
   /**

@@ -54,6 +54,7 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
       if (!run?.signal.aborted) s.notice(level, text);
     },
     turnRunning: () => s.work.turnRunning(),
+    goalChanged: () => s.refreshGoalQuietly(),
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
       try {
