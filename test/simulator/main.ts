@@ -118,6 +118,8 @@
  * - ZCODE_SIM_HANDLER_DELAY_MS: time every queued request handler takes (0).
  * - ZCODE_SIM_BATCH_DELTAS: 0 sends every text/reasoning/tool-input delta as its own
  *   event (default: batched as the CLI does, delta-batch.ts)
+ * - ZCODE_SIM_CONTEXT_FILL: a test switch (no CLI behaviour): each model request
+ *   reports at least this fraction of the context window in use (0.95: near full).
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated

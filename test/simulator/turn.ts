@@ -405,8 +405,10 @@ export class Turn {
     this.step = undefined;
     const o = this.nextStepUsage;
     this.nextStepUsage = undefined;
-    const input = o?.inputTokens ?? 1200 + Math.ceil(this.transcriptChars() / 4);
     const output = o?.outputTokens ?? Math.max(1, Math.ceil(st.outputChars / 4) + 8);
+    // ZCODE_SIM_CONTEXT_FILL (a test switch): a near-full context without a near-full transcript.
+    const filled = Math.round(this.cfg.contextFill * contextWindow(this.s)) - output;
+    const input = o?.inputTokens ?? Math.max(1200 + Math.ceil(this.transcriptChars() / 4), filled);
     const reasoning = o?.reasoningTokens ?? Math.ceil(st.reasoningChars / 4);
     const cacheRead = o?.cacheReadTokens ?? Math.floor(input * 0.5);
     const total = input + output;
