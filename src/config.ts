@@ -39,6 +39,8 @@ export interface BridgeConfig {
   stallMs?: number;
   /** How long a prompt waits for a busy ZCode session (1308) to become idle (default 30000). */
   busyWaitMs?: number;
+  /** --auto-compact: the quiet moment after an answer before compacting is decided (default 250; tests lengthen it). */
+  autoCompactQuietMs?: number;
   /**
    * Whether sessions created through the bridge are added to the ZCode app's
    * history (~/.zcode/v2/tasks-index.sqlite, only when the app created that

@@ -4,10 +4,12 @@
 //
 // Recording sits on the hot path of every frame, so `record` only pushes the
 // raw line and its time; parsing, redaction and the write happen once per
-// event-loop turn for everything recorded in it.
+// event-loop turn for everything recorded in it, and what one line costs is
+// bounded (trace-cap.ts).
 import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { log } from "./log.ts";
 import { redact, redactLine } from "./redact.ts";
+import { cutNote, cutStrings, MAX_TRACED_LINE } from "./trace-cap.ts";
 
 export type TraceDirection = "editor->bridge" | "bridge->editor" | "bridge->zcode" | "zcode->bridge";
 
@@ -136,16 +138,24 @@ class FileTrace implements Trace {
 }
 
 function serialize(t: number, dir: TraceDirection, line: string): string {
+  const long = line.length > MAX_TRACED_LINE;
   let msg: unknown;
   try {
     msg = JSON.parse(line);
   } catch {
-    return JSON.stringify({ t, dir, raw: redactLine(line) });
+    if (!long) return JSON.stringify({ t, dir, raw: redactLine(line) });
+    return JSON.stringify({ t, dir, raw: redactLine(line.slice(0, MAX_TRACED_LINE)) + cutNote(line.length - MAX_TRACED_LINE) });
   }
+  // A long line: its structure, with long strings cut (trace-cap.ts).
+  if (long) msg = cutStrings(msg);
   const clean = redact(msg);
   // Nothing to hide: the wire line is already the JSON of `msg`, so it is
   // spliced in as is instead of being serialised a second time.
-  const body = clean === msg ? line : JSON.stringify(clean);
+  const body = clean === msg && !long ? line : JSON.stringify(clean);
+  // Still too long (a flood of short strings): its head, as text.
+  if (body.length > MAX_TRACED_LINE * 4) {
+    return JSON.stringify({ t, dir, raw: body.slice(0, MAX_TRACED_LINE) + cutNote(body.length - MAX_TRACED_LINE) });
+  }
   return `{"t":${t},"dir":"${dir}","msg":${body}}`;
 }
 

@@ -42,13 +42,13 @@ function parsed<S extends v.GenericSchema>(schema: S, method: string, params: un
 }
 
 /** `_session/goal` params, as the command the user would type. */
-export function goalRequest(params: unknown): { sessionId: string; action: GoalAction; typed: string } {
+export function goalRequest(params: unknown): { sessionId: string; action: GoalAction; typed: string; objective?: string } {
   const p = parsed(GoalParams, GOAL_METHOD, params);
   const objective = p.objective?.trim() ?? "";
   if (p.action === "set") {
     if (!objective) throw invalidParams(t().errors.goalNeedsObjective);
     // `/goal clear` would read as the action: a set always names its objective after `replace`.
-    return { sessionId: p.sessionId, action: p.action, typed: `/goal replace ${objective}` };
+    return { sessionId: p.sessionId, action: p.action, typed: `/goal replace ${objective}`, objective };
   }
   return { sessionId: p.sessionId, action: p.action, typed: `/goal ${p.action}` };
 }

@@ -300,16 +300,22 @@ class AcpAgent {
   }
 
   /**
-   * `_session/goal`: the same as typing `/goal …`. Pausing or clearing first
-   * ends what runs (a goal's work holds the session; stopping it pauses the
-   * goal in ZCode); the goal's state follows in `_meta.goal`.
+   * `_session/goal`. Set and resume answer once ZCode took the goal; the work
+   * toward it then runs as the session's turn, outside any prompt
+   * (goal-work.ts). Pausing or clearing first ends what runs (stopping the
+   * goal's work pauses it in ZCode) and is otherwise the same as typing
+   * `/goal …`. The goal's state follows in `_meta.goal`.
    */
   private async goal(params: unknown, signal: AbortSignal): Promise<Record<string, never>> {
     const g = goalRequest(params);
     const s = this.bridge.session(g.sessionId);
     s.goal.drivenByClient();
     if ((g.action === "pause" || g.action === "clear") && s.isBusy()) await s.cancel("editor");
-    await s.prompt([{ type: "text", text: g.typed }], signal);
+    // A goal belongs to the session, not to a prompt (goal-work.ts): answered once ZCode took it.
+    // `set` is ZCode's `replace`, so that an objective such as "clear the cache" is never read as an action.
+    if (g.action === "set") await s.startGoal({ action: "replace", objective: g.objective });
+    else if (g.action === "resume") await s.startGoal({ action: "resume" });
+    else await s.prompt([{ type: "text", text: g.typed }], signal);
     await s.refreshGoal();
     return {};
   }

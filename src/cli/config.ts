@@ -31,14 +31,22 @@ function onUnless(flags: Record<string, string | boolean>, env: Env, flag: strin
  */
 export const MIN_AUTO_COMPACT_TOKENS = 10_000;
 
+/**
+ * The same reason for a percentage: 10% of the smallest context windows
+ * ZCode offers (128k) is above MIN_AUTO_COMPACT_TOKENS, while 1% of them
+ * (1.3k) is met by every turn. One minimum, whatever the window.
+ */
+export const MIN_AUTO_COMPACT_PERCENT = 10;
+
 /** `80%` (of the context window), or `150000` / `150k` tokens in use; anything else names where it came from. */
 export function parseAutoCompact(raw: string, from: string): AutoCompact {
   const v = raw.trim();
   const percent = /^(\d{1,3}(?:\.\d+)?)\s*%$/.exec(v);
   if (percent) {
     const p = Number(percent[1]);
-    if (p > 0 && p <= 100) return { percent: p };
-    throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
+    if (p > 100) throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
+    if (p < MIN_AUTO_COMPACT_PERCENT) throw new UsageError(t().cli.usage.autoCompactPercentTooLow(from, raw, MIN_AUTO_COMPACT_PERCENT));
+    return { percent: p };
   }
   const tokens = /^(\d+(?:\.\d+)?)(k?)$/i.exec(v);
   const n = tokens ? Math.round(Number(tokens[1]) * (tokens[2] ? 1000 : 1)) : Number.NaN;
@@ -46,7 +54,8 @@ export function parseAutoCompact(raw: string, from: string): AutoCompact {
     throw new UsageError(t().cli.usage.notAutoCompact(from, raw));
   }
   if (n < MIN_AUTO_COMPACT_TOKENS) {
-    throw new UsageError(t().cli.usage.autoCompactTooLow(from, raw, MIN_AUTO_COMPACT_TOKENS, n > 0 && n <= 100 ? `${n}%` : undefined));
+    const asPercent = n >= MIN_AUTO_COMPACT_PERCENT && n <= 100 ? `${n}%` : undefined;
+    throw new UsageError(t().cli.usage.autoCompactTooLow(from, raw, MIN_AUTO_COMPACT_TOKENS, asPercent));
   }
   return { tokens: n };
 }
@@ -157,6 +166,8 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   if (stallMs) config.stallMs = stallMs;
   const busyWaitMs = ms("ZCODE_ACP_BUSY_WAIT_MS");
   if (busyWaitMs) config.busyWaitMs = busyWaitMs;
+  const autoCompactQuietMs = ms("ZCODE_ACP_AUTO_COMPACT_QUIET_MS");
+  if (autoCompactQuietMs) config.autoCompactQuietMs = autoCompactQuietMs;
   const requestTimeoutMs = ms("ZCODE_ACP_REQUEST_TIMEOUT_MS");
   if (requestTimeoutMs) config.requestTimeoutMs = requestTimeoutMs;
   return config;

@@ -41,6 +41,8 @@ export const goalCommand: SlashCommand = {
       return;
     }
     const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
+    // A goal panel follows `/goal` typed in the prompt as it follows `_session/goal`.
+    if (parsed.action !== "show") await ctx.goalChanged();
     // ZCode's own words: it knows what it did (and says so in the user's
     // language). Ours only when its answer is empty (it answers "" to a pause that worked).
     await ctx.say(result.response?.trim() || text.done[parsed.action]);

@@ -52,6 +52,8 @@ export interface CommandContext {
   steered?(): void;
   /** The prompt of this command was answered `cancelled` already (what ZCode still does goes unseen). */
   cancelled?(): boolean;
+  /** ZCode's goal may have changed: read it and publish it to a client that takes goals. */
+  goalChanged(): Promise<void>;
   /** Waits (at most `budgetMs`) until ZCode reports the session idle; false if it did not. */
   waitIdle(budgetMs: number): Promise<boolean>;
   /**

@@ -36,8 +36,10 @@ export function describe(threshold: AutoCompact): string {
 
 /** The compaction, once the prompt that triggered it has been answered. */
 export async function compactInBackground(s: SessionHost, threshold: AutoCompact): Promise<void> {
-  // Let the prompt's answer reach the editor first: this runs in the same turn of the event loop otherwise.
-  await new Promise((r) => setTimeout(r, 0));
+  // Decided after a quiet moment, not at the answer: the answer reaches the
+  // editor first, and an editor that leaves at once (stdin closed a few ms
+  // after the answer) is gone by then, so ZCode is not set compacting for nobody.
+  await new Promise((r) => setTimeout(r, s.timings.autoCompactQuietMs));
   const usage = s.memory.lastUsage;
   if (s.winding || !compactionDue(threshold, usage)) return;
   const caps = s.api.capabilities();

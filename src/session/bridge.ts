@@ -99,6 +99,7 @@ export class Bridge {
         ...DEFAULT_TIMINGS,
         ...(config.stallMs ? { stallMs: config.stallMs } : {}),
         ...(config.busyWaitMs ? { busyWaitMs: config.busyWaitMs } : {}),
+        ...(config.autoCompactQuietMs ? { autoCompactQuietMs: config.autoCompactQuietMs } : {}),
         ...opts.timings,
       },
       terminalOutput: () => this.features().terminalOutput,

@@ -55,6 +55,7 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
     },
     turnRunning: () => s.work.turnRunning(),
     cancelled: () => run?.signal.aborted === true,
+    goalChanged: () => s.refreshGoalQuietly(),
     waitIdle: async (budgetMs) => {
       if (run) run.zcodeWorking = true;
       try {

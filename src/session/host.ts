@@ -41,6 +41,8 @@ export interface SessionHost {
   notice(level: NoticeLevel, text: string): void;
   /** ZCode's goal, published to a client that takes it. */
   readonly goal: GoalPublisher;
+  /** Reads ZCode's goal and publishes it; a failed read is only logged. */
+  refreshGoalQuietly(): Promise<void>;
   /** Resolves once the editor's backlog is low again. */
   backlogRelieved(): Promise<void>;
   /** Resolves once everything emitted so far is on the wire. */

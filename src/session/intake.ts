@@ -1,6 +1,7 @@
 import { log } from "../log.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import { parseEvent, readEnvelope, type RawEvent, type ZCodeEvent } from "../zcode/event-schemas.ts";
+import { HeldTail } from "./held-tail.ts";
 import { SeqOrder } from "./seq-order.ts";
 
 const logger = log.withTag("intake");
@@ -9,6 +10,8 @@ const logger = log.withTag("intake");
 interface Sequenced {
   seq: number;
   raw: RawEvent;
+  /** The last event of a re-read: a delta there is a batch ZCode's live stream still holds (held-tail.ts). */
+  rereadTail?: boolean;
 }
 
 /** What the intake needs of its session. */
@@ -33,6 +36,7 @@ export interface IntakeOwner {
  */
 export class EventIntake {
   private readonly order = new SeqOrder<Sequenced>();
+  private readonly held = new HeldTail();
   /** Whether `order.last` is meaningful (false: subscribe without afterSeq first). */
   private seqKnown = false;
   /** The subscription did not say the current seq: take it from the first event. */
@@ -60,16 +64,22 @@ export class EventIntake {
     this.seqKnown = false;
     this.seqFromFirstEvent = false;
     this.order.clear();
+    this.held.clear();
   }
 
   /** A live envelope. */
   accept(raw: RawEvent): void {
+    this.held.live(raw.seq);
+    this.take({ seq: raw.seq, raw });
+  }
+
+  private take(item: Sequenced): void {
     if (this.owner.isClosed) return;
     if (this.seqFromFirstEvent) {
       this.seqFromFirstEvent = false;
-      this.order.reset(raw.seq - 1);
+      this.order.reset(item.seq - 1);
     }
-    this.dispatchAll(this.order.accept({ seq: raw.seq, raw }));
+    this.dispatchAll(this.order.accept(item));
     if (this.order.hasGap) void this.recover();
   }
 
@@ -123,16 +133,20 @@ export class EventIntake {
 
   /** The `events` of a subscribe answer: envelopes like live ones. */
   private feed(events: readonly unknown[] | undefined): void {
-    for (const e of events ?? []) {
+    const list = events ?? [];
+    list.forEach((e, i) => {
       const raw = readEnvelope(e);
       if (typeof raw === "string") logger.debug("skipping a subscribed event without a usable envelope:", raw);
-      else if (raw.sessionId === this.owner.id) this.accept(raw);
-    }
+      else if (raw.sessionId === this.owner.id) this.take({ seq: raw.seq, raw, rereadTail: i === list.length - 1 });
+    });
   }
 
   private dispatchAll(items: readonly Sequenced[]): void {
     for (const it of items) {
-      const parsed = parseEvent(it.raw);
+      const raw = this.held.trim(it.raw);
+      if (it.rereadTail) this.held.reread(it.raw);
+      if (!raw) continue;
+      const parsed = parseEvent(raw);
       if (!parsed.ok) {
         // Its seq is consumed all the same: an event we do not use is no gap.
         if (!parsed.unknownType) logger.debug("skipping", it.raw.type, "event", it.seq, "that fails its schema:", parsed.issue);

@@ -1,10 +1,10 @@
 import type { ContentBlock, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { matchCommand } from "../commands/registry.ts";
 import { log } from "../log.ts";
-import type { ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
+import type { GoalAction, ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
 import type { Env } from "../zcode/host.ts";
-import type { Snapshot } from "../zcode/result-schemas.ts";
+import type { GoalResult, Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";
 import { StagedAttachments } from "./attachment-staging.ts";
@@ -21,6 +21,7 @@ import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
 import type { SessionHost } from "./host.ts";
 import { GoalPublisher } from "./goal-publisher.ts";
+import { startGoalWork } from "./goal-work.ts";
 import { SessionSettings } from "./session-settings.ts";
 import type { CancelReason, SessionDeps } from "./deps.ts";
 import { PromptQueue } from "./prompt-queue.ts";
@@ -175,6 +176,17 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
     const r = await this.withActive(() => this.api.read(this.id));
     this.goal.publish(r.projection?.target ?? null);
     await this.flush();
+  }
+
+  /** refreshGoal where a failed read only costs a stale goal panel (logged). */
+  async refreshGoalQuietly(): Promise<void> {
+    if (this.isClosed) return;
+    await this.refreshGoal().catch((err) => logger.debug("reading the goal failed:", err));
+  }
+
+  /** `_session/goal` set/resume: answers once ZCode took the goal; the work toward it runs as the session's turn (goal-work.ts). */
+  startGoal(goal: { action: GoalAction; objective?: string | undefined }): Promise<GoalResult> {
+    return startGoalWork(this, this.queue, goal);
   }
 
   /** Resolves once the editor's backlog is low again (at once when it is). */

@@ -13,6 +13,12 @@ export interface Timings {
   retryBaseMs: number;
   /** Upper bound for the cheap session/read done at the end of a turn. */
   endReadMs: number;
+  /**
+   * --auto-compact: the quiet moment after a turn's answer before the
+   * compaction is decided. An editor that leaves right after the answer
+   * (stdin closed) must not set ZCode compacting on its way out.
+   */
+  autoCompactQuietMs: number;
 }
 
 export const DEFAULT_TIMINGS: Timings = {
@@ -23,4 +29,5 @@ export const DEFAULT_TIMINGS: Timings = {
   retryTries: 3,
   retryBaseMs: 250,
   endReadMs: 2000,
+  autoCompactQuietMs: 250,
 };

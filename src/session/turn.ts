@@ -41,11 +41,11 @@ const MOVES: Record<Phase, readonly Phase[]> = {
 };
 
 /**
- * A turn that a v4 command starts instead of session/send (`/rewind <new
- * prompt>`): resolves with the command's id (the ZCode turn's queryId), or
- * undefined when the command decided not to run anything (it said why).
+ * A turn a command starts instead of session/send (`/rewind <new prompt>`, a
+ * goal): resolves with its v4 command's id (the ZCode turn's queryId; none for
+ * session/goal, stopped by session/stop), or undefined when nothing started.
  */
-export type TurnStart = () => Promise<{ commandId: string } | undefined>;
+export type TurnStart = () => Promise<{ commandId?: string } | undefined>;
 
 /** The phases in which ZCode may be running this turn. */
 const IN_ZCODE: ReadonlySet<Phase> = new Set(["sending", "running", "cancelling"]);

@@ -119,18 +119,18 @@ const HANDLERS: { [T in ZCodeEventType]: Handler<T> } = {
     ctx.session.messageIds = {};
     // The plan is the TodoWrite input; the result does not repeat it (and the tracker forgets it on finishing).
     const todo = p.kind === "result" && p.toolCallId ? ctx.session.tracker.pending(p.toolCallId) : undefined;
-    for (const u of ctx.session.tracker.onToolUpdated(p)) ctx.emit(u);
+    // An approved plan-mode plan, for a client that takes plans: a Markdown plan of its own (its plan panel,
+    // by id), and shown there only: the tool call keeps the verdict, not the plan a second time.
+    const approved = todo && PLAN_APPROVAL_TOOLS.test(todo.name) && p.result?.success !== false && ctx.session.features.plans;
+    const plan = approved ? (todo.input as { plan?: unknown } | undefined)?.plan : undefined;
+    const planShown = typeof plan === "string" && plan.trim() ? plan : undefined;
+    for (const u of ctx.session.tracker.onToolUpdated(p)) ctx.emit(planShown ? withoutText(u, planShown) : u);
     if (todo && TODO_TOOLS.test(todo.name) && p.result?.success !== false) {
       const todos = todosOf(todo.input);
       if (todos) emitPlan(ctx, todos);
     }
-    // An approved plan-mode plan: a Markdown plan of its own for a client that takes them.
-    if (todo && PLAN_APPROVAL_TOOLS.test(todo.name) && p.result?.success !== false && ctx.session.features.plans) {
-      const plan = (todo.input as { plan?: unknown } | undefined)?.plan;
-      if (typeof plan === "string" && plan.trim()) {
-        ctx.emit({ sessionUpdate: "plan_update", plan: { type: "markdown", planId: `plan-${p.toolCallId}`, content: plan } });
-      }
-    }
+    if (planShown)
+      ctx.emit({ sessionUpdate: "plan_update", plan: { type: "markdown", planId: `plan-${p.toolCallId}`, content: planShown } });
   },
   "permission.resolved": (ctx, e) => {
     for (const u of ctx.session.tracker.onPermissionResolved(e.payload.toolCallId, e.payload.decision, e.payload.reason)) ctx.emit(u);
@@ -318,4 +318,10 @@ export function emitPlan(ctx: { session: EventState; emit(u: SessionUpdate): voi
     return;
   }
   ctx.emit(planUpdate(entries));
+}
+
+/** A finished tool call's update without the content block that is exactly `text` (shown elsewhere). */
+function withoutText(u: SessionUpdate, text: string): SessionUpdate {
+  if (u.sessionUpdate !== "tool_call_update" || !u.content) return u;
+  return { ...u, content: u.content.filter((c) => !(c.type === "content" && c.content.type === "text" && c.content.text === text)) };
 }

@@ -146,7 +146,7 @@ test("a compaction ZCode starts itself: compaction_update when opted in; nothing
 
 test("bridge notices: a notice with a level when opted in; else an agent message of its own, apart from the answer", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities, args: ["--auto-compact", "0.001%"] }, async (h) => {
+    await withBridge({ clientCapabilities, args: ["--auto-compact", "80%"], env: { ZCODE_SIM_CONTEXT_FILL: "0.95" } }, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "fill the context");
       await h.waitFor(() => h.text(sessionId).includes("Conversation compacted."), "the auto-compaction");
@@ -238,24 +238,27 @@ test("session/delete: advertised; ends the running turn, deletes in ZCode and in
 
 test("auto-compact switch: a boolean option when opted in, an on/off select otherwise; off means no compaction", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities, record: true, args: ["--auto-compact", "0.001%"] }, async (h) => {
-      const { sessionId, configOptions } = await h.newSession();
-      const opt = configOptions!.find((o) => o.id === "auto_compact")!;
-      const boolean = clientCapabilities === OPTED_IN;
-      if (boolean) expect(opt).toMatchObject({ type: "boolean", currentValue: true });
-      else expect(opt).toMatchObject({ type: "select", currentValue: "on", options: [{ value: "on" }, { value: "off" }] });
-      const off = boolean ? { type: "boolean" as const, value: false } : { value: "off" };
-      const r = await h.agent.request(acp.methods.agent.session.setConfigOption, {
-        sessionId,
-        configId: "auto_compact",
-        ...off,
-      } as acp.SetSessionConfigOptionRequest);
-      expect(r.configOptions.find((o) => o.id === "auto_compact")).toMatchObject({ currentValue: boolean ? false : "off" });
-      expect(h.updatesOfKind(sessionId, "config_option_update").length).toBeGreaterThan(0);
-      await h.prompt(sessionId, "fill the context");
-      await h.prompt(sessionId, "and again");
-      expect(h.simMethods()).not.toContain("session/compact");
-    });
+    await withBridge(
+      { clientCapabilities, record: true, args: ["--auto-compact", "80%"], env: { ZCODE_SIM_CONTEXT_FILL: "0.95" } },
+      async (h) => {
+        const { sessionId, configOptions } = await h.newSession();
+        const opt = configOptions!.find((o) => o.id === "auto_compact")!;
+        const boolean = clientCapabilities === OPTED_IN;
+        if (boolean) expect(opt).toMatchObject({ type: "boolean", currentValue: true });
+        else expect(opt).toMatchObject({ type: "select", currentValue: "on", options: [{ value: "on" }, { value: "off" }] });
+        const off = boolean ? { type: "boolean" as const, value: false } : { value: "off" };
+        const r = await h.agent.request(acp.methods.agent.session.setConfigOption, {
+          sessionId,
+          configId: "auto_compact",
+          ...off,
+        } as acp.SetSessionConfigOptionRequest);
+        expect(r.configOptions.find((o) => o.id === "auto_compact")).toMatchObject({ currentValue: boolean ? false : "off" });
+        expect(h.updatesOfKind(sessionId, "config_option_update").length).toBeGreaterThan(0);
+        await h.prompt(sessionId, "fill the context");
+        await h.prompt(sessionId, "and again");
+        expect(h.simMethods()).not.toContain("session/compact");
+      },
+    );
   }
   // Without --auto-compact there is nothing to switch.
   await withBridge({ clientCapabilities: OPTED_IN }, async (h) => {

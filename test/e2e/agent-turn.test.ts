@@ -120,20 +120,27 @@ describe("ordering and recovery", () => {
   });
 
   test("a model pause longer than the stall limit mid-sentence: ZCode's batched tail shows once, nothing lost", async () => {
-    // Stall limit 100 ms < the CLI's 250 ms text batch: the resubscription (afterSeq) lets the held tail out under a new seq.
+    // Stall limit 100 ms < each pause: every pause makes the bridge resubscribe (afterSeq); the re-read flushes
+    // the batch ZCode's live stream still holds under a new seq, and the next delta sends that text again merged
+    // with the new one under another seq (delta-batch.ts). Pauses in the thinking, three in the text, and in a
+    // tool's input stream.
     await withBridge({ env: { ZCODE_ACP_STALL_MS: "100" }, record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      expect((await h.prompt(sessionId, "#scenario:pause ms=600")).stopReason).toBe("end_turn");
-      expect(h.text(sessionId)).toBe("The answer to the question is forty-two, and that is all.");
+      expect((await h.prompt(sessionId, "#scenario:pause ms=400 pauses=3 reasoning=1 tool=1")).stopReason).toBe("end_turn");
+      expect(h.text(sessionId, "agent_thought_chunk")).toBe("Weighing it up and settled.");
+      expect(h.text(sessionId)).toBe("The answer to the question is forty-two, and that is all. Well, almost all.");
+      const calls = h.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
+      expect(calls.some((u) => JSON.stringify(u.rawInput ?? {}).includes("greet.ts"))).toBe(true);
+      expect(calls.at(-1)).toMatchObject({ status: "completed" });
       expect(h.simFrames().some((f) => f.method === "session/subscribe" && f.params.afterSeq !== undefined)).toBe(true);
     });
-    // Stall limit above the batch's age: the batch's own timer lets the tail out; no resubscription needed.
+    // Stall limit above the pause: no resubscription; the next delta lets the held tail out.
     await withBridge({ env: { ZCODE_ACP_STALL_MS: "1000" } }, async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:pause ms=600")).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toBe("The answer to the question is forty-two, and that is all.");
     });
-  });
+  }, 30_000);
 
   test("the turn's end never arrives but ZCode is idle: the prompt still ends (end_turn) after two quiet checks", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zcode-lost-end-"));

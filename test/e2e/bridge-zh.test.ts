@@ -184,7 +184,7 @@ describe("zh: what the bridge says", () => {
   });
 
   test("notices: a retried turn, limits that end a turn, an interrupted one, auto-compact", async () => {
-    await withBridge({ env: ZH, args: ["--auto-compact", "0.001%"] }, async (h) => {
+    await withBridge({ env: { ...ZH, ZCODE_SIM_CONTEXT_FILL: "0.95" }, args: ["--auto-compact", "80%"] }, async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:fail-transient fails=1")).stopReason).toBe("end_turn");
       expect((await h.prompt(sessionId, "#scenario:max-budget")).stopReason).toBe("max_turn_requests");

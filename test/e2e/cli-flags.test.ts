@@ -114,6 +114,8 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ],
   ["--auto-compact 5000 tokens: below the minimum", ["--auto-compact", "5000"], {}, "'5000' tokens is below 10k"],
   ["--auto-compact 9.9k: below the minimum", ["--auto-compact", "9.9k"], {}, "'9.9k' tokens is below 10k"],
+  ["--auto-compact 1%: below the percent minimum", ["--auto-compact", "1%"], {}, "'1%' is below 10% of the context window"],
+  ["--auto-compact 0.001%: below the percent minimum", ["--auto-compact", "0.001%"], {}, "'0.001%' is below 10% of the context window"],
   ["--auto-compact with a fractional token count", ["--auto-compact", "15000.5"], {}, "is not a token count"],
   ["blank --model", ["--model", "  "], {}, "is not a model name or id"],
   ["ZCODE_ACP_MODEL with a control character", [], { ZCODE_ACP_MODEL: "glm\u0007" }, "ZCODE_ACP_MODEL: 'glm"],

@@ -122,7 +122,13 @@ describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
       for (const [text, params, reply] of steps) {
         const out = await command(h, sid, text);
         expect(out.frames[0]).toEqual({ id: expect.anything(), method: "session/goal", params: { sessionId: sid, ...params } });
-        expect(out.frames.slice(1).every((f) => f.method === "session/read")).toBe(true);
+        // Reads while ZCode works; a read may number the stream's held tail (delta-batch.ts), leaving a hole
+        // in the live seqs that a resubscription with afterSeq fills.
+        expect(
+          out.frames
+            .slice(1)
+            .every((f) => f.method === "session/read" || (f.method === "session/subscribe" && f.params.afterSeq !== undefined)),
+        ).toBe(true);
         expect(out.text).toMatch(reply);
       }
       const bad = await command(h, sid, "/goal replace");

@@ -81,8 +81,8 @@ test("stdin EOF right after a turn's answer with --auto-compact due: no session/
     const h = await Harness.start({
       stateDir: dir,
       record: true,
-      args: ["--auto-compact", "0.001%"],
-      env: { ZCODE_SIM_HANDLER_DELAY_MS: "300" },
+      args: ["--auto-compact", "80%"],
+      env: { ZCODE_SIM_HANDLER_DELAY_MS: "300", ZCODE_SIM_CONTEXT_FILL: "0.95" },
     });
     try {
       const { sessionId } = await h.newSession();

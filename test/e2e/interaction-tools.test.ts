@@ -75,7 +75,9 @@ describe("tool calls end to end", () => {
   });
 
   test("Bash without the terminal extension: fenced output grows with only what is new", async () => {
-    await withBridge({}, async (h) => {
+    // Progress paced 40 ms apart: updates the editor has not read yet are merged (update-sink.ts), so on a
+    // loaded machine 5 ms apart could leave fewer than three snapshots to compare.
+    await withBridge({ env: { ZCODE_SIM_DELAY_MS: "40" } }, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:bash");
       const bash = byTitle(toolViews(h, sessionId), "ls -la");

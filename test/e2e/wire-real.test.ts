@@ -84,6 +84,7 @@ describe("1. sessions and reads with ZCode's real settings", () => {
       expect((await h.prompt(sessionId, "after load")).stopReason).toBe("end_turn");
       for (const r of requests(h, "session/read")) expect(r.params.messageLimit).toBe(1);
     });
+    // Two bridges, a load and a fork: 4 s here, more on a loaded machine.
   }, 30_000);
 });
 

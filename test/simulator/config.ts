@@ -28,6 +28,8 @@ export interface SimConfig {
   busyTailMs: number;
   /** Batch streaming deltas as the CLI does (ZCODE_SIM_BATCH_DELTAS=0 turns it off). */
   batchDeltas: boolean;
+  /** A test switch, no CLI behaviour: each model request reports at least this fraction of the context window in use (0: off). */
+  contextFill: number;
   /** The desktop 3.12+ bundled CLI: refuse to boot without the built-in provider config. */
   requireProviderConfig: boolean;
   /** A cold resume puts every session back on the default model. */
@@ -114,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     handlerDelayMs: num(env.ZCODE_SIM_HANDLER_DELAY_MS, 0, "ZCODE_SIM_HANDLER_DELAY_MS"),
     busyTailMs: num(env.ZCODE_SIM_BUSY_TAIL_MS, 0, "ZCODE_SIM_BUSY_TAIL_MS"),
     batchDeltas: env.ZCODE_SIM_BATCH_DELTAS !== "0",
+    contextFill: Math.min(1, num(env.ZCODE_SIM_CONTEXT_FILL, 0, "ZCODE_SIM_CONTEXT_FILL")),
     requireProviderConfig: flag(env.ZCODE_SIM_REQUIRE_PROVIDER_CONFIG),
     resumeResetsModel: flag(env.ZCODE_SIM_RESUME_RESETS_MODEL),
     defaultModel,

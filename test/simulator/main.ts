@@ -116,8 +116,10 @@
  * - ZCODE_SIM_SCENARIO: scenario of prompts without a tag (`default`).
  * - ZCODE_SIM_BOOT_MS: delay before answering anything, --version included (0).
  * - ZCODE_SIM_HANDLER_DELAY_MS: time every queued request handler takes (0).
- * - ZCODE_SIM_BATCH_DELTAS: 0 sends every text/reasoning delta as its own
- *   event (default: batched as the CLI does, sim.ts DeltaBatch)
+ * - ZCODE_SIM_BATCH_DELTAS: 0 sends every text/reasoning/tool-input delta as its own
+ *   event (default: batched as the CLI does, delta-batch.ts)
+ * - ZCODE_SIM_CONTEXT_FILL: a test switch (no CLI behaviour): each model request
+ *   reports at least this fraction of the context window in use (0.95: near full).
  * - ZCODE_SIM_V4_PROBE=<fault>[*n], ZCODE_SIM_V4_ACK=<type>:<fault>[*n],…: faults of
  *   the v4 probe and of v4 command ACKs (late, garbled, refused; v4-faults.ts).
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed

@@ -243,8 +243,6 @@ const methods: Record<string, Handler> = {
     const { s, r } = requireSession(sim, p.sessionId);
     // A read with deliveryKind turns live session/event pushes on, like subscribe.
     if (p.deliveryKind) r.deliveryKind = p.deliveryKind;
-    // A read flushes the batched tail of the stream (it takes the next seq).
-    sim.flushDeltas(s);
     return snapshot(sim, s, { availability: "current", messageLimit: p.messageLimit });
   },
 
@@ -337,7 +335,8 @@ const methods: Record<string, Handler> = {
     r.deliveryKind = p.deliveryKind;
     r.holdLive = false;
     const events = p.afterSeq === undefined ? [] : sim.eventsAfter(s, p.afterSeq);
-    const res: Record<string, unknown> = { eventSeq: r.seq, events, sessionId: s.id };
+    // subscribeSession (server-operations.ts): events re-read after afterSeq, eventSeq by getProtocolEventSeq.
+    const res: Record<string, unknown> = { eventSeq: sim.eventSeq(s), events, sessionId: s.id };
     if (p.includeSnapshot) res.snapshot = snapshot(sim, s, { availability: "current" });
     return res;
   },

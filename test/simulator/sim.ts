@@ -14,31 +14,12 @@ import { Outgoing } from "./interactions.ts";
 import type { Personality } from "./personality.ts";
 import { type Store, uuid } from "./store.ts";
 import type { Turn } from "./turn.ts";
+import { type BatchState, newBatchState, rebatch, type SourceEvent, step } from "./delta-batch.ts";
 import type { PermissionRule, SessionRecord, StoredEvent } from "./types.ts";
 import type { Out } from "./wire.ts";
 
 /** Events kept in memory per session for afterSeq replays. */
 const MAX_EVENTS = 20_000;
-
-/**
- * The CLI's batching of streamed text (its legacy event writer): the first
- * delta of a run goes out at once; later text/reasoning deltas of the same
- * message are merged and flushed once they reach these sizes or ages, or when
- * any other event comes, or when the session is read again (session/subscribe
- * afterSeq, session/read), the held tail then taking the next seq.
- */
-const BATCH = {
-  text_delta: { chars: 2048, ms: 250 },
-  reasoning_delta: { chars: 4096, ms: 750 },
-} as const;
-
-interface DeltaBatch {
-  kind: keyof typeof BATCH;
-  payload: Record<string, unknown>;
-  delta: string;
-  opts: { live?: boolean; turnId?: string; noFuzz?: boolean };
-  timer: ReturnType<typeof setTimeout>;
-}
 
 export type DeliveryKind = "desktop-continuous" | "web-remote-replayable";
 
@@ -65,7 +46,15 @@ export interface Runtime {
   deliveryKind?: DeliveryKind;
   /** `stall`: live pushes held back until the next session/subscribe. */
   holdLive: boolean;
+  /** The event store (ZCode's eventStore): every event, each delta its own. */
+  source: SourceEvent[];
+  /** The store's sequenceNumber counter. */
+  sourceSeq: number;
+  /** Protocol seq per source event (`assignProtocolEventSeq`: seqBySourceEventKey). */
+  seqBySource: Map<number, number>;
+  /** The protocol events written live, mapped (an old one is what `fuzz` sends again). */
   events: StoredEvent[];
+  /** The last protocol seq assigned (live or by a re-read). */
   seq: number;
   /** stateRevision: bumped by every state mutation (send, settings, goal, …). */
   revision: number;
@@ -92,9 +81,8 @@ export interface Runtime {
   nextRowId: number;
   /** Guides that fell back to the queue when their turn was stopped: held, not run. */
   heldGuides: { commandId: string; text: string }[];
-  /** Deltas merged and not yet written (see BATCH); `streaming`: a delta run has begun. */
-  batch?: DeltaBatch;
-  streaming: boolean;
+  /** The live batching of deltas (delta-batch.ts). */
+  live: BatchState;
   /**
    * A running subagent's session: its runtime lives inside the parent's and
    * its events feed only the v4 gateway (server-operations.ts onSessionEvent:
@@ -141,6 +129,9 @@ export class Sim {
     const r: Runtime = {
       ...(opts.detached ? { detached: true } : {}),
       holdLive: false,
+      source: [],
+      sourceSeq: 0,
+      seqBySource: new Map(),
       events: [],
       seq: 0,
       revision: 1,
@@ -154,7 +145,7 @@ export class Sim {
       rowIds: new Map(),
       nextRowId: 1,
       heldGuides: [],
-      streaming: false,
+      live: newBatchState(),
     };
     this.runtimes.set(s.id, r);
     return r;
@@ -162,7 +153,6 @@ export class Sim {
 
   deactivate(id: string): void {
     const r = this.runtimes.get(id);
-    if (r?.batch) clearTimeout(r.batch.timer);
     r?.turn?.abortNow();
     this.runtimes.delete(id);
   }
@@ -183,90 +173,94 @@ export class Sim {
   }
 
   /**
-   * Stores an event under the next seq and pushes it when the session has a
-   * delivery kind. `live:false` stores without pushing (seq-gap).
+   * Stores an event (ZCode's eventStore) and, once the session has a delivery
+   * kind, runs it through the live batching (`onSessionEvent`,
+   * server-operations.ts): what comes out takes the next protocol seq and is
+   * pushed. `live:false` stores without pushing (seq-gap); `noBatch` keeps a
+   * delta apart (seq-gap, flood).
    */
   emit(
     s: SessionRecord,
     type: string,
     payload: Record<string, unknown>,
     opts: { live?: boolean; turnId?: string; noFuzz?: boolean; noBatch?: boolean } = {},
-  ): StoredEvent | undefined {
+  ): void {
     const r = this.runtimes.get(s.id);
-    if (!r) return undefined;
-    const kind = payload.kind;
-    if (type === "model.streaming" && (kind === "text_delta" || kind === "reasoning_delta") && this.cfg.batchDeltas && !opts.noBatch) {
-      const b = r.batch;
-      if (
-        b &&
-        b.kind === kind &&
-        b.payload.assistantMessageId === payload.assistantMessageId &&
-        b.opts.live === opts.live &&
-        b.opts.turnId === opts.turnId
-      ) {
-        b.delta += String(payload.delta ?? "");
-        if (b.delta.length >= BATCH[kind].chars) this.flushDeltas(s);
-        return undefined;
-      }
-      this.flushDeltas(s);
-      if (r.streaming) {
-        r.batch = { kind, payload, delta: String(payload.delta ?? ""), opts, timer: setTimeout(() => this.flushDeltas(s), BATCH[kind].ms) };
-        return undefined;
-      }
-      r.streaming = true;
-    } else {
-      this.flushDeltas(s);
-      r.streaming = false;
-    }
-    return this.write(s, r, type, payload, opts);
-  }
-
-  /** Writes the held deltas as one event under the next seq. */
-  flushDeltas(s: SessionRecord): void {
-    const r = this.runtimes.get(s.id);
-    const b = r?.batch;
-    if (!r || !b) return;
-    r.batch = undefined;
-    clearTimeout(b.timer);
-    this.write(s, r, "model.streaming", { ...b.payload, delta: b.delta }, b.opts);
-  }
-
-  private write(
-    s: SessionRecord,
-    r: Runtime,
-    type: string,
-    payload: Record<string, unknown>,
-    opts: { live?: boolean; turnId?: string; noFuzz?: boolean },
-  ): StoredEvent {
-    const pushing = r.deliveryKind !== undefined && !r.holdLive && opts.live !== false;
-    if (pushing && !opts.noFuzz) this.fuzz.between(s);
-    const e: StoredEvent = { eventId: uuid(), payload, seq: ++r.seq, sessionId: s.id, timestamp: Date.now(), traceId: s.traceId, type };
+    if (!r) return;
+    const e: SourceEvent = { n: ++r.sourceSeq, eventId: uuid(), type, payload, timestamp: Date.now() };
     if (opts.turnId && this.pers.turnIdOnEnvelope) e.turnId = opts.turnId;
-    r.events.push(e);
+    if (opts.live === false) e.hidden = true;
+    if (opts.noBatch || !this.cfg.batchDeltas) e.noBatch = true;
+    r.source.push(e);
+    if (r.source.length > MAX_EVENTS * 1.1) {
+      for (const old of r.source.splice(0, r.source.length - MAX_EVENTS)) r.seqBySource.delete(old.n);
+    }
     // Streamed text does not move the v4 revision; every structural change does (projection-state.ts).
     if (type !== "model.streaming") r.v4Revision++;
+    // onSessionEvent: `if (!record.deliveryKind) return;` before any batching.
+    if (r.deliveryKind === undefined) return;
+    step(r.live, e, (out) => this.send(s, r, out, opts.noFuzz === true));
+  }
+
+  /** `assignProtocolEventSeq`: one protocol seq per source event, kept. */
+  private protocolSeq(r: Runtime, e: SourceEvent): number {
+    let seq = r.seqBySource.get(e.n);
+    if (seq === undefined) {
+      seq = ++r.seq;
+      r.seqBySource.set(e.n, seq);
+    }
+    return seq;
+  }
+
+  /** `sendProtocolSessionEvent`: maps (taking the seq) and writes, unless held back. */
+  private send(s: SessionRecord, r: Runtime, src: SourceEvent, noFuzz: boolean): void {
+    const e = this.stored(s, r, src);
+    r.events.push(e);
     if (r.events.length > MAX_EVENTS * 1.1) r.events.splice(0, r.events.length - MAX_EVENTS);
-    if (pushing) this.out.raw(`{"method":"session/event","params":${JSON.stringify(this.mapEvent(e, r.deliveryKind))}}`);
+    const pushing = r.deliveryKind !== undefined && !r.holdLive && !src.hidden;
+    if (!pushing) return;
+    if (!noFuzz) this.fuzz.between(s);
+    this.out.raw(`{"method":"session/event","params":${JSON.stringify(this.mapEvent(e, r.deliveryKind))}}`);
+  }
+
+  private stored(s: SessionRecord, r: Runtime, src: SourceEvent): StoredEvent {
+    const e: StoredEvent = {
+      eventId: src.eventId,
+      payload: src.payload,
+      seq: this.protocolSeq(r, src),
+      sessionId: s.id,
+      timestamp: src.timestamp,
+      traceId: s.traceId,
+      type: src.type,
+    };
+    if (src.turnId !== undefined) e.turnId = src.turnId;
     return e;
   }
 
-  /** Stored events with seq > afterSeq (optionally only the last `limit`), mapped with the current delivery kind. */
+  /**
+   * `readProtocolSessionEvents`: the whole store batched again (the held tail
+   * flushed, under a seq of its own if it has none yet), those with seq >
+   * afterSeq (optionally only the last `limit`), mapped with the current
+   * delivery kind.
+   */
   eventsAfter(s: SessionRecord, afterSeq: number, limit?: number): Record<string, unknown>[] {
     const r = this.runtimes.get(s.id);
     if (!r) return [];
-    // A re-read gets the held tail too, under its new seq.
-    this.flushDeltas(s);
-    const ev = r.events;
-    let lo = 0;
-    let hi = ev.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ev[mid]!.seq <= afterSeq) lo = mid + 1;
-      else hi = mid;
-    }
-    let out = ev.slice(lo);
-    if (limit !== undefined && limit > 0) out = out.slice(-limit);
-    return out.map((e) => this.mapEvent(e, r.deliveryKind));
+    const out: StoredEvent[] = [];
+    rebatch(r.source, (src) => {
+      const e = this.stored(s, r, src);
+      if (e.seq > afterSeq) out.push(e);
+    });
+    const picked = limit !== undefined && limit > 0 ? out.slice(-limit) : out;
+    return picked.map((e) => this.mapEvent(e, r.deliveryKind));
+  }
+
+  /** `getProtocolEventSeq`: a re-read (which may number the held tail), then the last seq. */
+  eventSeq(s: SessionRecord): number {
+    const r = this.runtimes.get(s.id);
+    if (!r) return 0;
+    this.eventsAfter(s, r.seq);
+    return r.seq;
   }
 
   /** A `state.updated` notification (written whether or not the session is subscribed). */

@@ -92,7 +92,8 @@ export function projection(sim: Sim, s: SessionRecord): Record<string, unknown> 
 
 export function runtimeState(sim: Sim, s: SessionRecord): Record<string, unknown> {
   const r = sim.rt(s.id);
-  const rt: Record<string, unknown> = { eventSeq: r?.seq ?? 0, stateRevision: r?.revision ?? 0 };
+  // Every snapshot's eventSeq comes from getProtocolEventSeq (server-operations.ts): a re-read, which numbers a held tail.
+  const rt: Record<string, unknown> = { eventSeq: r ? sim.eventSeq(s) : 0, stateRevision: r?.revision ?? 0 };
   if (r?.deliveryKind) rt.deliveryKind = r.deliveryKind;
   if (r?.turn) {
     rt.activeTurnId = r.turn.id;

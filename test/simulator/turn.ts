@@ -414,8 +414,10 @@ export class Turn {
     this.step = undefined;
     const o = this.nextStepUsage;
     this.nextStepUsage = undefined;
-    const input = o?.inputTokens ?? 1200 + Math.ceil(this.transcriptChars() / 4);
     const output = o?.outputTokens ?? Math.max(1, Math.ceil(st.outputChars / 4) + 8);
+    // ZCODE_SIM_CONTEXT_FILL (a test switch): a near-full context without a near-full transcript.
+    const filled = Math.round(this.cfg.contextFill * contextWindow(this.s)) - output;
+    const input = o?.inputTokens ?? Math.max(1200 + Math.ceil(this.transcriptChars() / 4), filled);
     const reasoning = o?.reasoningTokens ?? Math.ceil(st.reasoningChars / 4);
     const cacheRead = o?.cacheReadTokens ?? Math.floor(input * 0.5);
     const total = input + output;
@@ -456,7 +458,9 @@ export class Turn {
    * (toolName left off tool_call when `nameOnCall` is false), then the model
    * request ends.
    */
-  async callTools(specs: { toolName: string; input: Record<string, unknown>; nameOnCall?: boolean }[]): Promise<ToolCall[]> {
+  async callTools(
+    specs: { toolName: string; input: Record<string, unknown>; nameOnCall?: boolean; inputPauseMs?: number }[],
+  ): Promise<ToolCall[]> {
     const st = this.beginStep();
     const amid = st.info.messageId;
     const calls: ToolCall[] = [];
@@ -474,6 +478,8 @@ export class Turn {
       const json = JSON.stringify(spec.input);
       const size = Math.max(16, Math.ceil(json.length / 3));
       for (let i = 0; i < json.length; i += size) {
+        // A model pausing mid-input (the `pause` scenario): the CLI's batch holds what came before.
+        if (i > 0 && spec.inputPauseMs) await this.sleep(spec.inputPauseMs);
         await this.emit("model.streaming", {
           assistantMessageId: amid,
           delta: json.slice(i, i + size),

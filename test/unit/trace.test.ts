@@ -82,7 +82,35 @@ describe("openTrace", () => {
     await tr.close();
     expect(recordMs).toBeLessThan(500);
     expect(readFileSync(path, "utf8").split("\n").filter(Boolean).length).toBe(200_000);
-  });
+    // Writing the 200k lines at close takes seconds on a loaded machine: not what is measured here.
+  }, 20_000);
+
+  test("a line of 30 MB costs a bounded record: its structure kept, long strings cut with a note, secrets still redacted", async () => {
+    const path = join(dir, "huge.jsonl");
+    const tr = openTrace(path);
+    const output = `${"x".repeat(30_000_000)} password=hunter2`;
+    const frame = {
+      method: "session/event",
+      params: { seq: 7, sessionId: "s1", payload: { kind: "result", apiKey: "k-secret-1", output } },
+    };
+    tr.line("zcode->bridge", JSON.stringify(frame));
+    tr.line("zcode->bridge", `not json ${"y".repeat(30_000_000)}`);
+    tr.line("zcode->bridge", '{"id":2,"result":{}}');
+    await tr.close();
+    const text = readFileSync(path, "utf8");
+    expect(text.length).toBeLessThan(1024 * 1024);
+    const [big, raw, small] = parseTrace(text);
+    const msg = big!.msg as typeof frame;
+    expect(msg.method).toBe("session/event");
+    expect(msg.params.seq).toBe(7);
+    expect(msg.params.payload.apiKey).toBe(REDACTED);
+    expect(msg.params.payload.output).toStartWith("xxxx");
+    expect(msg.params.payload.output).toContain("more characters not traced]");
+    expect(raw!.raw).toStartWith("not json yyy");
+    expect(raw!.raw).toContain("more characters not traced]");
+    expect(small!.msg).toEqual({ id: 2, result: {} });
+    expect(text).not.toContain("hunter2");
+  }, 15_000);
 
   test("cannot create: throws a clear error", () => {
     expect(() => openTrace(join(dir, "no/such/dir/t.jsonl"))).toThrow(/ENOENT|no such file/i);

@@ -71,6 +71,8 @@ export const cli = {
       `${from}: '${raw}' is not a token count (like 150000 or 150k) or a percentage of the context window (like 80%)`,
     autoCompactTooLow: (from: string, raw: string, min: number, percent: string | undefined) =>
       `${from}: '${raw}' tokens is below ${min / 1000}k: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. ${percent ? `For a percentage of the context window write ${percent}; ` : "Write a percentage of the context window like 80%, "}or at least ${min / 1000}k tokens.`,
+    autoCompactPercentTooLow: (from: string, raw: string, min: number) =>
+      `${from}: '${raw}' is below ${min}% of the context window: ZCode's instructions and tools alone take thousands of tokens, so the conversation would be compacted after nearly every turn. Write at least ${min}% (80% is usual).`,
     notOnOff: (from: string, raw: string) => `${from}: '${raw}' is not 0 or 1 (also false/true, off/on, no/yes)`,
     cannotOpenLogFile: (path: string, reason: string) => `cannot open log file ${path}: ${reason}`,
   },

@@ -63,6 +63,8 @@ export const cli: typeof en = {
     notAutoCompact: (from, raw) => `${from}：'${raw}' 既不是 Token 数（如 150000 或 150k），也不是上下文窗口的百分比（如 80%）`,
     autoCompactTooLow: (from, raw, min, percent) =>
       `${from}：'${raw}' 个 Token 低于 ${min / 1000}k：ZCode 的指令和工具定义本身就要占用数千 Token，这样几乎每轮对话后都会压缩。${percent ? `如果指的是上下文窗口的百分比，请写 ${percent}；` : "请写上下文窗口的百分比（如 80%），"}或者至少 ${min / 1000}k 个 Token。`,
+    autoCompactPercentTooLow: (from, raw, min) =>
+      `${from}：'${raw}' 低于上下文窗口的 ${min}%：ZCode 的指令和工具定义本身就要占用数千 Token，这样几乎每轮对话后都会压缩。请至少写 ${min}%（通常用 80%）。`,
     notOnOff: (from, raw) => `${from}：'${raw}' 不是 0 或 1（也可以用 \`false\`/\`true\`、\`off\`/\`on\`、\`no\`/\`yes\`）`,
     cannotOpenLogFile: (path, reason) => `无法打开日志文件 ${path}：${reason}`,
   },

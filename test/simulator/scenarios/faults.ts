@@ -3,7 +3,7 @@
 import type { Turn } from "../turn.ts";
 import { log } from "../wire.ts";
 import { defaultReply } from "./basic.ts";
-import { bashContent, bashDetail, bashProgress } from "./fixtures.ts";
+import { bashContent, bashDetail, bashProgress, readSpec } from "./fixtures.ts";
 
 export async function slow(t: Turn): Promise<void> {
   const n = t.num("n", 200);
@@ -46,14 +46,39 @@ export async function stall(t: Turn): Promise<void> {
 }
 
 /**
- * The model pauses mid-sentence for `ms` (default 1500): the deltas before
- * the pause sit in the CLI's batch (sim.ts BATCH) until its timer, a re-read
- * or the next event lets them out.
+ * The model pauses mid-stream for `ms` (default 1500), `pauses` times
+ * (default 1) in its text, and with `reasoning=1` also in its thinking first:
+ * the deltas before a pause sit in the CLI's live batch (delta-batch.ts),
+ * judged by timestamps when the next delta comes, no timer; a re-read in the
+ * pause flushes that tail under a seq of its own, and the next delta sends
+ * it again merged with the new text under another one. `tool=1` adds a Read
+ * whose input stream pauses too (tool_input_delta batches alike).
  */
 export async function pause(t: Turn): Promise<void> {
-  for (const d of ["The answer ", "to the question ", "is forty"]) await t.say(d);
-  await t.sleep(t.num("ms", 1500));
-  for (const d of ["-two", ", and that is all."]) await t.say(d);
+  const ms = t.num("ms", 1500);
+  if (t.params.reasoning === "1") {
+    for (const d of ["Weighing ", "it up"]) await t.reasoning(d);
+    await t.sleep(ms);
+    for (const d of [" and ", "settled"]) await t.reasoning(d);
+    await t.sleep(ms);
+    await t.reasoning(".");
+  }
+  const groups = [
+    ["The answer ", "to the question ", "is forty"],
+    ["-two", ", and that is all."],
+    [" Well, ", "almost"],
+    [" all", "."],
+  ];
+  const pauses = Math.min(groups.length - 1, t.num("pauses", 1));
+  for (let g = 0; g <= pauses; g++) {
+    if (g > 0) await t.sleep(ms);
+    for (const d of groups[g]!) await t.say(d);
+  }
+  if (t.params.tool === "1") {
+    const spec = readSpec(t.ws);
+    const calls = await t.callTools([{ toolName: spec.toolName, input: spec.input, inputPauseMs: ms }]);
+    await t.runTools(calls, () => spec.exec);
+  }
 }
 
 export async function garbage(t: Turn): Promise<void> {

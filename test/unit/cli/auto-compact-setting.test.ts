@@ -1,7 +1,7 @@
 // --auto-compact's values: N% of the context window, or N / Nk tokens at or
 // above a minimum; a bare 80 is refused with the % it probably meant.
 import { expect, test } from "bun:test";
-import { MIN_AUTO_COMPACT_TOKENS, parseAutoCompact, resolveConfig } from "../../../src/cli/config.ts";
+import { MIN_AUTO_COMPACT_PERCENT, MIN_AUTO_COMPACT_TOKENS, parseAutoCompact, resolveConfig } from "../../../src/cli/config.ts";
 import { UsageError } from "../../../src/cli/usage-error.ts";
 
 const parse = (raw: string) => parseAutoCompact(raw, "--auto-compact");
@@ -17,7 +17,9 @@ const refusal = (raw: string) => {
 
 test("percentages, token counts and k-suffixed counts", () => {
   expect(parse("80%")).toEqual({ percent: 80 });
-  expect(parse("0.5%")).toEqual({ percent: 0.5 });
+  expect(parse("12.5%")).toEqual({ percent: 12.5 });
+  expect(parse(`${MIN_AUTO_COMPACT_PERCENT}%`)).toEqual({ percent: MIN_AUTO_COMPACT_PERCENT });
+  expect(parse("100%")).toEqual({ percent: 100 });
   expect(parse("150000")).toEqual({ tokens: 150_000 });
   expect(parse("150k")).toEqual({ tokens: 150_000 });
   expect(parse("12.5K")).toEqual({ tokens: 12_500 });
@@ -33,8 +35,18 @@ test("a bare number up to 100 is refused with the percentage it probably meant, 
   expect(refusal("9.9k")).toContain("below 10k");
 });
 
+test("a percentage below 10% is refused for the reason a count below 10k is: one clear minimum", () => {
+  for (const raw of ["0.001%", "1%", "9.9%", "0%"]) {
+    const m = refusal(raw);
+    expect(m).toContain(`'${raw}' is below 10% of the context window`);
+    expect(m).toContain("compacted after nearly every turn");
+  }
+  // A bare 5 is not suggested as 5%, which would be refused too.
+  expect(refusal("5")).not.toContain("5%");
+});
+
 test("not a threshold at all", () => {
-  for (const raw of ["lots", "0%", "120%", "15000.5", "-5", "1e6", "k", ""]) {
+  for (const raw of ["lots", "120%", "15000.5", "-5", "1e6", "k", ""]) {
     expect(refusal(raw)).toContain("is not a token count");
   }
 });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, jest, test } from "bun:test";
 import type { PromptResponse } from "@agentclientprotocol/sdk/unstable";
 import { compactionDue } from "../../../src/session/auto-compact.ts";
 import type { AutoCompact } from "../../../src/config.ts";
-import { advance, fakeSession } from "../support/session-fakes.ts";
+import { advance, FAST, fakeSession } from "../support/session-fakes.ts";
 
 describe("compactionDue", () => {
   test.each([
@@ -63,7 +63,7 @@ describe("compactInBackground", () => {
     expect(f.answers[0]!.methods).not.toContain("session/compact");
     expect(f.answers[0]!.text).not.toContain("auto-compact");
     const second = f.s.prompt([{ type: "text", text: "typed right away" }], new AbortController().signal);
-    await advance(10);
+    await advance(FAST.autoCompactQuietMs + 10);
     // The compaction (its turn ends at once: ZCode says idle), then the prompt that waited.
     const methods = f.zcode.methods();
     expect(methods.filter((m) => m === "session/compact")).toHaveLength(1);
@@ -79,7 +79,7 @@ describe("compactInBackground", () => {
   test("below the threshold: no compaction", async () => {
     const f = await session({ percent: 80 }, 7999);
     await f.prompt("a small turn");
-    await advance(100);
+    await advance(FAST.autoCompactQuietMs + 100);
     expect(f.zcode.methods()).not.toContain("session/compact");
   });
 
@@ -87,9 +87,30 @@ describe("compactInBackground", () => {
     const f = await session({ tokens: 1 }, 5000);
     f.zcode.api.capabilities = (() => ({ supports: (m: string) => m !== "session/compact" })) as never;
     await f.prompt("fill the context");
-    await advance(100);
+    await advance(FAST.autoCompactQuietMs + 100);
     expect(f.zcode.methods()).not.toContain("session/compact");
     expect(f.editor.text()).not.toContain("auto-compact");
+  });
+
+  test("decided after a quiet moment, not at the answer: an editor gone 5 ms after the answer sets nothing compacting", async () => {
+    const f = await session({ tokens: 1 }, 5000);
+    await f.prompt("fill the context");
+    // stdin closed a few ms after the answer: the bridge winds down.
+    await advance(5);
+    expect(f.zcode.methods()).not.toContain("session/compact");
+    f.s.forgotten();
+    await advance(FAST.autoCompactQuietMs + 100);
+    expect(f.zcode.methods()).not.toContain("session/compact");
+    expect(f.editor.text()).not.toContain("auto-compact");
+  });
+
+  test("the quiet moment over, the compaction starts", async () => {
+    const f = await session({ tokens: 1 }, 5000);
+    await f.prompt("fill the context");
+    await advance(FAST.autoCompactQuietMs - 5);
+    expect(f.zcode.methods()).not.toContain("session/compact");
+    await advance(10);
+    expect(f.zcode.methods()).toContain("session/compact");
   });
 
   test("the session closed right after the answer: no compaction", async () => {

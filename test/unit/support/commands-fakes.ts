@@ -219,6 +219,7 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
       updates.push(noticeUpdate(ctx.features, level, text));
     },
     turnRunning: () => opts.turnRunning ?? false,
+    goalChanged: async () => {},
     // The turn's own streaming is the session's (e2e); here only whether it started.
     runTurn: async (start) => {
       await start();
