@@ -11,6 +11,7 @@ import { log } from "../log.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
+import { signOut } from "../session/sign-out.ts";
 import { AUTH_METHOD_IDS, initializeResult } from "./initialize.ts";
 import { GOAL_METHOD, goalRequest, STEERING_METHOD, steeringRequest, type SteeringOutcome } from "./extensions.ts";
 import { listPage } from "./session-list.ts";
@@ -175,6 +176,10 @@ class AcpAgent {
         this.handle(async (p) => AcpAgent.authenticate(p)),
       )
       .onRequest(
+        m.logout,
+        this.handle(async () => signOut(this.config).then(() => ({}))),
+      )
+      .onRequest(
         m.session.new,
         this.handle(async (p) => this.newSession(p)),
       )
@@ -239,7 +244,7 @@ class AcpAgent {
   private initialize(p: acp.InitializeRequest): acp.InitializeResponse {
     this.clientCaps = p.clientCapabilities ?? {};
     // The same value the CLI sends before the SDK loads (src/cli/serve.ts).
-    return initializeResult();
+    return initializeResult(this.clientCaps);
   }
 
   /** Sign-in is the ZCode app's: the one method offered only confirms it; any other id is the client's mistake. */

@@ -15,6 +15,8 @@ export const cli: typeof en = {
     "zcode-acp-server": "连接编辑器与 ZCode 的 ACP 桥接程序。不带子命令时，通过标准输入输出提供 ACP 服务",
     doctor: "检查 ZCode CLI、其版本、Node 和登录状态，并输出可直接粘贴的编辑器配置",
     upgrade: "下载发行版，校验 SHA-256 后覆盖安装当前可执行文件",
+    login: "不用 ZCode 应用登录：在此终端运行 `zcode login`（浏览器或 API 密钥）",
+    logout: "退出 `zcode login` 保存的登录：运行 `zcode logout`",
   },
 
   flags: {
@@ -153,7 +155,14 @@ export const cli: typeof en = {
     noKeyIn: (path) => `${path} 中没有已启用且配置了 API 密钥的供应商`,
     notSignedIn: (path) => `未找到 ${path}`,
     signInFix:
-      "打开 ZCode 应用，登录 GLM Coding Plan，或添加某个供应商的 API 密钥（设置 → 模型）。（仅在终端运行 `zcode login` 不够：编辑器启动的 ZCode 不使用那里的登录信息。）",
+      "用 `zcode-acp-server login` 登录（运行 `zcode login`，选择 API 密钥），或在编辑器为本智能体配置的环境变量中设置 ZCODE_API_KEY，或在 ZCode 应用中登录（设置 → 模型）。",
+    signedInEnv: (variable) => `${variable} 中的 API 密钥（优先于任何已保存的登录）`,
+    signedInCli: (providers, path) => `已用 \`zcode login\` 登录 ${providers}（API 密钥，见 ${path}）`,
+    notUsable: (what, path) => `没有可用的登录：${what}（见 ${path}）`,
+    cliOAuthOnly: (providers) => `\`zcode login\` 通过浏览器登录了 ${providers}，这种登录只有 ZCode 自己的终端模式能用`,
+    cliKeychain: (providers) => `${providers} 的登录信息保存在 ZCode 应用的系统钥匙串中`,
+    cliUnreadable: (path) => `无法读取 ${path}`,
+    nothing: (appPath, cliPath) => `没有登录：${appPath} 和 ${cliPath} 中都没有密钥，且未设置 ZCODE_API_KEY`,
   },
 
   upgrade: {
