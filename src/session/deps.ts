@@ -4,6 +4,7 @@ import type { ClientFeatures } from "../translate/client-features.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import type { EventListener } from "../zcode/event-router.ts";
 import type { Env } from "../zcode/host.ts";
+import type { QuotaPort } from "./host.ts";
 import type { Timings } from "./timings.ts";
 import type { UpdateSink } from "./update-sink.ts";
 
@@ -25,6 +26,8 @@ export interface SessionDeps {
   autoCompact?: AutoCompact;
   /** The threshold in words, for the auto-compact option's description. */
   autoCompactWords?: string;
+  /** The plan's quota pushed after turns (src/session/quota-push.ts). */
+  quota?: QuotaPort;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
   /** The most a prompt may be as sent to ZCode (config.ts promptWireLimit). */

@@ -18,7 +18,7 @@ import type { SessionOptions } from "../translate/options/options.ts";
 import { promptToInput } from "../translate/prompt-content.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
-import type { SessionHost } from "./host.ts";
+import type { QuotaPort, SessionHost } from "./host.ts";
 import { GoalPublisher } from "./goal-publisher.ts";
 import { SessionSettings } from "./session-settings.ts";
 import type { CancelReason, SessionDeps } from "./deps.ts";
@@ -119,6 +119,10 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   get tracker(): ToolCallTracker {
     return this.memory.tracker;
+  }
+
+  get quota(): QuotaPort | undefined {
+    return this.deps.quota;
   }
 
   get lastUsage(): { used: number; size: number } | undefined {
@@ -311,6 +315,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
       try {
         const answer = await turn.run();
         if (answer.stopReason === "end_turn") this.compactIfDue();
+        if (answer.stopReason !== "cancelled") void this.quota?.afterTurn(this).catch((err) => logger.debug("quota push failed:", err));
         return answer;
       } finally {
         signal.removeEventListener("abort", onAbort);

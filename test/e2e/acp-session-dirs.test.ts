@@ -37,7 +37,7 @@ describe("additionalDirectories and systemPrompt", () => {
         } as acp.NewSessionRequest),
       );
       expect(prompt.code).toBe(-32602);
-      expect(prompt.message).toContain("systemPrompt cannot be applied");
+      expect(prompt.message).toContain("`systemPrompt` cannot be applied");
       expect(h.simMethods()).not.toContain("session/create");
       // An empty list asks for nothing more: the session opens as usual.
       const ok = await h.agent.request(acp.methods.agent.session.new, { cwd: h.stateDir, mcpServers: [], additionalDirectories: [] });

@@ -31,6 +31,8 @@ export const cli = {
     trace: "Write a redacted JSON-lines trace of both wires to this file, mode 0600 (env ZCODE_ACP_TRACE)",
     "auto-compact":
       "Compact the conversation in the background after a turn that leaves this much context in use: tokens, or a percentage of the context window like 80% (env ZCODE_ACP_AUTO_COMPACT; default off)",
+    "no-quota-push":
+      "Do not ask the GLM Coding Plan's quota after turns (at most once a minute) to show its windows and warn at 80% and 95% (env ZCODE_ACP_QUOTA_PUSH=0)",
     "no-app-history":
       "Do not add sessions created here to the ZCode app's history (~/.zcode/v2/tasks-index.sqlite) (env ZCODE_ACP_APP_HISTORY=0)",
     "max-line-bytes":

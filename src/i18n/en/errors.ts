@@ -65,9 +65,9 @@ export const errors = {
   steeringNeedsText: "steering needs a text block in `prompt`",
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
   noAdditionalDirectories:
-    "ZCode takes one workspace folder per session (its session/create has no field for more), so additionalDirectories cannot be honoured; open each folder in a session of its own.",
+    "ZCode takes one workspace folder per session (its session/create has no field for more), so `additionalDirectories` cannot be honoured; open each folder in a session of its own.",
   noSystemPrompt:
-    "ZCode takes no system instructions from the editor (neither session/create nor session/send has a field for them), so systemPrompt cannot be applied; put the instructions in the prompt or in the project's AGENTS.md.",
+    "ZCode takes no system instructions from the editor (neither session/create nor session/send has a field for them), so `systemPrompt` cannot be applied; put the instructions in the prompt or in the project's `AGENTS.md`.",
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,
   /** `choices` are option values (ids). */

@@ -43,4 +43,13 @@ export const quota = {
     /** `kib`: the limit in KiB. */
     tooLarge: (kib: string) => `the quota service's answer was larger than ${kib} KB, far more than a quota answer, so it was not read`,
   },
+  /** Told after a turn (src/session/quota-push.ts): `resets` is `resets` above, or "" when the service gave no time. */
+  push: {
+    crossed: (label: string, percent: string, resets: string) =>
+      `GLM Coding Plan: ${percent}% of the ${label} window is used${resets ? `; it ${resets}` : ""}.`,
+    /** A turn ZCode failed because the plan is spent; `windows` joins `spentWindow` parts. */
+    spent: (windows: string) => `The GLM Coding Plan's allowance is used up: ${windows}.`,
+    spentWindow: (label: string, resets: string) => `the ${label} window${resets ? ` ${resets}` : " is full"}`,
+    spentUnknown: "The GLM Coding Plan's allowance is used up; `/quota` shows when each window resets.",
+  },
 };

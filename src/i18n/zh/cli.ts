@@ -31,6 +31,8 @@ export const cli: typeof en = {
     trace: "把两端通信脱敏后逐行以 JSON 格式记录到此文件，文件权限 0600（环境变量 ZCODE_ACP_TRACE）",
     "auto-compact":
       "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是 Token 数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
+    "no-quota-push":
+      "轮次结束后不再查询 GLM Coding Plan 的额度（每分钟最多一次），也不显示各额度及 80%、95% 提醒（环境变量 ZCODE_ACP_QUOTA_PUSH=0）",
     "no-app-history": "不把在这里创建的会话加入 ZCode 应用的历史记录 ~/.zcode/v2/tasks-index.sqlite（环境变量 ZCODE_ACP_APP_HISTORY=0）",
     "max-line-bytes":
       "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 100663296）。ZCode 会回显提示，所以发给 ZCode 的提示最多为此值减去 1 MiB（较小的上限则减去其八分之一）",

@@ -37,4 +37,10 @@ export const quota: typeof en = {
     unreadable: "无法解析额度服务的响应",
     tooLarge: (kib) => `额度服务的响应超过 ${kib} KB，远大于正常的额度信息，因此未读取`,
   },
+  push: {
+    crossed: (label, percent, resets) => `GLM Coding Plan：${label} 额度已用 ${percent}%${resets ? `，${resets}` : ""}。`,
+    spent: (windows) => `GLM Coding Plan 的额度已用完：${windows}。`,
+    spentWindow: (label, resets) => `${label} 额度${resets ? ` ${resets}` : "已满"}`,
+    spentUnknown: "GLM Coding Plan 的额度已用完；`/quota` 可查看各额度的重置时间。",
+  },
 };

@@ -88,6 +88,15 @@ const SAMPLES: Record<string, unknown[][]> = {
   "quota.reasons.http": [[500]],
   "quota.reasons.refused": [[1234], [undefined]],
   "quota.reasons.tooLarge": [["256"]],
+  "quota.push.crossed": [
+    ["5 小时", "85", "05-14 18:30 重置（2 小时 14 分钟后）"],
+    ["每周", "96", ""],
+  ],
+  "quota.push.spent": [["5 小时 额度 05-14 18:30 重置（2 小时 14 分钟后）"]],
+  "quota.push.spentWindow": [
+    ["5 小时", "05-14 18:30 重置（2 小时 14 分钟后）"],
+    ["每周", ""],
+  ],
 };
 
 type Leaf = { path: string; value: unknown };
