@@ -24,7 +24,7 @@ export const quota = {
     underAMinute: "<1m",
   },
   notSignedIn:
-    "Not signed in: the ZCode app has no GLM Coding Plan sign-in (no enabled Z.ai or BigModel provider with an API key in `~/.zcode/v2/config.json`). Sign in to your plan in the ZCode app (Settings → Models), then run `/quota` again.",
+    "Not signed in: the ZCode app has no GLM Coding Plan sign-in (no enabled Z.ai or BigModel provider with an API key in `~/.zcode/v2/config.json`), `zcode login` stored no plan API key, and ZCODE_API_KEY is not set for a plan model. Sign in with `zcode-acp-server login` (choose an API key) or in the ZCode app (Settings → Models), then run `/quota` again.",
   badOverride:
     "`ZCODE_ACP_QUOTA_URL` is set but is not an http:// or https:// URL, so `/quota` asked nothing. Fix or unset it in the agent's settings.",
   /** `provider`: the provider's name in the ZCode app. */

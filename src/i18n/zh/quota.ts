@@ -22,7 +22,7 @@ export const quota: typeof en = {
     underAMinute: "不到 1 分钟",
   },
   notSignedIn:
-    "未登录：ZCode 应用中没有 GLM Coding Plan 的登录信息（`~/.zcode/v2/config.json` 中没有已启用且带 API 密钥的 Z.ai 或 BigModel 供应商）。请先在 ZCode 应用中登录你的套餐（设置 → 模型），再运行 `/quota`。",
+    "未登录：ZCode 应用中没有 GLM Coding Plan 的登录信息（`~/.zcode/v2/config.json` 中没有已启用且带 API 密钥的 Z.ai 或 BigModel 供应商），`zcode login` 也没有保存套餐的 API 密钥，且当前不是设置了 ZCODE_API_KEY 的套餐模型。请用 `zcode-acp-server login` 登录（选择 API 密钥）或在 ZCode 应用中登录（设置 → 模型），再运行 `/quota`。",
   badOverride:
     "已设置 `ZCODE_ACP_QUOTA_URL`，但它不是 `http://` 或 `https://` 地址，因此 `/quota` 没有发出任何请求。请在编辑器的智能体配置中修正或删除它。",
   authError: (provider) =>
