@@ -49,6 +49,12 @@ export interface BridgeConfig {
    */
   appHistory: boolean;
   /**
+   * After a turn, push the GLM Coding Plan's quota windows to the editor (at
+   * most once a minute) and warn at 80% and 95%. On from the command line
+   * unless --no-quota-push / ZCODE_ACP_QUOTA_PUSH=0; off in defaultConfig().
+   */
+  quotaPush: boolean;
+  /**
    * --auto-compact / ZCODE_ACP_AUTO_COMPACT: compact in the background after
    * a turn that left this much context in use (off when absent).
    */
@@ -98,6 +104,8 @@ export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConf
     // default there): a config built in code, as tests build them, must
     // never write into the developer's own ZCode app.
     appHistory: false,
+    // Off here for the same reason: a config built in code asks no service.
+    quotaPush: false,
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     prewarm: true,

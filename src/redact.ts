@@ -83,8 +83,28 @@ function isSecretName(name: string): boolean {
   return isSecretKey(name) || SECRET_NAME.test(normalize(name));
 }
 
-function redactString(s: string): string {
+// Secrets the bridge itself holds (a key from the environment or from
+// `zcode login`'s store): hidden wherever they appear, whatever names them or
+// not. Few, and bounded so that nothing can grow the list without limit.
+const KNOWN_SECRETS = new Set<string>();
+const KNOWN_SECRETS_MAX = 32;
+const KNOWN_SECRET_MIN = 8;
+
+/** From now on, `value` never reaches a log, a trace or the editor in clear. */
+export function rememberSecret(value: string): void {
+  const v = value.trim();
+  if (v.length < KNOWN_SECRET_MIN || KNOWN_SECRETS.has(v) || KNOWN_SECRETS.size >= KNOWN_SECRETS_MAX) return;
+  KNOWN_SECRETS.add(v);
+}
+
+function hideKnown(s: string): string {
   let out = s;
+  for (const k of KNOWN_SECRETS) if (out.includes(k)) out = out.split(k).join(REDACTED);
+  return out;
+}
+
+function redactString(s: string): string {
+  let out = KNOWN_SECRETS.size > 0 ? hideKnown(s) : s;
   if (AUTH_SCHEME_TEST.test(out)) {
     out = out.replace(AUTH_SCHEME, (m, scheme: string, cred: string) => (looksLikeCredential(cred) ? `${scheme} ${REDACTED}` : m));
   }

@@ -8,10 +8,24 @@ import { extensionsAdvertised } from "./extensions.ts";
 // start-up, see scripts/bench/startup.ts), and the agent returns the same
 // value when the SDK handles the replayed request (see src/acp/handoff.ts).
 
-/** The ids of the authMethods offered below: `authenticate` takes only these. */
+/** The ids of the agent authMethods offered below: `authenticate` takes only these. */
 export const AUTH_METHOD_IDS = ["zcode-app"] as const;
 
-export function initializeResult(): acp.InitializeResponse {
+/**
+ * The terminal method: the client runs this program again with `login`,
+ * which runs `zcode login` (src/zcode/cli-auth.ts). Offered only to a client
+ * that said it runs terminal auth (ACP: agents MUST NOT offer it otherwise),
+ * and never passed to `authenticate`.
+ */
+export const TERMINAL_AUTH_ID = "zcode-login";
+
+/** The client runs terminal auth methods (`clientCapabilities.auth.terminal`). */
+export function takesTerminalAuth(caps: unknown): boolean {
+  const auth = (caps as { auth?: { terminal?: unknown } } | null | undefined)?.auth;
+  return typeof auth === "object" && auth !== null && auth.terminal === true;
+}
+
+export function initializeResult(clientCapabilities?: unknown): acp.InitializeResponse {
   // No child is started here: initialize must answer with no ZCode installed
   // (serve mode starts one only after this answer is out: src/cli/prewarm.ts).
   return {
@@ -25,6 +39,8 @@ export function initializeResult(): acp.InitializeResponse {
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
       // The transports ZCode's session/create accepts besides stdio.
       mcpCapabilities: { http: true, sse: true },
+      // ACP logout runs `zcode logout` (src/zcode/cli-auth.ts).
+      auth: { logout: {} },
     },
     // The goal and steering extensions (src/acp/extensions.ts), where claude-agent-acp's docs put them.
     _meta: extensionsAdvertised(),
@@ -35,6 +51,17 @@ export function initializeResult(): acp.InitializeResponse {
         description: t().bridge.auth.description,
         type: "agent",
       } as acp.AuthMethod,
+      ...(takesTerminalAuth(clientCapabilities)
+        ? [
+            {
+              id: TERMINAL_AUTH_ID,
+              name: t().bridge.auth.terminalName,
+              description: t().bridge.auth.terminalDescription,
+              type: "terminal",
+              args: ["login"],
+            } as acp.AuthMethod,
+          ]
+        : []),
     ],
   };
 }
@@ -67,5 +94,8 @@ export function plainInitializeId(msg: unknown): JsonRpcId | undefined {
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_PROTOCOL_VERSION) return undefined;
   const caps = p.clientCapabilities;
   if (caps !== undefined && (typeof caps !== "object" || caps === null || Array.isArray(caps))) return undefined;
+  // The canned answer is the one for a client without terminal auth; one with
+  // it gets an extra method, so the agent answers (doubtful, as above).
+  if (caps !== undefined && (caps as { auth?: unknown }).auth !== undefined) return undefined;
   return m.id;
 }

@@ -12,6 +12,8 @@ import { log } from "../log.ts";
 import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
+import { signOut } from "../session/sign-out.ts";
+import { refuseUnsupportedFields } from "./session-fields.ts";
 import { AUTH_METHOD_IDS, initializeResult } from "./initialize.ts";
 import { GOAL_METHOD, goalRequest, STEERING_METHOD, steeringRequest, type SteeringOutcome } from "./extensions.ts";
 import { listPage } from "./session-list.ts";
@@ -176,6 +178,10 @@ class AcpAgent {
         this.handle(async (p) => AcpAgent.authenticate(p)),
       )
       .onRequest(
+        m.logout,
+        this.handle(async () => signOut(this.config).then(() => ({}))),
+      )
+      .onRequest(
         m.session.new,
         this.handle(async (p) => this.newSession(p)),
       )
@@ -240,7 +246,7 @@ class AcpAgent {
   private initialize(p: acp.InitializeRequest): acp.InitializeResponse {
     this.clientCaps = p.clientCapabilities ?? {};
     // The same value the CLI sends before the SDK loads (src/cli/serve.ts).
-    return initializeResult();
+    return initializeResult(this.clientCaps);
   }
 
   /** Sign-in is the ZCode app's: the one method offered only confirms it; any other id is the client's mistake. */
@@ -254,6 +260,12 @@ class AcpAgent {
     return {};
   }
 
+  /** What every session/new, load, resume and fork must hold (an absolute cwd, nothing ZCode cannot take). */
+  private static checkSetup(p: { cwd: string }): void {
+    if (!isAbsolute(p.cwd)) throw invalidParams(t().errors.cwdNotAbsolute(p.cwd), { cwd: p.cwd });
+    refuseUnsupportedFields(p);
+  }
+
   private static checkCwd(cwd: string): void {
     if (!isAbsolute(cwd)) throw invalidParams(t().errors.cwdNotAbsolute(cwd), { cwd });
   }
@@ -265,25 +277,25 @@ class AcpAgent {
   }
 
   private async newSession(p: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
-    AcpAgent.checkCwd(p.cwd);
+    AcpAgent.checkSetup(p);
     const s = await this.bridge.create(p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(s, { sessionId: s.id });
   }
 
   private async loadSession(p: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
-    AcpAgent.checkCwd(p.cwd);
+    AcpAgent.checkSetup(p);
     const s = await this.bridge.load(p.sessionId, p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(s, {});
   }
 
   private async resumeSession(p: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
-    AcpAgent.checkCwd(p.cwd);
+    AcpAgent.checkSetup(p);
     const { session } = await this.bridge.resume(p.sessionId, p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(session, {});
   }
 
   private async forkSession(p: acp.ForkSessionRequest): Promise<acp.ForkSessionResponse> {
-    AcpAgent.checkCwd(p.cwd);
+    AcpAgent.checkSetup(p);
     const s = await this.bridge.fork(p.sessionId, p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(s, { sessionId: s.id });
   }

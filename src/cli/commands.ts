@@ -24,6 +24,22 @@ export const upgradeCommand = defineCommand({
   args: upgradeFlags,
 });
 
+export const loginCommand = defineCommand({
+  meta: {
+    name: "login",
+    description: cli.commands.login,
+  },
+  args: doctorFlags,
+});
+
+export const logoutCommand = defineCommand({
+  meta: {
+    name: "logout",
+    description: cli.commands.logout,
+  },
+  args: doctorFlags,
+});
+
 export const rootCommand = defineCommand({
   meta: {
     name: "zcode-acp-server",
@@ -31,8 +47,8 @@ export const rootCommand = defineCommand({
     description: cli.commands["zcode-acp-server"],
   },
   args: serveFlags,
-  subCommands: { doctor: doctorCommand, upgrade: upgradeCommand },
+  subCommands: { doctor: doctorCommand, login: loginCommand, logout: logoutCommand, upgrade: upgradeCommand },
 });
 
-export const SUBCOMMANDS = { doctor: doctorCommand, upgrade: upgradeCommand } as const;
+export const SUBCOMMANDS = { doctor: doctorCommand, login: loginCommand, logout: logoutCommand, upgrade: upgradeCommand } as const;
 export type SubcommandName = keyof typeof SUBCOMMANDS;

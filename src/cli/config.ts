@@ -141,6 +141,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
     maxLineBytes,
     maxMessageBytes,
     appHistory: onUnless(flags, env, "no-app-history", "ZCODE_ACP_APP_HISTORY"),
+    quotaPush: onUnless(flags, env, "no-quota-push", "ZCODE_ACP_QUOTA_PUSH"),
   });
   if (level && isLogLevel(level.value)) config.logLevel = level.value;
   const bin = pick("zcode-bin", "ZCODE_BIN");

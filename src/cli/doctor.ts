@@ -8,7 +8,8 @@ import { BUILTIN_PROVIDER_VAR, PERSONAL_PROVIDER_VAR, launchEnv, providerConfigV
 import { detectVersion } from "../zcode/cli-version.ts";
 import { MIN_ZCODE_VERSION, NodeMissingError, shownMessage } from "../zcode/errors.ts";
 import { homeDir } from "../zcode/host.ts";
-import { appSignIn } from "../zcode/sign-in.ts";
+import type { CliSignIn } from "../zcode/cli-credentials.ts";
+import { signInInUse, type SignIn } from "../zcode/sign-in.ts";
 import { resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { editorEnv, stableCommand } from "./editor-launch.ts";
@@ -138,22 +139,45 @@ function languageCheck(choice: LanguageChoice): Check {
   return { ok: true, label: say.labels.language, detail: say.language(choice.language, source) };
 }
 
-/** Judged as /quota judges it (src/zcode/sign-in.ts); config.json's keys are never printed. */
+/** The sign-in that answers ZCode's credential requests (src/zcode/sign-in.ts signInInUse); no key is ever printed. */
 function signInCheck(env: BridgeConfig["env"]): Check {
   const say = t().cli.doctor;
   const label = say.labels.signIn;
-  const s = appSignIn(env);
+  const s = signInInUse(env);
   const names = (ps: readonly { id: string; name?: string }[]) => ps.map((p) => p.name ?? p.id).join(", ");
   switch (s.kind) {
-    case "no-home":
-      return { ok: false, label, detail: say.noHome, fix: say.noHomeFix };
-    case "plan":
-      return { ok: true, label, detail: say.signedInPlan(names(s.plans), s.file) };
-    case "provider-key":
-      return { ok: true, label, detail: say.signedInKey(names(s.keyed), s.file) };
+    case "env":
+      return { ok: true, label, detail: say.signedInEnv(s.variable) };
+    case "app":
+      return s.signIn.kind === "plan"
+        ? { ok: true, label, detail: say.signedInPlan(names(s.signIn.plans), s.signIn.file) }
+        : { ok: true, label, detail: say.signedInKey(names(s.signIn.keyed), s.signIn.file) };
+    case "cli":
+      return { ok: true, label, detail: say.signedInCli(s.usable.map((p) => p.providerId).join(", "), s.signIn.file) };
     case "none":
-      return { ok: false, label, detail: s.exists ? say.noKeyIn(s.file) : say.notSignedIn(s.file), fix: say.signInFix };
+      return { ok: false, label, detail: noSignInDetail(s.app, s.cli), fix: s.app.kind === "no-home" ? say.noHomeFix : say.signInFix };
   }
+}
+
+/** Why nothing signs in, the most telling reason first. */
+function noSignInDetail(app: SignIn, cli: CliSignIn): string {
+  const say = t().cli.doctor;
+  if (app.kind === "no-home" || cli.kind === "no-home") return say.noHome;
+  if (cli.kind === "signed-in") {
+    const of = (kind: string) => cli.providers.filter((p) => p.kind === kind).map((p) => p.providerId);
+    const oauth = of("oauth");
+    const keychain = of("keychain");
+    const what =
+      oauth.length > 0
+        ? say.cliOAuthOnly(oauth.join(", "))
+        : keychain.length > 0
+          ? say.cliKeychain(keychain.join(", "))
+          : say.cliUnreadable(cli.file);
+    return say.notUsable(what, cli.file);
+  }
+  if (cli.kind === "unreadable") return say.cliUnreadable(cli.file);
+  if (app.kind === "none" && app.exists) return say.noKeyIn(app.file);
+  return say.nothing(app.kind === "none" ? app.file : "", cli.file);
 }
 
 /** In the language in use: ZCode's errors carry their words for every table. */

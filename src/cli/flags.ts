@@ -71,6 +71,10 @@ export const serveFlags = {
     type: "boolean",
     description: described["no-app-history"],
   },
+  "no-quota-push": {
+    type: "boolean",
+    description: described["no-quota-push"],
+  },
   "max-line-bytes": {
     type: "string",
     description: described["max-line-bytes"],

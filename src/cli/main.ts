@@ -52,6 +52,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await doctor(config, language);
       case "upgrade":
         return await upgrade(parsed.positionals[0]);
+      case "login":
+      case "logout":
+        return await zcodeAuth(subName, config);
       default:
         return await serve(config);
     }
@@ -155,6 +158,20 @@ async function doctor(config: BridgeConfig, language: LanguageChoice): Promise<n
   const code = await runDoctor(config, (l) => lines.push(l), language);
   await writeOut(`${lines.join("\n")}\n`);
   return code;
+}
+
+/** `login` / `logout`: ZCode's own command, at this terminal; its exit code is ours. */
+async function zcodeAuth(command: "login" | "logout", config: BridgeConfig): Promise<number> {
+  const { runZCodeAuth } = await import("../zcode/cli-auth.ts");
+  const { shownMessage } = await import("../zcode/errors.ts");
+  try {
+    const r = await runZCodeAuth(command, { bin: config.zcodeBin, node: config.zcodeNode, env: config.env, stdio: "inherit" });
+    return r.code ?? 1;
+  } catch (e) {
+    // ZCode not found, or no Node for its JS entry: the same words as everywhere.
+    await writeErr(`${PROGRAM}: ${shownMessage(e)}\n`);
+    return 1;
+  }
 }
 
 async function upgrade(version: string | undefined): Promise<number> {

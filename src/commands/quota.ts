@@ -1,13 +1,9 @@
-import { QuotaCache, cacheId } from "../quota/cache.ts";
+import { askQuota } from "../quota/cache.ts";
 import { t } from "../i18n/index.ts";
 import { quotaReply } from "../quota/card.ts";
-import { quotaTimeoutMs, requestQuota } from "../quota/client.ts";
 import { quotaTarget } from "../quota/target.ts";
 import type { SlashCommand } from "./types.ts";
 import { usageLine } from "./text.ts";
-
-// One cache for the bridge process: every session shares the plan's quota.
-const cache = new QuotaCache();
 
 /**
  * `/quota`: the GLM Coding Plan's usage windows as a card. It asks the plan's
@@ -32,8 +28,7 @@ export const quotaCommand: SlashCommand = {
       return;
     }
     const { target } = found;
-    const timeoutMs = quotaTimeoutMs(ctx.env);
-    const outcome = await cache.get(cacheId(target.url, target.key), () => requestQuota(target, { timeoutMs }));
+    const outcome = await askQuota(target, ctx.env);
     await ctx.say(quotaReply(outcome, { now: Date.now(), providerName: target.providerName }));
   },
 };

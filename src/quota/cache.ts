@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
+import type { Env } from "../zcode/host.ts";
+import { quotaTimeoutMs, requestQuota } from "./client.ts";
 import type { QuotaOutcome } from "./parse.ts";
+import type { QuotaTarget } from "./target.ts";
 
 // /quota typed twice in a row (or by two sessions) asks the service once:
 // answers are kept for 10 s per key and URL, and a request already in flight
@@ -43,4 +46,12 @@ export class QuotaCache {
     this.inflight.set(id, p);
     return p;
   }
+}
+
+/** One cache for the bridge process: /quota and the push after turns share the plan's answers. */
+export const quotaCache = new QuotaCache();
+
+/** The plan's quota, asked once per 10 s at most whoever asks (`timeoutMs` shortens the request). */
+export function askQuota(target: QuotaTarget, env: Env, timeoutMs = quotaTimeoutMs(env)): Promise<QuotaOutcome> {
+  return quotaCache.get(cacheId(target.url, target.key), () => requestQuota(target, { timeoutMs }));
 }

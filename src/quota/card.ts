@@ -108,7 +108,8 @@ export function untilText(ms: number, now: number): string | undefined {
   return m > 0 ? say.minutes(m) : say.underAMinute;
 }
 
-function windowLabel(w: QuotaWindow): string {
+/** The window's name as the card shows it ("5-hour", "Weekly", "24-hour"…). */
+export function windowLabel(w: QuotaWindow): string {
   const text = t().quota;
   if (w.kind !== "tokens" || w.minutes === undefined) return text.labels[w.kind];
   const m = w.minutes;

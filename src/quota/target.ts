@@ -1,13 +1,16 @@
 import { parseModelValue } from "../zcode/model-ref.ts";
 import { appProviderFor, type AppProvider } from "../zcode/app-config.ts";
-import { appSignIn, isPlanProvider, planFamily, type PlanFamily } from "../zcode/sign-in.ts";
+import { cliSignIn, type CliProviderSignIn } from "../zcode/cli-credentials.ts";
+import { API_KEY_ENV, appSignIn, envApiKey, isPlanProvider, planFamily, type PlanFamily } from "../zcode/sign-in.ts";
 import type { Env } from "../zcode/host.ts";
 
-// Where /quota asks and with which key. The key is the one the ZCode app
-// stored for a GLM Coding Plan provider in ~/.zcode/v2/config.json; it goes
-// only to that plan's own service (Z.ai or BigModel, by the provider's base
-// URL), never to a host chosen from anything else, except the URL the user
-// sets in ZCODE_ACP_QUOTA_URL.
+// Where /quota asks and with which key: the key that signs the model
+// requests (ZCODE_API_KEY, else the one the ZCode app stored for a GLM Coding
+// Plan provider in ~/.zcode/v2/config.json, else the API key `zcode login`
+// stored for a plan). It goes only to that plan's own service (Z.ai or
+// BigModel, by the provider's base URL or the plan's id), never to a host
+// chosen from anything else, except the URL the user sets in
+// ZCODE_ACP_QUOTA_URL.
 
 export const QUOTA_PATH = "/api/monitor/usage/quota/limit";
 export const QUOTA_URL_ENV = "ZCODE_ACP_QUOTA_URL";
@@ -65,9 +68,35 @@ export function quotaTarget(env: Env, currentModel: string | undefined): TargetR
   const override = overrideUrl(env);
   if (override === false) return { ok: false, reason: "bad_override" };
   // Signed in as doctor judges it (src/zcode/sign-in.ts), to a GLM Coding Plan.
+  // The key that signs the model requests (src/zcode/sign-in.ts signInInUse): ZCODE_API_KEY first.
+  const envKey = envApiKey(env);
+  const modelProvider = currentModel ? parseModelValue(currentModel)?.providerId : undefined;
+  if (envKey) {
+    // A key alone says not whose it is: the current model's plan says where it goes, or nowhere.
+    const family = modelProvider ? accountFamily(modelProvider) : undefined;
+    if (!family) return { ok: false, reason: "not_signed_in" };
+    return {
+      ok: true,
+      target: { url: override ?? `${ORIGIN[family]}${QUOTA_PATH}`, key: envKey, providerId: API_KEY_ENV, providerName: API_KEY_ENV },
+    };
+  }
   const signIn = appSignIn(env);
   const provider = signIn.kind === "plan" ? activeQuotaProvider(signIn.providers, currentModel) : undefined;
-  if (!provider) return { ok: false, reason: "not_signed_in" };
-  const url = override ?? `${ORIGIN[planFamily(provider)!]}${QUOTA_PATH}`;
-  return { ok: true, target: { url, key: provider.apiKey, providerId: provider.id, providerName: provider.name ?? provider.id } };
+  if (provider) {
+    const url = override ?? `${ORIGIN[planFamily(provider)!]}${QUOTA_PATH}`;
+    return { ok: true, target: { url, key: provider.apiKey, providerId: provider.id, providerName: provider.name ?? provider.id } };
+  }
+  // `zcode login`'s API key, for the current model's plan, else the first plan it signed in to.
+  const cli = cliSignIn(env);
+  const keys = cli.kind === "signed-in" ? cli.providers.filter((p) => p.kind === "key" && accountFamily(p.providerId)) : [];
+  const chosen = (keys.find((p) => p.providerId === modelProvider) ?? keys[0]) as Extract<CliProviderSignIn, { kind: "key" }> | undefined;
+  if (!chosen) return { ok: false, reason: "not_signed_in" };
+  const url = override ?? `${ORIGIN[accountFamily(chosen.providerId)!]}${QUOTA_PATH}`;
+  return { ok: true, target: { url, key: chosen.key, providerId: chosen.providerId, providerName: chosen.providerId } };
+}
+
+/** The GLM plan of a ZCode provider id (`account:zai-individual-coding-plan`, `builtin:bigmodel-coding-plan`…). */
+export function accountFamily(providerId: string): PlanFamily | undefined {
+  const m = /^(?:account|builtin):(zai|bigmodel)-/i.exec(providerId);
+  return m ? (m[1]!.toLowerCase() as PlanFamily) : undefined;
 }

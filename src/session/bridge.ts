@@ -18,6 +18,7 @@ import { matchModel, mismatchText } from "../translate/options/model-match.ts";
 import { browserExecuteAnswer, browserListAnswer, officialMcpAuthAnswer } from "./app-only-requests.ts";
 import { providerHeadersAnswer } from "./provider-headers.ts";
 import type { SessionDeps } from "./deps.ts";
+import { QuotaPush } from "./quota-push.ts";
 import { Session } from "./session.ts";
 import { replayHistory } from "./reads.ts";
 import { deleteInZCode, notDeleted } from "./deletion.ts";
@@ -107,6 +108,7 @@ export class Bridge {
       withdrawInteractions: (id) => this.router.cancelSession(id),
       commands: (cwd) => availableCommands(this.api.capabilities(), { cwd, env: config.env }),
       ...(config.autoCompact ? { autoCompact: config.autoCompact, autoCompactWords: describeThreshold(config.autoCompact) } : {}),
+      quota: new QuotaPush(config.env, config.quotaPush),
       closing: () => this.closing,
       maxPromptWireBytes: promptWireLimit(config),
       titleKnown: (id, title) => void this.appHistory.titleKnown(id, title),

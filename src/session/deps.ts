@@ -3,6 +3,7 @@ import type { AutoCompact } from "../config.ts";
 import type { ClientFeatures } from "../translate/client-features.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import type { Env } from "../zcode/host.ts";
+import type { QuotaPort } from "./host.ts";
 import type { Timings } from "./timings.ts";
 import type { UpdateSink } from "./update-sink.ts";
 
@@ -24,6 +25,8 @@ export interface SessionDeps {
   autoCompact?: AutoCompact;
   /** The threshold in words, for the auto-compact option's description. */
   autoCompactWords?: string;
+  /** The plan's quota pushed after turns (src/session/quota-push.ts). */
+  quota?: QuotaPort;
   /** The editor has gone: nothing new may start. */
   closing(): boolean;
   /** The most a prompt may be as sent to ZCode (config.ts promptWireLimit). */

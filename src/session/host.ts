@@ -19,6 +19,12 @@ import type { SessionWork } from "./work.ts";
 
 export type { RunningCommand, RunningTurn, TurnStop } from "./work.ts";
 
+/** What a session asks of the plan's quota (src/session/quota-push.ts QuotaPush). */
+export interface QuotaPort {
+  afterTurn(s: SessionHost): Promise<void>;
+  spentWords(s: Pick<SessionHost, "options">, message: string | undefined, code?: string): Promise<string | undefined>;
+}
+
 export interface SessionHost {
   readonly id: string;
   readonly cwd: string;
@@ -39,6 +45,8 @@ export interface SessionHost {
   emit(u: SessionUpdate): void;
   /** Something the bridge itself says: a `notice` for a client that takes them, else a message of its own. */
   notice(level: NoticeLevel, text: string): void;
+  /** The plan's quota after turns and in a spent turn's error (absent in tests that build sessions bare). */
+  readonly quota?: QuotaPort;
   /** ZCode's goal, published to a client that takes it. */
   readonly goal: GoalPublisher;
   /** Reads ZCode's goal and publishes it; a failed read is only logged. */

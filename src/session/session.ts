@@ -19,7 +19,7 @@ import { promptToInput } from "../translate/prompt-content.ts";
 import { sessionNotFound } from "../translate/errors.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
-import type { SessionHost } from "./host.ts";
+import type { QuotaPort, SessionHost } from "./host.ts";
 import { GoalPublisher } from "./goal-publisher.ts";
 import { startGoalWork } from "./goal-work.ts";
 import { SessionSettings } from "./session-settings.ts";
@@ -123,6 +123,10 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   get tracker(): ToolCallTracker {
     return this.memory.tracker;
+  }
+
+  get quota(): QuotaPort | undefined {
+    return this.deps.quota;
   }
 
   get lastUsage(): { used: number; size: number } | undefined {
@@ -341,6 +345,7 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
       try {
         const answer = await turn.run();
         if (answer.stopReason === "end_turn") this.compactIfDue();
+        if (answer.stopReason !== "cancelled") void this.quota?.afterTurn(this).catch((err) => logger.debug("quota push failed:", err));
         return answer;
       } finally {
         signal.removeEventListener("abort", onAbort);

@@ -1,7 +1,7 @@
-import { RequestError, type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
+import { type PromptResponse, type StopReason, type Usage } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
 import { log } from "../log.ts";
-import { redact, redactLine } from "../redact.ts";
+import { redactLine } from "../redact.ts";
 import type { ZCodeAttachment } from "../zcode/api.ts";
 import { ZCODE_ERR } from "../zcode/errors.ts";
 import type { TurnCompleted, TurnFailed, TurnStarted, ZCodeEvent } from "../zcode/event-schemas.ts";
@@ -11,6 +11,7 @@ import { StallWatch } from "./stall-watch.ts";
 import type { RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
 import { BusyBackoff } from "./busy-backoff.ts";
+import { turnFailedError } from "./turn-failure.ts";
 import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
 
 const logger = log.withTag("turn");
@@ -321,10 +322,8 @@ export class Turn implements RunningTurn {
       }, delay);
       return;
     }
-    const error = new RequestError(-32603, t().errors.turnFailed(message, p.error?.code), {
-      zcodeError: p.error ? redact({ ...p.error, message }) : undefined,
-    });
-    void this.fail(error, { zcodeGone: true });
+    // A cancel meanwhile wins: fail() does nothing once the turn has ended.
+    void turnFailedError(this.s, p, message).then((error) => this.fail(error, { zcodeGone: true }));
   }
 
   /**

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { readBoundedText } from "../read-bounded.ts";
+import { rememberSecret } from "../redact.ts";
 import { homeDir, type Env } from "./host.ts";
 
 // The ZCode app's own configuration, read-only: ~/.zcode/v2/config.json holds
@@ -49,6 +50,8 @@ export function appProviders(env: Env): AppProvider[] {
   return Object.entries(providers).map(([id, raw]) => {
     const p = obj(raw);
     const options = obj(p.options);
+    const key = text(options.apiKey);
+    if (key) rememberSecret(key);
     return {
       id,
       ...(text(p.name) ? { name: text(p.name) } : {}),

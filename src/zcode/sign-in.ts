@@ -1,6 +1,8 @@
 import path from "node:path";
 import { existsSync } from "node:fs";
+import { rememberSecret } from "../redact.ts";
 import { appProviders, zcodeAppDir, type AppProvider } from "./app-config.ts";
+import { cliSignIn, type CliProviderSignIn, type CliSignIn } from "./cli-credentials.ts";
 import type { Env } from "./host.ts";
 
 // Whether the ZCode app is signed in, judged once for everyone who asks
@@ -70,4 +72,48 @@ export function appSignIn(env: Env): SignIn {
   if (plans.length > 0) return { kind: "plan", file, providers, plans, keyed };
   if (keyed.length > 0) return { kind: "provider-key", file, providers, keyed };
   return { kind: "none", file, exists: existsSync(file), providers };
+}
+
+// ---------------------------------------------------------------- the sign-in in use
+//
+// ZCode in app-server mode asks its host for a plan's key before each model
+// request (interaction/requestProviderRuntimeHeaders). The bridge answers
+// from, in this order: a key in the environment (the user said so
+// explicitly), the ZCode app's config.json, then what `zcode login` stored
+// (src/zcode/cli-credentials.ts).
+
+/**
+ * The variable a GLM Coding Plan key is taken from. ZCode 0.16.9's own source
+ * (jimpablo/ZCode@aac4755) reads no provider key from the environment: its
+ * credential code reads only ZCODE_DATA_BASE_DIR (where credentials.json is)
+ * and ZCODE_CREDENTIAL_SECRET (the cipher's secret). The name follows the
+ * ZCODE_ prefix of those, and is the one tools that drive ZCode already use.
+ */
+export const API_KEY_ENV = "ZCODE_API_KEY";
+
+/** The key of ZCODE_API_KEY, when set (remembered as a secret: it is hidden in every log). */
+export function envApiKey(env: Env): string | undefined {
+  const v = env[API_KEY_ENV]?.trim();
+  if (!v) return undefined;
+  rememberSecret(v);
+  return v;
+}
+
+export type SignInInUse =
+  | { kind: "env"; variable: string }
+  | { kind: "app"; signIn: Extract<SignIn, { kind: "plan" | "provider-key" }> }
+  | { kind: "cli"; signIn: Extract<CliSignIn, { kind: "signed-in" }>; usable: CliProviderSignIn[] }
+  | { kind: "none"; app: SignIn; cli: CliSignIn };
+
+/** Which sign-in answers ZCode's credential requests here (doctor says it; /quota and the headers use it). */
+export function signInInUse(env: Env): SignInInUse {
+  if (envApiKey(env)) return { kind: "env", variable: API_KEY_ENV };
+  const app = appSignIn(env);
+  if (app.kind === "plan" || app.kind === "provider-key") return { kind: "app", signIn: app };
+  const cli = cliSignIn(env);
+  if (cli.kind === "signed-in") {
+    const usable = cli.providers.filter((p) => p.kind === "key");
+    if (usable.length > 0) return { kind: "cli", signIn: cli, usable };
+  }
+  return { kind: "none", app, cli };
 }

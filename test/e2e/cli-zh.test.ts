@@ -136,7 +136,7 @@ describe("usage errors in Chinese", () => {
     expect(doctor.stderr).toBe("zcode-acp-server: 未知选项 --mode\n运行 'zcode-acp-server doctor --help' 查看用法。\n");
     const command = await run([BRIDGE_BIN, "serve-please"], { env: env({ LANG: "zh_CN.UTF-8" }) });
     expect(command.code).toBe(2);
-    expect(command.stderr).toContain("未知命令 'serve-please'（可用命令：doctor, upgrade）");
+    expect(command.stderr).toContain("未知命令 'serve-please'（可用命令：doctor, login, logout, upgrade）");
   });
 
   test("--lang fr is a usage error: in English by default, in Chinese when the locale is Chinese", async () => {
@@ -184,8 +184,10 @@ describe("doctor in Chinese against the simulator", () => {
       `警告  PATH：${join(other, "zcode-acp-server")} 在 PATH 中排在最前面，它是版本为 0.0.9 的 zcode-acp-server，而不是 ${pkg.version}，`,
     );
     expect(r.stdout).toContain("失败  ZCode 版本：0.14.7 过旧（需要 0.14.8 或更高版本）");
-    expect(r.stdout).toContain(`失败  ZCode 登录：未找到 ${join(unsigned, ".zcode/v2/config.json")}`);
-    expect(r.stdout).toContain("      解决办法：打开 ZCode 应用");
+    expect(r.stdout).toContain(
+      `失败  ZCode 登录：没有登录：${join(unsigned, ".zcode/v2/config.json")} 和 ${join(unsigned, ".zcode/v2/credentials.json")} 中都没有密钥`,
+    );
+    expect(r.stdout).toContain("      解决办法：用 `zcode-acp-server login` 登录");
     expect(r.stdout).toContain("2 项检查未通过，请按上面的解决办法处理。");
     expect(englishIn(withoutSnippets(r.stdout))).toEqual([]);
   });

@@ -85,7 +85,7 @@ test("a skill or plugin command typed goes to ZCode unchanged; /login answers an
       const login = await promptAndCollect(h, sessionId, "/login");
       expect(login.response.stopReason).toBe("end_turn");
       expect(login.text).toBe(
-        "`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models).",
+        "`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Here, sign in with `zcode-acp-server login` in a terminal (it runs `zcode login`; choose an API key), or set ZCODE_API_KEY in the agent's settings, or sign in in the ZCode app (Settings → Models); `zcode-acp-server logout` signs out. `zcode-acp-server doctor` shows the sign-in in use.",
       );
       // (A read left over from the turns before may still arrive meanwhile; nothing of /login may.)
       expect(login.frames.map((f) => f.method)).not.toContain("session/send");

@@ -172,7 +172,8 @@
  *   turn.completed resultType error_*; max-tokens / refusal → success whose
  *   usage event has that stopReason (no such result type exists);
  *   fail-transient (fails=N per prompt text; top=1: top-level retryable) →
- *   turn.failed attribution.retryable:true; fail-fatal → retryable:false.
+ *   turn.failed attribution.retryable:true; fail-fatal → retryable:false;
+ *   fail-quota: the plan's 5-hour allowance spent (provider code 1308).
  * - Tools: bash, bash-fail (exit 1), read, edit, write, grep, glob, webfetch,
  *   websearch, task / agent (Agent), todo (session todos ~50 ms later),
  *   tool-error (an Edit that fails), tools (all of them, a failing Edit and a

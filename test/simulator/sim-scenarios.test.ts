@@ -964,6 +964,8 @@ describe("failures and stops", () => {
     const fatal = (await c.turn(id, "#scenario:fail-fatal")).at(-1)!.payload.error;
     expect(fatal).toMatchObject({ code: "1113", attribution: { retryable: false } });
     expect(typeof fatal.code).toBe("string");
+    const spent = (await c.turn(id, "#scenario:fail-quota")).at(-1)!.payload.error;
+    expect(spent).toMatchObject({ code: "model_rate_limited", attribution: { providerErrorCode: "1308", retryable: false } });
   });
 
   test("stop mid-tool: the running tool errors tool_cancelled, no further tools, turn.completed cancelled", async () => {

@@ -61,6 +61,8 @@ const KEPT = new Set(
     "zcode",
     "zcode-acp-server",
     "doctor",
+    "login",
+    "logout",
     "upgrade",
     "app-server",
   ].map((w) => w.toLowerCase()),

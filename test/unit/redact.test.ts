@@ -226,3 +226,17 @@ describe("redactLine: linear time on what a child may print", () => {
     expect(redactLine(`token=${"a=".repeat(10)}`)).toBe(`token=${REDACTED}`);
   });
 });
+
+describe("secrets the bridge holds", () => {
+  test("a remembered key is hidden by value, in any text and under any name", async () => {
+    const { rememberSecret, redact, redactLine, REDACTED } = await import("../../src/redact.ts");
+    const key = "plain-words-key-without-shape-42";
+    expect(redactLine(`ZCode said: ${key} is wrong`)).toContain(key);
+    rememberSecret(key);
+    expect(redactLine(`ZCode said: ${key} is wrong`)).toBe(`ZCode said: ${REDACTED} is wrong`);
+    expect(redact({ note: `a ${key} b`, list: [key] })).toEqual({ note: `a ${REDACTED} b`, list: [REDACTED] });
+    // Short values are never remembered: they would hide ordinary words.
+    rememberSecret("abc");
+    expect(redactLine("abc")).toBe("abc");
+  });
+});

@@ -8,8 +8,12 @@ export const bridge = {
   auth: {
     name: "ZCode app login",
     description:
-      "zcode-acp-server uses the login of the ZCode app (stored in ~/.zcode by the app). " +
-      "Sign in once in ZCode; no API key is needed in the editor.",
+      "zcode-acp-server uses ZCode's own sign-in: the ZCode app's, or the API key `zcode login` stored " +
+      "(or ZCODE_API_KEY in the agent's env). Sign in once; no API key is needed in the editor.",
+    terminalName: "Sign in with `zcode login`",
+    terminalDescription:
+      "Runs `zcode login` in a terminal: sign in through the browser or paste a GLM Coding Plan API key. " +
+      "The bridge can use an API key sign-in; a browser sign-in works only in ZCode's own terminal modes.",
   },
 
   turn: {

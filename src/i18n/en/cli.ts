@@ -14,6 +14,8 @@ export const cli = {
     "zcode-acp-server": "Agent Client Protocol bridge for ZCode. With no command, serves ACP on stdio",
     doctor: "Check the ZCode CLI, its version, Node and sign-in; print editor settings",
     upgrade: "Download, verify (SHA-256) and install a release over this binary",
+    login: "Sign in to ZCode without the app: runs `zcode login` (browser or API key) in this terminal",
+    logout: "Sign out of what `zcode login` stored: runs `zcode logout`",
   },
 
   /** --help descriptions by flag name: every flag of every command. The env variable each falls back to is named, so --help is also the configuration reference. */
@@ -29,6 +31,8 @@ export const cli = {
     trace: "Write a redacted JSON-lines trace of both wires to this file, mode 0600 (env ZCODE_ACP_TRACE)",
     "auto-compact":
       "Compact the conversation in the background after a turn that leaves this much context in use: tokens, or a percentage of the context window like 80% (env ZCODE_ACP_AUTO_COMPACT; default off)",
+    "no-quota-push":
+      "Do not ask the GLM Coding Plan's quota after turns (at most once a minute) to show its windows and warn at 80% and 95% (env ZCODE_ACP_QUOTA_PUSH=0)",
     "no-app-history":
       "Do not add sessions created here to the ZCode app's history (~/.zcode/v2/tasks-index.sqlite) (env ZCODE_ACP_APP_HISTORY=0)",
     "max-line-bytes":
@@ -171,7 +175,17 @@ export const cli = {
     noKeyIn: (path: string) => `${path} has no enabled provider with an API key`,
     notSignedIn: (path: string) => `${path} not found`,
     signInFix:
-      "Open the ZCode app, sign in to your GLM Coding Plan or add a provider's API key (Settings → Models). (`zcode login` in a terminal is not enough: the ZCode an editor runs does not use that sign-in.)",
+      "Sign in with `zcode-acp-server login` (runs `zcode login`; choose an API key), or set ZCODE_API_KEY in the editor's agent env, or sign in in the ZCode app (Settings → Models).",
+    signedInEnv: (variable: string) => `the API key in ${variable} (it answers before any stored sign-in)`,
+    signedInCli: (providers: string, path: string) => `signed in with \`zcode login\` to ${providers} (API key, in ${path})`,
+    /** `zcode login` left only sign-ins a bridge cannot use; `why` says which. */
+    notUsable: (what: string, path: string) => `no usable sign-in: ${what} (in ${path})`,
+    cliOAuthOnly: (providers: string) =>
+      `\`zcode login\` signed in to ${providers} through the browser, which only ZCode's own terminal modes can use`,
+    cliKeychain: (providers: string) => `the sign-in for ${providers} is held in the ZCode app's OS keychain`,
+    cliUnreadable: (path: string) => `${path} could not be read`,
+    nothing: (appPath: string, cliPath: string) =>
+      `no sign-in: neither ${appPath} nor ${cliPath} holds a key, and ZCODE_API_KEY is not set`,
   },
 
   upgrade: {

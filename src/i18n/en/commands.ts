@@ -196,7 +196,7 @@ export const commands = {
       resume: "Here, open the session from the editor's session history.",
       skill: "Here, type the skill's own name: `/<skill-name> [task]` (your skills are in the / menu).",
       signIn:
-        "Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models).",
+        "Here, sign in with `zcode-acp-server login` in a terminal (it runs `zcode login`; choose an API key), or set ZCODE_API_KEY in the agent's settings, or sign in in the ZCode app (Settings → Models); `zcode-acp-server logout` signs out. `zcode-acp-server doctor` shows the sign-in in use.",
     },
   },
 

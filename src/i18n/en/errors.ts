@@ -71,6 +71,10 @@ export const errors = {
   /** `_session/steering` that ZCode did not admit (the reply in the conversation says why). */
   steeringNotInjected: "the steer did not reach the running turn; see the reply in the conversation",
   cwdNotAbsolute: (cwd: string) => `cwd must be an absolute path, got "${cwd}"`,
+  noAdditionalDirectories:
+    "ZCode takes one workspace folder per session (its session/create has no field for more), so `additionalDirectories` cannot be honoured; open each folder in a session of its own.",
+  noSystemPrompt:
+    "ZCode takes no system instructions from the editor (neither session/create nor session/send has a field for them), so `systemPrompt` cannot be applied; put the instructions in the prompt or in the project's `AGENTS.md`.",
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,
   /** `choices` are option values (ids). */
@@ -90,8 +94,24 @@ export const errors = {
   providerUnreadable: "zcode-acp-server could not read the provider ZCode asked about.",
   cannotSign: (why: string) =>
     `zcode-acp-server cannot sign this model request: ${why}. ` +
-    "Sign in to this plan in the ZCode app (Settings → Models), or pick a model of a provider that has an API key, then try again.",
-  noSignIn: (providerId: string) => `the ZCode app has no sign-in for ${providerId}`,
+    "Sign in to this plan in the ZCode app (Settings → Models) or with `zcode login` (choose an API key), or set ZCODE_API_KEY, or pick a model of a provider that has an API key; then try again.",
+  noSignIn: (providerId: string) =>
+    `no sign-in for ${providerId}: none in the ZCode app, none from \`zcode login\`, and ZCODE_API_KEY is not set`,
+  /** `zcode login` signed in through the browser: ZCode trades that for a key only in its own terminal modes. */
+  cliOAuthOnly: (providerId: string) =>
+    `\`zcode login\` signed in to ${providerId} through the browser; ZCode turns that sign-in into a key only inside its own terminal modes, ` +
+    "which a bridge cannot do. Run `zcode login` again and choose an API key, or set ZCODE_API_KEY",
+  /** The desktop app encrypted the sign-in with the OS keychain (`enc:v2:`). */
+  cliKeychain: (providerId: string) =>
+    `the sign-in for ${providerId} is encrypted with the ZCode app's OS keychain, which no other program can read`,
+  cliUnreadable: (providerId: string) => `the sign-in \`zcode login\` stored for ${providerId} could not be read`,
+  logoutFailed: (code: number | null, output: readonly string[]) =>
+    `\`zcode logout\` ${code === null ? "was stopped by a signal" : `exited with code ${code}`}` +
+    (output.length ? `:\n${output.map((l) => `  ${l}`).join("\n")}` : " and said nothing"),
+  /** The provider refused the key of the environment variable. */
+  envKeyRefused: (variable: string) => `the provider refused the API key in ${variable}; check it`,
+  cliKeyRefused: (providerId: string) =>
+    `the provider refused the API key \`zcode login\` stored for ${providerId}; run \`zcode login\` again`,
   providerOff: (providerId: string) => `${providerId} is turned off in the ZCode app`,
   /** The provider refused the stored key (ZCode asked again with its fingerprint). */
   keyRefused: (providerId: string) =>

@@ -24,7 +24,7 @@ export const quota = {
     underAMinute: "<1m",
   },
   notSignedIn:
-    "Not signed in: the ZCode app has no GLM Coding Plan sign-in (no enabled Z.ai or BigModel provider with an API key in `~/.zcode/v2/config.json`). Sign in to your plan in the ZCode app (Settings → Models), then run `/quota` again.",
+    "Not signed in: the ZCode app has no GLM Coding Plan sign-in (no enabled Z.ai or BigModel provider with an API key in `~/.zcode/v2/config.json`), `zcode login` stored no plan API key, and ZCODE_API_KEY is not set for a plan model. Sign in with `zcode-acp-server login` (choose an API key) or in the ZCode app (Settings → Models), then run `/quota` again.",
   badOverride:
     "`ZCODE_ACP_QUOTA_URL` is set but is not an http:// or https:// URL, so `/quota` asked nothing. Fix or unset it in the agent's settings.",
   /** `provider`: the provider's name in the ZCode app. */
@@ -42,5 +42,14 @@ export const quota = {
     unreadable: "the quota service's answer could not be read",
     /** `kib`: the limit in KiB. */
     tooLarge: (kib: string) => `the quota service's answer was larger than ${kib} KB, far more than a quota answer, so it was not read`,
+  },
+  /** Told after a turn (src/session/quota-push.ts): `resets` is `resets` above, or "" when the service gave no time. */
+  push: {
+    crossed: (label: string, percent: string, resets: string) =>
+      `GLM Coding Plan: ${percent}% of the ${label} window is used${resets ? `; it ${resets}` : ""}.`,
+    /** A turn ZCode failed because the plan is spent; `windows` joins `spentWindow` parts. */
+    spent: (windows: string) => `The GLM Coding Plan's allowance is used up: ${windows}.`,
+    spentWindow: (label: string, resets: string) => `the ${label} window${resets ? ` ${resets}` : " is full"}`,
+    spentUnknown: "The GLM Coding Plan's allowance is used up; `/quota` shows when each window resets.",
   },
 };

@@ -3,7 +3,11 @@ import type { bridge as en } from "../en/bridge.ts";
 export const bridge: typeof en = {
   auth: {
     name: "ZCode 应用登录",
-    description: "zcode-acp-server 使用 ZCode 应用的登录信息（由应用保存在 ~/.zcode 中）。只需在 ZCode 中登录一次，编辑器中无需 API 密钥。",
+    description:
+      "zcode-acp-server 使用 ZCode 自己的登录信息：ZCode 应用的登录，或 `zcode login` 保存的 API 密钥（也可以在本智能体的环境变量中设置 ZCODE_API_KEY）。只需登录一次，编辑器中无需 API 密钥。",
+    terminalName: "用 `zcode login` 登录",
+    terminalDescription:
+      "在终端中运行 `zcode login`：通过浏览器登录，或粘贴 GLM Coding Plan 的 API 密钥。桥接程序可以使用 API 密钥登录；浏览器登录只能在 ZCode 自己的终端模式中使用。",
   },
 
   turn: {

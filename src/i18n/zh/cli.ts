@@ -15,6 +15,8 @@ export const cli: typeof en = {
     "zcode-acp-server": "连接编辑器与 ZCode 的 ACP 桥接程序。不带子命令时，通过标准输入输出提供 ACP 服务",
     doctor: "检查 ZCode CLI、其版本、Node 和登录状态，并输出可直接粘贴的编辑器配置",
     upgrade: "下载发行版，校验 SHA-256 后覆盖安装当前可执行文件",
+    login: "不用 ZCode 应用登录：在此终端运行 `zcode login`（浏览器或 API 密钥）",
+    logout: "退出 `zcode login` 保存的登录：运行 `zcode logout`",
   },
 
   flags: {
@@ -29,6 +31,8 @@ export const cli: typeof en = {
     trace: "把两端通信脱敏后逐行以 JSON 格式记录到此文件，文件权限 0600（环境变量 ZCODE_ACP_TRACE）",
     "auto-compact":
       "一轮对话结束后，已用上下文达到此值时在后台压缩对话：可以是 Token 数，也可以是上下文窗口的百分比，如 80%（环境变量 ZCODE_ACP_AUTO_COMPACT；默认关闭）",
+    "no-quota-push":
+      "轮次结束后不再查询 GLM Coding Plan 的额度（每分钟最多一次），也不显示各额度及 80%、95% 提醒（环境变量 ZCODE_ACP_QUOTA_PUSH=0）",
     "no-app-history": "不把在这里创建的会话加入 ZCode 应用的历史记录 ~/.zcode/v2/tasks-index.sqlite（环境变量 ZCODE_ACP_APP_HISTORY=0）",
     "max-line-bytes":
       "从 ZCode CLI 接收的单行最大字节数（环境变量 ZCODE_ACP_MAX_LINE_BYTES；默认 100663296）。ZCode 会回显提示，所以发给 ZCode 的提示最多为此值减去 1 MiB（较小的上限则减去其八分之一）",
@@ -155,7 +159,14 @@ export const cli: typeof en = {
     noKeyIn: (path) => `${path} 中没有已启用且配置了 API 密钥的供应商`,
     notSignedIn: (path) => `未找到 ${path}`,
     signInFix:
-      "打开 ZCode 应用，登录 GLM Coding Plan，或添加某个供应商的 API 密钥（设置 → 模型）。（仅在终端运行 `zcode login` 不够：编辑器启动的 ZCode 不使用那里的登录信息。）",
+      "用 `zcode-acp-server login` 登录（运行 `zcode login`，选择 API 密钥），或在编辑器为本智能体配置的环境变量中设置 ZCODE_API_KEY，或在 ZCode 应用中登录（设置 → 模型）。",
+    signedInEnv: (variable) => `${variable} 中的 API 密钥（优先于任何已保存的登录）`,
+    signedInCli: (providers, path) => `已用 \`zcode login\` 登录 ${providers}（API 密钥，见 ${path}）`,
+    notUsable: (what, path) => `没有可用的登录：${what}（见 ${path}）`,
+    cliOAuthOnly: (providers) => `\`zcode login\` 通过浏览器登录了 ${providers}，这种登录只有 ZCode 自己的终端模式能用`,
+    cliKeychain: (providers) => `${providers} 的登录信息保存在 ZCode 应用的系统钥匙串中`,
+    cliUnreadable: (path) => `无法读取 ${path}`,
+    nothing: (appPath, cliPath) => `没有登录：${appPath} 和 ${cliPath} 中都没有密钥，且未设置 ZCODE_API_KEY`,
   },
 
   upgrade: {

@@ -158,7 +158,7 @@ export const commands: typeof en = {
       resume: "在这里请从编辑器的会话历史中打开该会话。",
       skill: "在这里请直接输入技能自己的名称：`/<技能名> [任务]`（你的技能都在 / 菜单中）。",
       signIn:
-        "在那里登录或退出不会改变这里使用的登录：编辑器启动的 ZCode 使用 ZCode 应用的登录信息，请在 ZCode 应用中管理（设置 → 模型）。",
+        "在这里请在终端运行 `zcode-acp-server login` 登录（它运行 `zcode login`；请选择 API 密钥），或在本智能体的设置中设置 ZCODE_API_KEY，或在 ZCode 应用中登录（设置 → 模型）；`zcode-acp-server logout` 退出登录。`zcode-acp-server doctor` 会显示正在使用的登录。",
     },
   },
 

@@ -53,6 +53,10 @@ export const errors: typeof en = {
   steeringNeedsText: "引导需要 `prompt` 中的文本块",
   steeringNotInjected: "引导未送达正在进行的回合；原因见对话中的回复",
   cwdNotAbsolute: (cwd) => `\`cwd\` 必须是绝对路径，收到的是 \`${cwd}\``,
+  noAdditionalDirectories:
+    "ZCode 每个会话只接受一个工作区文件夹（它的 session/create 没有容纳更多文件夹的字段），因此无法使用 `additionalDirectories`；请为每个文件夹各开一个会话。",
+  noSystemPrompt:
+    "ZCode 不接受编辑器提供的系统指令（session/create 和 session/send 都没有对应字段），因此无法应用 `systemPrompt`；请把指令写在提示中或项目的 `AGENTS.md` 里。",
   invalidCursor: "分页游标无效",
   noOption: (key) => `此会话没有${key === "mode" ? "模式" : "推理强度"}选项`,
   notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "推理强度"}；可选：${ids(choices)}`,
@@ -65,8 +69,18 @@ export const errors: typeof en = {
   providerUnreadable: "zcode-acp-server 无法识别 ZCode 询问的供应商。",
   cannotSign: (why) =>
     `zcode-acp-server 无法为这次模型请求提供凭据：${why}。` +
-    "请在 ZCode 应用中登录此套餐（设置 → 模型），或选择一个已配置 API 密钥的供应商的模型，然后重试。",
-  noSignIn: (providerId) => `ZCode 应用中没有 ${providerId} 的登录信息`,
+    "请在 ZCode 应用中登录此套餐（设置 → 模型）或用 `zcode login` 登录（选择 API 密钥），或设置 ZCODE_API_KEY，或选择一个已配置 API 密钥的供应商的模型；然后重试。",
+  noSignIn: (providerId) => `没有 ${providerId} 的登录信息：ZCode 应用中没有，\`zcode login\` 也没有，且未设置 ZCODE_API_KEY`,
+  cliOAuthOnly: (providerId) =>
+    `\`zcode login\` 通过浏览器登录了 ${providerId}；ZCode 只在它自己的终端模式中把这种登录换成密钥，桥接程序做不到。` +
+    "请重新运行 `zcode login` 并选择 API 密钥，或设置 ZCODE_API_KEY",
+  cliKeychain: (providerId) => `${providerId} 的登录信息由 ZCode 应用用系统钥匙串加密，其他程序无法读取`,
+  cliUnreadable: (providerId) => `无法读取 \`zcode login\` 为 ${providerId} 保存的登录信息`,
+  logoutFailed: (code, output) =>
+    `\`zcode logout\` ${code === null ? "被信号终止" : `以代码 ${code} 退出`}` +
+    (output.length ? `：\n${output.map((l) => `  ${l}`).join("\n")}` : "，没有任何输出"),
+  envKeyRefused: (variable) => `供应商拒绝了 ${variable} 中的 API 密钥；请检查它`,
+  cliKeyRefused: (providerId) => `供应商拒绝了 \`zcode login\` 为 ${providerId} 保存的 API 密钥；请重新运行 \`zcode login\``,
   providerOff: (providerId) => `${providerId} 在 ZCode 应用中已关闭`,
   keyRefused: (providerId) => `供应商拒绝了 ZCode 应用为 ${providerId} 保存的 API 密钥；请在 ZCode 应用中重新登录该套餐`,
   accountChanged: (providerId) => `自此任务开始以来，ZCode 应用中 ${providerId} 的登录已变更；请重新开始该任务`,

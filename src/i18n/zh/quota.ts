@@ -22,7 +22,7 @@ export const quota: typeof en = {
     underAMinute: "不到 1 分钟",
   },
   notSignedIn:
-    "未登录：ZCode 应用中没有 GLM Coding Plan 的登录信息（`~/.zcode/v2/config.json` 中没有已启用且带 API 密钥的 Z.ai 或 BigModel 供应商）。请先在 ZCode 应用中登录你的套餐（设置 → 模型），再运行 `/quota`。",
+    "未登录：ZCode 应用中没有 GLM Coding Plan 的登录信息（`~/.zcode/v2/config.json` 中没有已启用且带 API 密钥的 Z.ai 或 BigModel 供应商），`zcode login` 也没有保存套餐的 API 密钥，且当前不是设置了 ZCODE_API_KEY 的套餐模型。请用 `zcode-acp-server login` 登录（选择 API 密钥）或在 ZCode 应用中登录（设置 → 模型），再运行 `/quota`。",
   badOverride:
     "已设置 `ZCODE_ACP_QUOTA_URL`，但它不是 `http://` 或 `https://` 地址，因此 `/quota` 没有发出任何请求。请在编辑器的智能体配置中修正或删除它。",
   authError: (provider) =>
@@ -36,5 +36,11 @@ export const quota: typeof en = {
     refused: (code) => (code === undefined ? "额度服务拒绝了该请求" : `额度服务拒绝了该请求（错误码 ${code}）`),
     unreadable: "无法解析额度服务的响应",
     tooLarge: (kib) => `额度服务的响应超过 ${kib} KB，远大于正常的额度信息，因此未读取`,
+  },
+  push: {
+    crossed: (label, percent, resets) => `GLM Coding Plan：${label} 额度已用 ${percent}%${resets ? `，${resets}` : ""}。`,
+    spent: (windows) => `GLM Coding Plan 的额度已用完：${windows}。`,
+    spentWindow: (label, resets) => `${label} 额度${resets ? ` ${resets}` : "已满"}`,
+    spentUnknown: "GLM Coding Plan 的额度已用完；`/quota` 可查看各额度的重置时间。",
   },
 };

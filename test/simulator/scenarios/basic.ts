@@ -120,6 +120,36 @@ export async function failFatal(t: Turn): Promise<void> {
   };
 }
 
+/**
+ * The GLM Coding Plan's 5-hour allowance is spent: the provider answers 429
+ * with business code 1308, which ZCode maps to a terminal rate limit
+ * (jimpablo/ZCode@aac4755: apps/zcode-cli/packages/adapters/src/model/
+ * failure-provider-business-codes.ts, "1308" → model_rate_limited,
+ * rate_limited, retryable false); the turn.failed shape is fail-transient's.
+ */
+export async function failQuota(t: Turn): Promise<void> {
+  await t.reasoning("Thinking… ");
+  await t.pace();
+  const { providerId, modelId } = t.s.model;
+  t.failure = {
+    type: "model_error",
+    code: "model_rate_limited",
+    message: "Usage limit reached for 5 hour. Your limit will reset at 2026-12-04 17:00:00",
+    detail: `provider=${providerId} provider_code=1308 model=${modelId} status=429 retryable=false`,
+    attribution: {
+      source: "provider",
+      reason: "rate_limited",
+      providerId,
+      modelId,
+      transport: "sse",
+      statusCode: 429,
+      providerErrorCode: "1308",
+      retryable: false,
+    },
+    turnPhase: "model_streaming",
+  };
+}
+
 /** Every model.streaming kind of the enum, including the ones the real mapper never sends. */
 export async function markers(t: Turn): Promise<void> {
   const st = t.beginStep();
@@ -306,6 +336,7 @@ export const basicScenarios = {
   refusal: stopReason("refusal"),
   "fail-transient": failTransient,
   "fail-fatal": failFatal,
+  "fail-quota": failQuota,
   markers,
   env,
   history,

@@ -6,13 +6,13 @@ import { skillMd, tempDir, writeTree } from "../support/file-tree.ts";
 import { FakeCaps, runCommand } from "../support/commands-fakes.ts";
 
 describe("ZCode's terminal-only commands", () => {
-  test("/login answers where it works, that it does not sign in the editor's ZCode, and calls nothing", async () => {
+  test("/login answers where it works, and how to sign in the editor's ZCode, and calls nothing", async () => {
     const r = await runCommand("/login", {});
     expect(r.calls).toEqual([]);
     expect(r.said).toEqual([
-      "`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Signing in or out there does not change the sign-in used here: ZCode run by the editor uses the ZCode app's sign-in; manage it in the app (Settings → Models).",
+      "`/login` needs the ZCode terminal app; run `zcode` in a terminal and type it there. Here, sign in with `zcode-acp-server login` in a terminal (it runs `zcode login`; choose an API key), or set ZCODE_API_KEY in the agent's settings, or sign in in the ZCode app (Settings → Models); `zcode-acp-server logout` signs out. `zcode-acp-server doctor` shows the sign-in in use.",
     ]);
-    expect((await runCommand("/logout", {})).said.join("")).toContain("does not change the sign-in used here");
+    expect((await runCommand("/logout", {})).said.join("")).toContain("`zcode-acp-server logout` signs out");
   });
 
   test("every one, aliases included, in the name typed (any case, with arguments)", async () => {

@@ -101,6 +101,10 @@ const SAMPLES: Record<string, unknown[][]> = {
   "errors.nodeTried": [["/usr/bin/node", "18.19.0"], ["/usr/bin/node"]],
   "errors.tooOld": [["0.14.0", "0.14.8", "0.15"]],
   "errors.versionTimeout": [["/opt/zcode/bin/zcode --version", "5.0"]],
+  "errors.logoutFailed": [
+    [2, ["凭据文件已锁定"]],
+    [null, []],
+  ],
   "errors.noVersion": [
     ["/opt/zcode/bin/zcode --version", { signal: "SIGKILL" }, ""],
     ["/opt/zcode/bin/zcode --version", { code: 1 }, WORDS],

@@ -94,6 +94,15 @@ const SAMPLES: Record<string, unknown[][]> = {
   "quota.reasons.http": [[500]],
   "quota.reasons.refused": [[1234], [undefined]],
   "quota.reasons.tooLarge": [["256"]],
+  "quota.push.crossed": [
+    ["5 小时", "85", "05-14 18:30 重置（2 小时 14 分钟后）"],
+    ["每周", "96", ""],
+  ],
+  "quota.push.spent": [["5 小时 额度 05-14 18:30 重置（2 小时 14 分钟后）"]],
+  "quota.push.spentWindow": [
+    ["5 小时", "05-14 18:30 重置（2 小时 14 分钟后）"],
+    ["每周", ""],
+  ],
 };
 
 type Leaf = { path: string; value: unknown };
@@ -196,7 +205,7 @@ describe("the language is read when the menu is built and a command speaks, not 
     expect(steer.said.join("")).toBe("`/steer` 需要给出用来引导当前回合的指令。\n\n用法：`/steer <指令>`");
     const login = await runCommand("/login", {});
     expect(login.said.join("")).toBe(
-      "`/login` 需要在 ZCode 终端应用中使用：请在终端中运行 `zcode`，然后在那里输入。在那里登录或退出不会改变这里使用的登录：编辑器启动的 ZCode 使用 ZCode 应用的登录信息，请在 ZCode 应用中管理（设置 → 模型）。",
+      "`/login` 需要在 ZCode 终端应用中使用：请在终端中运行 `zcode`，然后在那里输入。在这里请在终端运行 `zcode-acp-server login` 登录（它运行 `zcode login`；请选择 API 密钥），或在本智能体的设置中设置 ZCODE_API_KEY，或在 ZCode 应用中登录（设置 → 模型）；`zcode-acp-server logout` 退出登录。`zcode-acp-server doctor` 会显示正在使用的登录。",
     );
     const effort = await runCommand("/effort high", {});
     expect(effort.said.join("")).toEndWith("在这里请使用 `/thought <级别>`。");

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AppProvider } from "../../../src/zcode/app-config.ts";
 import { activeQuotaProvider, planFamily, quotaTarget } from "../../../src/quota/target.ts";
+import { writeCliCredentials } from "../../support/zcode-credentials.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "quota-target-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -135,5 +136,34 @@ describe("quotaTarget", () => {
       ok: false,
       reason: "not_signed_in",
     });
+  });
+});
+
+// Without the app's plan: ZCODE_API_KEY for the current plan model, else `zcode login`'s API key.
+describe("quotaTarget without the ZCode app", () => {
+  const BIG = "account:bigmodel-individual-coding-plan";
+
+  test("`zcode login`'s API key, to its plan's own host", () => {
+    const env = home({});
+    writeCliCredentials(env.HOME!, [{ providerId: BIG, source: "manual", key: "cli-bm-key-0123456789" }]);
+    expect(quotaTarget(env, undefined)).toEqual({
+      ok: true,
+      target: {
+        url: "https://open.bigmodel.cn/api/monitor/usage/quota/limit",
+        key: "cli-bm-key-0123456789",
+        providerId: BIG,
+        providerName: BIG,
+      },
+    });
+  });
+
+  test("ZCODE_API_KEY first, sent only where the current model's plan says", () => {
+    const env = home({ "builtin:zai-coding-plan": ZAI }, { ZCODE_API_KEY: "env-key-0123456789" });
+    expect(quotaTarget(env, "account:zai-individual-coding-plan/GLM-5.3")).toMatchObject({
+      ok: true,
+      target: { url: "https://api.z.ai/api/monitor/usage/quota/limit", key: "env-key-0123456789", providerId: "ZCODE_API_KEY" },
+    });
+    // A model of no GLM plan: the key's owner is unknown, so it goes nowhere.
+    expect(quotaTarget(env, "openrouter/some-model")).toEqual({ ok: false, reason: "not_signed_in" });
   });
 });

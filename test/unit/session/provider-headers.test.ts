@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { accountScopeOf, fingerprint, providerHeadersAnswer } from "../../../src/session/provider-headers.ts";
+import { writeCliCredentials } from "../../support/zcode-credentials.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "provider-headers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -129,5 +130,50 @@ describe("providerHeadersAnswer", () => {
     expect(stderr).toContain("answering account:zai-individual-coding-plan with the key of builtin:zai-coding-plan");
     expect(stderr).toContain("cannot provide credentials for openrouter");
     expect(stderr).not.toContain(KEY);
+  });
+});
+
+// Without the app: `zcode login`'s credentials.json, and ZCODE_API_KEY.
+describe("providerHeadersAnswer without the ZCode app", () => {
+  const ZAI = "account:zai-individual-coding-plan";
+  const CLI_KEY = "cli-manual-key-0123456789abcdef";
+  const ENV_KEY = "env-key-0123456789abcdef";
+
+  test("a key `zcode login` stored (API key sign-in) answers when the app has none", () => {
+    const env = home();
+    writeCliCredentials(env.HOME, [{ providerId: ZAI, source: "manual", key: CLI_KEY }]);
+    expect(providerHeadersAnswer(ask(ZAI), env)).toEqual({
+      headersApplied: true,
+      requestAuth: { apiKey: CLI_KEY, accountScope: accountScopeOf(ZAI, CLI_KEY) },
+    });
+    // Another plan is not answered with this one's key.
+    expect(providerHeadersAnswer(ask("account:bigmodel-individual-coding-plan"), env).headersApplied).toBe(false);
+  });
+
+  test("ZCODE_API_KEY answers before the app's and `zcode login`'s keys; its refusal names the variable", () => {
+    const env = { ...home({ provider: { "builtin:zai-coding-plan": { options: { apiKey: KEY } } } }), ZCODE_API_KEY: ` ${ENV_KEY} ` };
+    writeCliCredentials(env.HOME, [{ providerId: ZAI, source: "manual", key: CLI_KEY }]);
+    const a = providerHeadersAnswer(ask(ZAI), env);
+    expect(a).toMatchObject({ headersApplied: true, requestAuth: { apiKey: ENV_KEY } });
+    const again = providerHeadersAnswer({ ...ask(ZAI), rejectedProjectTokenFingerprint: fingerprint(ENV_KEY) }, env);
+    expect(again.headersApplied).toBe(false);
+    if (!again.headersApplied) expect(again.errorMessage).toContain("refused the API key in ZCODE_API_KEY");
+  });
+
+  test("a browser (OAuth) sign-in or the app's keychain: refused, saying exactly why", () => {
+    const oauth = home();
+    writeCliCredentials(oauth.HOME, [{ providerId: ZAI, source: "oauth" }]);
+    const a = providerHeadersAnswer(ask(ZAI), oauth);
+    expect(a.headersApplied).toBe(false);
+    if (!a.headersApplied) {
+      expect(a.errorMessage).toContain("signed in to account:zai-individual-coding-plan through the browser");
+      expect(a.errorMessage).toContain("ZCODE_API_KEY");
+      expect(a.errorMessage).not.toContain("zai-oauth-access-token");
+    }
+    const chain = home();
+    writeCliCredentials(chain.HOME, [{ providerId: ZAI, source: "keychain" }]);
+    const b = providerHeadersAnswer(ask(ZAI), chain);
+    if (!b.headersApplied) expect(b.errorMessage).toContain("OS keychain");
+    expect(b.headersApplied).toBe(false);
   });
 });
