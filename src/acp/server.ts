@@ -136,7 +136,7 @@ class AcpAgent {
       turnSignal: this.turns.signal,
     });
     const connection = v2.app().connect(stream as never);
-    this.client = v2Editor(connection.client);
+    this.client = v2Editor(connection.client, v2.updates);
     return connection;
   }
 

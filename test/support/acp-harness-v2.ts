@@ -173,6 +173,11 @@ export class HarnessV2 {
     await this.sendBytes(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
   }
 
+  /** Writes raw text to the bridge as it is (not JSON, batches). */
+  async sendBytesRaw(text: string): Promise<void> {
+    await this.sendBytes(new TextEncoder().encode(text));
+  }
+
   /** The raw response to a request id the test sent itself. */
   async responseTo(id: string | number, timeoutMs = 10_000): Promise<Record<string, any>> {
     await this.waitFor(() => this.messages.some((m) => m.id === id && !("method" in m)), `the answer to ${id}`, timeoutMs);

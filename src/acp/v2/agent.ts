@@ -13,6 +13,7 @@ import { listPage } from "../session-list.ts";
 import { Foreground } from "./foreground.ts";
 import { initializeResultV2, v1CapabilitiesOf } from "./initialize.ts";
 import { configOptions } from "./shapes.ts";
+import { V2Updates } from "./updates.ts";
 
 // The ACP v2 agent: the SDK's v2 agent side (experimental/v2/unstable) with
 // each request answered by the same bridge calls as v1 (src/acp/server.ts).
@@ -62,6 +63,8 @@ function checkPlace(p: { cwd: string; additionalDirectories?: readonly string[] 
 
 export class V2Agent {
   private readonly fg: Foreground;
+  /** What the session layer's updates become on this connection (src/acp/v2/editor.ts sends them). */
+  readonly updates = new V2Updates();
 
   constructor(private readonly host: V2Host) {
     this.fg = new Foreground((id, u) => this.send(id, u));
@@ -201,6 +204,8 @@ export class V2Agent {
     if (replay && replay.type !== "start") throw invalidParams(t().errors.v2ReplayCursor(String(replay.type)), { replayFrom: replay });
     const bridge = this.host.bridge;
     const mcp = mcpOf(p.mcpServers);
+    // A replay announces each message again (its whole-message update before its chunks).
+    this.updates.forget(p.sessionId);
     // Replay from the start is what v1's session/load does: the history as updates, then the answer.
     const s = replay ? await bridge.load(p.sessionId, p.cwd, mcp) : (await bridge.resume(p.sessionId, p.cwd, mcp)).session;
     await this.send(s.id, this.fg.snapshot(s.id));
@@ -219,6 +224,7 @@ export class V2Agent {
       await this.fg.ended(sessionId);
     }
     await bridge.close(sessionId);
+    this.updates.forget(sessionId);
     return {};
   }
 }

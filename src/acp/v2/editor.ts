@@ -1,7 +1,7 @@
 import type * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type * as v1 from "@agentclientprotocol/sdk/unstable";
 import { elicitationRequest, permissionRequest } from "./shapes.ts";
-import { V2Updates } from "./updates.ts";
+import type { V2Updates } from "./updates.ts";
 
 // What the session layer sends the editor (v1 shapes), said in ACP v2 to a
 // v2 client: updates through V2Updates, and the two requests v2 has
@@ -14,8 +14,7 @@ export interface EditorChannel {
   request(method: string, params: unknown, opts: { cancellationSignal: AbortSignal }): Promise<unknown>;
 }
 
-export function v2Editor(client: acp2.AgentContext): EditorChannel {
-  const updates = new V2Updates();
+export function v2Editor(client: acp2.AgentContext, updates: V2Updates): EditorChannel {
   return {
     async notify(n) {
       for (const out of updates.translate(n)) await client.notify("session/update", out);

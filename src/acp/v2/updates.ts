@@ -69,8 +69,10 @@ export class V2Updates {
     if (!id) return undefined;
     let seen = this.announced.get(sessionId);
     if (!seen) this.announced.set(sessionId, (seen = new Set()));
-    if (seen.has(id)) return undefined;
-    seen.add(id);
+    // Each message type has its own id space (a thought and its answer may share an id).
+    const key = `${whole}:${id}`;
+    if (seen.has(key)) return undefined;
+    seen.add(key);
     // Bounded: a message's chunks come together, so only the recent ids matter.
     if (seen.size > MAX_ANNOUNCED) seen.delete(seen.values().next().value as string);
     return { sessionUpdate: whole, messageId: id, content: [] } as unknown as Out;
