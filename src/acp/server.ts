@@ -41,6 +41,8 @@ class AcpAgent {
   private clientCaps: acp.ClientCapabilities = {};
   /** The editor, in the protocol version the connection chose (v1 as is; v2 through src/acp/v2). */
   private client: EditorChannel | undefined;
+  /** The ACP version the editor's initialize chose (v2 takes batches). */
+  private version: 1 | 2 | undefined;
   /** Ends what v2 turns run under (their prompt was answered when they began). */
   private readonly turns = new AbortController();
   private readonly bridge: Bridge;
@@ -89,12 +91,14 @@ class AcpAgent {
       maxMessageBytes: this.config.maxMessageBytes,
       input: handoff?.input,
       trace,
+      batches: () => this.version === 2,
     });
     // The CLI may have answered initialize already (src/cli/serve.ts). The
     // editor's initialize picks ACP v1 or v2 for the connection (src/acp/v2/route.ts).
     const connection = connectByVersion(handoff ? handoffStream(stdio.stream, handoff) : stdio.stream, (version, stream) =>
       version === 2 ? this.connectV2(stream) : this.connectV1(app, stream),
     );
+    void connection.version.then((v) => (this.version = v));
     const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {
       const h = () => void this.stopOnSignal(sig, stdio);
       process.on(sig, h);

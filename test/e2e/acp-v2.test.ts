@@ -375,11 +375,32 @@ describe("options, permissions, forms, subagents, extensions", () => {
     });
   }, 30_000);
 
-  test("ACP-BATCH-201: an empty batch gets one -32600 with id null, and the connection goes on", async () => {
+  test("ACP-BATCH-201, ACP-BATCH-202, ACP-BATCH-203, ACP-JSONRPC-005: batches: [] refused; entries taken one by one; notifications never answered", async () => {
     await withBridgeV2({}, async (h) => {
+      const { sessionId } = await h.newSession();
       await h.sendBytesRaw("[]\n");
       await h.waitFor(() => h.messages.some((x) => x.id === null), "the answer to []");
-      expect(h.messages.find((x) => x.id === null)).toMatchObject({ error: { code: -32600 } });
+      expect(h.messages.filter((x) => x.id === null)).toEqual([
+        expect.objectContaining({ error: expect.objectContaining({ code: -32600 }) }),
+      ]);
+      // A notification-only batch: nothing comes back (the fence is a later request's answer).
+      await h.sendRaw([
+        { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } },
+        { jsonrpc: "2.0", method: "_vendor/note", params: {} },
+      ] as never);
+      await h.agent.request(m.session.list, {});
+      expect(h.messages.filter((x) => !("method" in x) && x.id === null)).toHaveLength(1);
+      // A batch with requests and an invalid entry: each request answered by its id, the invalid one with -32600.
+      await h.sendRaw([
+        { jsonrpc: "2.0", id: "b1", method: "session/list", params: {} },
+        { jsonrpc: "2.0", method: "_vendor/note", params: {} },
+        5,
+        { jsonrpc: "2.0", id: "b2", method: "_vendor/unknown", params: {} },
+      ] as never);
+      expect((await h.responseTo("b1")).result.sessions).toBeDefined();
+      expect((await h.responseTo("b2")).error.code).toBe(-32601);
+      await h.waitFor(() => h.messages.filter((x) => x.id === null).length === 2, "the invalid entry's answer");
+      expect(h.messages.filter((x) => x.id === null)[1]).toMatchObject({ error: { code: -32600 } });
       expect((await h.agent.request(m.session.list, {})).sessions).toBeDefined();
     });
   }, 30_000);

@@ -169,7 +169,7 @@ export class HarnessV2 {
   }
 
   /** Writes one raw line to the bridge (recording its id's method for the schema check). */
-  async sendRaw(message: Record<string, unknown>): Promise<void> {
+  async sendRaw(message: Record<string, unknown> | unknown[]): Promise<void> {
     await this.sendBytes(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
   }
 
@@ -209,8 +209,9 @@ export class HarnessV2 {
 
   private async sendBytes(chunk: Uint8Array): Promise<void> {
     try {
-      const m = JSON.parse(new TextDecoder().decode(chunk));
-      if (m && m.id !== undefined && typeof m.method === "string") this.methodOfId.set(m.id, m.method);
+      const parsed = JSON.parse(new TextDecoder().decode(chunk));
+      for (const m of Array.isArray(parsed) ? parsed : [parsed])
+        if (m && m.id !== undefined && typeof m.method === "string") this.methodOfId.set(m.id, m.method);
     } catch {
       /* not JSON: a raw test line */
     }
