@@ -59,10 +59,12 @@ describe("transport, JSON-RPC, initialize", () => {
     }
   }, 60_000);
 
-  test("ACP-INIT-003: an unsupported version (65535, with a v2 info as the kit sends it) is answered with our newest, not echoed", async () => {
+  test("ACP-INIT-003, ACP-INIT-202 (v2): a newer version (65535) is answered with our newest, not echoed; a v2-shaped probe asking 1 gets 1", async () => {
     await withPeer({}, async (p) => {
-      const v1 = await p.call("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      // The v2 kit's downgrade probe: v2's params with protocolVersion 1. The v1 agent answers it.
+      const v1 = await p.call("initialize", { protocolVersion: 1, info: { name: "tck", version: "0" }, capabilities: {} });
       expect(v1.result.protocolVersion).toBe(1);
+      expect((await p.newSession()).length).toBeGreaterThan(0);
     });
     const p = RawPeer.start();
     try {

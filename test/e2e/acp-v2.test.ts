@@ -32,7 +32,7 @@ const updatesAt = (h: HarnessV2, sessionId: string, pred: (u: any) => boolean = 
   );
 
 describe("initialize", () => {
-  test("ACP-INIT-001, ACP-INIT-201, ACP-INIT-203, ACP-INIT-204, ACP-SCHEMA-001, ACP-AUTH-202, ACP-AUTH-206, ACP-AUTH-201: v2 asked, v2 answered", async () => {
+  test("ACP-INIT-001, ACP-INIT-201, ACP-INIT-203, ACP-INIT-204, ACP-SCHEMA-001, ACP-AUTH-202, ACP-AUTH-206, ACP-AUTH-201, ACP-EXT-202, ACP-AUTH-204: v2 asked, v2 answered", async () => {
     await withBridgeV2({}, async (h) => {
       const r = h.initializeResponse!;
       expect(r.protocolVersion).toBe(2);
@@ -42,6 +42,9 @@ describe("initialize", () => {
       const session = r.capabilities?.session as Record<string, unknown>;
       for (const v of Object.values(session)) expect(typeof v).toBe("object");
       expect(session.delete).toEqual({});
+      // ACP-EXT-202: vendor extensions under capabilities._meta, not at the result's root.
+      expect(r.capabilities?._meta?.goal).toMatchObject({ controlMethod: "_session/goal" });
+      expect(r._meta).toBeUndefined();
       // No terminal auth for a client that did not offer it; every type known; ids unique.
       expect(r.authMethods?.map((a) => a.type)).toEqual(["agent"]);
       const ids = r.authMethods!.map((a) => (a as { methodId: string }).methodId);

@@ -25,9 +25,10 @@ export function initializeResultV2(): v2.InitializeResponse {
         delete: {},
         fork: {},
       },
+      // The goal and steering extensions (src/acp/extensions.ts): where v2 puts
+      // vendor extensions (capabilities._meta), not v1's result-level _meta.
+      ...(r._meta ? { _meta: r._meta } : {}),
     },
-    // The goal and steering extensions (src/acp/extensions.ts), as on v1.
-    ...(r._meta ? { _meta: r._meta } : {}),
     authMethods: auth
       ? [{ type: "agent", methodId: AUTH_METHOD_IDS[0], name: auth.name, ...(auth.description ? { description: auth.description } : {}) }]
       : [],
