@@ -4,6 +4,7 @@ import { isAbsolute } from "node:path";
 import type { Bridge } from "../../session/bridge.ts";
 import type { Session } from "../../session/session.ts";
 import { t } from "../../i18n/index.ts";
+import { log } from "../../log.ts";
 import { invalidParams } from "../../translate/errors.ts";
 import { zcodeMcpServers } from "../../translate/mcp-servers.ts";
 import { configOptions as optionsOf, sessionSetup } from "../../translate/options/options.ts";
@@ -28,6 +29,8 @@ import { V2Updates } from "./updates.ts";
 //   owns sign-in).
 // - no session/load, session/set_mode (the mode is a config option), fs/*
 //   or terminal/* (a v2 client offers neither; the bridge never calls them).
+
+const logger = log.withTag("acp");
 
 type Ctx<P> = { params: P; method: string; signal: AbortSignal };
 
@@ -190,10 +193,13 @@ export class V2Agent {
     const messageId = crypto.randomUUID();
     await this.fg.begin(p.sessionId);
     const turn = s.prompt(p.prompt as v1.ContentBlock[], this.host.turnSignal);
-    void turn.then(
-      (r) => this.fg.finish(p.sessionId, { stopReason: r.stopReason, usage: r.usage }),
-      (error: unknown) => this.fg.finish(p.sessionId, { error }),
-    );
+    void turn
+      .then(
+        (r) => this.fg.finish(p.sessionId, { stopReason: r.stopReason, usage: r.usage }),
+        (error: unknown) => this.fg.finish(p.sessionId, { error }),
+      )
+      // The idle could not be sent: the editor is gone, nobody is left to tell.
+      .catch((e: unknown) => logger.debug("the end of a v2 turn was not sent:", e));
     await this.send(p.sessionId, { sessionUpdate: "user_message", messageId, content: p.prompt } as acp2.SessionUpdate);
     return { messageId };
   }
