@@ -10,7 +10,7 @@ import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type HarnessV2, withBridgeV2 } from "../support/acp-harness-v2.ts";
+import { HarnessV2, withBridgeV2 } from "../support/acp-harness-v2.ts";
 
 const m = acp2.methods.agent;
 const STOP_REASONS = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
@@ -376,6 +376,42 @@ describe("options, permissions, forms, subagents, extensions", () => {
       await h.agent.request(m.session.list, {});
       expect(h.messages.some((x) => !("method" in x) && (x.id === null || x.id === undefined))).toBe(false);
     });
+  }, 30_000);
+
+  test("goal extension: _session/goal is foreground work (running, then idle); its state in session_info_update _meta.goal", async () => {
+    await withBridgeV2({ capabilities: { _meta: { goal: {} } } }, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.sendRaw({ jsonrpc: "2.0", id: "g", method: "_session/goal", params: { sessionId, action: "set", objective: "ship it" } });
+      expect((await h.responseTo("g")).result).toEqual({});
+      const states = h.states(sessionId).map((s) => `${s.state}${s.stopReason ? `:${s.stopReason}` : ""}`);
+      expect(states).toEqual(["running", "idle:end_turn"]);
+      expect(h.updatesOfKind(sessionId, "session_info_update").some((u) => u._meta?.goal)).toBe(true);
+    });
+  }, 30_000);
+
+  test("notices and compaction: baseline in v2, every v2 client gets them", async () => {
+    await withBridgeV2({ args: ["--auto-compact", "0.001%"] }, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "fill the context");
+      await h.waitFor(() => h.updatesOfKind(sessionId, "notice").length > 0, "the auto-compact notice", 20_000);
+      expect(h.updatesOfKind(sessionId, "notice")[0]).toMatchObject({ severity: "info" });
+      await h.waitFor(() => h.updatesOfKind(sessionId, "compaction_update").length > 0, "the compaction", 20_000);
+    });
+  }, 60_000);
+
+  test("the editor leaves mid-turn: stdin's EOF ends the turn, every request is answered, the bridge exits 0", async () => {
+    const h = await HarnessV2.start({});
+    try {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "#scenario:slow n=400");
+      await h.waitFor(() => h.updatesOfKind(sessionId, "agent_message_chunk").length > 0, "the turn's first words");
+      await h.sendRaw({ jsonrpc: "2.0", id: "last", method: "session/list", params: {} });
+      expect(await h.close()).toBe(0);
+      expect(h.messages.some((x) => x.id === "last" && !("method" in x))).toBe(true);
+    } catch (e) {
+      await h.close({ expectExit: "any", allowProblems: true });
+      throw e;
+    }
   }, 30_000);
 
   test("ACP-BATCH-201, ACP-BATCH-202, ACP-BATCH-203, ACP-JSONRPC-005: batches: [] refused; entries taken one by one; notifications never answered", async () => {

@@ -15,6 +15,8 @@ import { checkAgentMessage } from "./schema.ts";
 
 export interface HarnessV2Options {
   env?: Record<string, string | undefined>;
+  /** Bridge command-line arguments. */
+  args?: string[];
   /** Client capabilities sent in initialize. */
   capabilities?: acp2.ClientCapabilities;
   /** Answers session/request_permission; default: the first allow option. */
@@ -104,7 +106,7 @@ export class HarnessV2 {
       ...opts.env,
     };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const proc = Bun.spawn([BRIDGE_BIN], {
+    const proc = Bun.spawn([BRIDGE_BIN, ...(opts.args ?? [])], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",

@@ -171,7 +171,7 @@ export class V2Agent {
       .onRequest(
         GOAL_METHOD,
         (p: unknown) => p,
-        h.handle(async (p: unknown, ctx) => h.extension(GOAL_METHOD, p, ctx.signal) as Promise<Record<string, unknown>>),
+        h.handle(async (p: unknown, ctx) => this.goal(p, ctx.signal)),
       )
       .onRequest(
         STEERING_METHOD,
@@ -185,6 +185,32 @@ export class V2Agent {
           // a session this connection does not have: nothing runs there
         }
       });
+  }
+
+  /** `_session/goal` runs `/goal …` as a local command: foreground work, so `running` … `idle` around it. */
+  private async goal(params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+    const run = () => this.host.extension(GOAL_METHOD, params, signal) as Promise<Record<string, unknown>>;
+    // A session this connection does not have: the extension answers its error.
+    if (typeof sessionId !== "string" || !this.open(sessionId)) return run();
+    await this.fg.begin(sessionId);
+    try {
+      const r = await run();
+      await this.fg.finish(sessionId, { stopReason: "end_turn" });
+      return r;
+    } catch (error) {
+      await this.fg.finish(sessionId, { error });
+      throw error;
+    }
+  }
+
+  private open(sessionId: string): boolean {
+    try {
+      this.host.bridge.session(sessionId);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Inserted now (echoed as a user_message, answered with its id); the turn's end is an idle state_update. */
