@@ -131,7 +131,6 @@ class AcpAgent {
   /** ACP v2: loaded only for a client that asks for it. */
   private async connectV2(stream: acp.Stream): Promise<Connected> {
     const { V2Agent } = await import("./v2/agent.ts");
-    const { v2Editor } = await import("./v2/editor.ts");
     const v2 = new V2Agent({
       bridge: this.bridge,
       handle: (fn) => this.handle(fn),
@@ -140,7 +139,7 @@ class AcpAgent {
       turnSignal: this.turns.signal,
     });
     const connection = v2.app().connect(stream as never);
-    this.client = v2Editor(connection.client, v2.updates);
+    this.client = v2.editor(connection.client);
     return connection;
   }
 

@@ -318,7 +318,7 @@ describe("options, permissions, forms, subagents, extensions", () => {
     });
   }, 30_000);
 
-  test("ACP-PERM-201, ACP-CLIENTCAP-201, ACP-CLIENTCAP-202: permission with a title and a tool-call subject; no form without the capability", async () => {
+  test("ACP-PERM-201, ACP-PATCH-209, ACP-CLIENTCAP-201, ACP-CLIENTCAP-202: permission with a title and a tool-call subject, requires_action while it waits; no form without the capability", async () => {
     await withBridgeV2({}, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:permission");
@@ -329,6 +329,12 @@ describe("options, permissions, forms, subagents, extensions", () => {
         expect((p.subject as any).type).toBe("tool_call");
         expect(p.options.length).toBeGreaterThan(0);
       }
+      // Waiting for the answer is requires_action; the work runs again once it came.
+      const states = h.states(sessionId).map((x) => x.state);
+      expect(states.slice(0, 4)).toEqual(["running", "requires_action", "running", "idle"]);
+      const askedAt = h.messages.findIndex((x) => x.method === "session/request_permission");
+      const requiresAt = updatesAt(h, sessionId, (u) => u.sessionUpdate === "state_update" && u.state === "requires_action")[0]!;
+      expect(requiresAt).toBeLessThan(askedAt);
       await h.prompt(sessionId, "#scenario:plan");
       await h.idle(sessionId, 2);
       expect(h.elicitations).toHaveLength(0);

@@ -11,6 +11,7 @@ import { configOptions as optionsOf, sessionSetup } from "../../translate/option
 import { GOAL_METHOD, STEERING_METHOD } from "../extensions.ts";
 import { AUTH_METHOD_IDS } from "../initialize.ts";
 import { listPage } from "../session-list.ts";
+import { type EditorChannel, v2Editor } from "./editor.ts";
 import { Foreground } from "./foreground.ts";
 import { initializeResultV2, v1CapabilitiesOf } from "./initialize.ts";
 import { configOptions } from "./shapes.ts";
@@ -71,6 +72,11 @@ export class V2Agent {
 
   constructor(private readonly host: V2Host) {
     this.fg = new Foreground((id, u) => this.send(id, u));
+  }
+
+  /** How the session layer's updates and requests reach this v2 client. */
+  editor(client: acp2.AgentContext): EditorChannel {
+    return v2Editor(client, this.updates, (sessionId, ask) => this.fg.waitingFor(sessionId, ask));
   }
 
   /** Through the session layer's one queue, so the update keeps its place among the turn's own. */

@@ -14,17 +14,25 @@ export interface EditorChannel {
   request(method: string, params: unknown, opts: { cancellationSignal: AbortSignal }): Promise<unknown>;
 }
 
-export function v2Editor(client: acp2.AgentContext, updates: V2Updates): EditorChannel {
+/** Runs `ask` (a request the running work waits for) for the session, reporting the wait. */
+export type Waiting = <T>(sessionId: string, ask: () => Promise<T>) => Promise<T>;
+
+export function v2Editor(client: acp2.AgentContext, updates: V2Updates, waiting: Waiting): EditorChannel {
   return {
     async notify(n) {
       for (const out of updates.translate(n)) await client.notify("session/update", out);
     },
     async request(method, params, opts) {
+      const sessionId = String((params as { sessionId?: unknown }).sessionId ?? "");
       switch (method) {
-        case "session/request_permission":
-          return client.request("session/request_permission", permissionRequest(params as v1.RequestPermissionRequest), opts);
-        case "elicitation/create":
-          return client.request("elicitation/create", elicitationRequest(params as v1.CreateElicitationRequest), opts);
+        case "session/request_permission": {
+          const req = permissionRequest(params as v1.RequestPermissionRequest);
+          return waiting(sessionId, () => client.request("session/request_permission", req, opts));
+        }
+        case "elicitation/create": {
+          const req = elicitationRequest(params as v1.CreateElicitationRequest);
+          return waiting(sessionId, () => client.request("elicitation/create", req, opts));
+        }
         default:
           throw new Error(`ACP v2 has no client method ${method} (a v2 client offers no file system or terminal)`);
       }

@@ -21,6 +21,8 @@ interface Active {
 
 export class Foreground {
   private readonly active = new Map<string, Active>();
+  /** Per session: the editor's answers the running work waits for (permissions, forms). */
+  private readonly asking = new Map<string, number>();
 
   constructor(private readonly send: Send) {}
 
@@ -30,7 +32,31 @@ export class Foreground {
 
   /** The state a resume reports for the session now (no stop reason: it ends nothing). */
   snapshot(sessionId: string): v2.SessionUpdate {
-    return { sessionUpdate: "state_update", state: this.running(sessionId) ? "running" : "idle" } as v2.SessionUpdate;
+    const state = !this.running(sessionId) ? "idle" : this.asking.has(sessionId) ? "requires_action" : "running";
+    return { sessionUpdate: "state_update", state } as v2.SessionUpdate;
+  }
+
+  /**
+   * The running work asks the editor (`ask`) and waits: `requires_action`
+   * at the first question, `running` again once the last is answered, if
+   * the work still runs (a cancelled turn has said `idle` already).
+   */
+  async waitingFor<T>(sessionId: string, ask: () => Promise<T>): Promise<T> {
+    if (!this.running(sessionId)) return ask();
+    const n = (this.asking.get(sessionId) ?? 0) + 1;
+    this.asking.set(sessionId, n);
+    if (n === 1) await this.send(sessionId, { sessionUpdate: "state_update", state: "requires_action" } as v2.SessionUpdate);
+    try {
+      return await ask();
+    } finally {
+      const left = (this.asking.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.asking.set(sessionId, left);
+      else {
+        this.asking.delete(sessionId);
+        if (this.running(sessionId))
+          await this.send(sessionId, { sessionUpdate: "state_update", state: "running" } as v2.SessionUpdate).catch(() => {});
+      }
+    }
   }
 
   /** A turn starts: `running` when it is the session's first. */
@@ -52,6 +78,7 @@ export class Foreground {
     if (!a) return;
     if (--a.count > 0) return;
     this.active.delete(sessionId);
+    this.asking.delete(sessionId);
     try {
       await this.send(sessionId, idleUpdate(outcome, sessionId));
     } finally {
