@@ -77,7 +77,14 @@ describe("initialize", () => {
 describe("a turn", () => {
   test("ACP-SESSION-001, ACP-SESSION-002, ACP-SESSION-203, ACP-PROMPT-201, ACP-PROMPT-203, ACP-PROMPT-205, ACP-STATE-201, ACP-STATE-202, ACP-STATE-203, ACP-PATCH-201, ACP-PATCH-203, ACP-PATCH-204, ACP-PATCH-205, ACP-ENUM-201", async () => {
     await withBridgeV2({}, async (h) => {
-      // mcpServers omitted or empty: the same.
+      // mcpServers omitted or empty: the same; a transport not advertised (v1's SSE) is refused.
+      await h.sendRaw({
+        jsonrpc: "2.0",
+        id: "sse",
+        method: "session/new",
+        params: { cwd: h.stateDir, mcpServers: [{ type: "sse", name: "s", url: "https://example.com/sse", headers: [] }] },
+      });
+      expect((await h.responseTo("sse")).error.code).toBe(-32602);
       const a = await h.agent.request(m.session.new, { cwd: h.stateDir });
       const b = await h.newSession();
       expect(a.sessionId).not.toBe(b.sessionId);
@@ -248,6 +255,19 @@ describe("resume, list, delete", () => {
         params: { sessionId, cwd: h.stateDir, replayFrom: { type: "_after", messageId: "x" } },
       });
       expect((await h.responseTo("r3")).error.code).toBe(-32602);
+    });
+  }, 60_000);
+
+  test("fork (unstable, advertised as session.fork): a new session with the history, its own config options", async () => {
+    await withBridgeV2({}, async (h) => {
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "hello");
+      await h.idle(sessionId);
+      const f = await h.agent.request(m.session.fork, { sessionId, cwd: h.stateDir });
+      expect(f.sessionId).not.toBe(sessionId);
+      expect(f.configOptions!.length).toBeGreaterThan(0);
+      await h.prompt(f.sessionId, "and then");
+      expect((await h.idle(f.sessionId)).stopReason).toBe("end_turn");
     });
   }, 60_000);
 

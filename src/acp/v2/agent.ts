@@ -50,8 +50,13 @@ export interface V2Host {
 
 type McpServers = readonly acp2.McpServer[] | null | undefined;
 
-/** v2 MCP servers as the v1 shapes the session layer reads (v2 names stdio's transport). */
+/**
+ * v2 MCP servers as the v1 shapes the session layer reads (v2 names stdio's
+ * transport). A transport not advertised (v1's SSE, say) or a repeated name
+ * is the client's mistake: -32602, by the SDK's own check.
+ */
 function mcpOf(servers: McpServers) {
+  acp2.assertSupportedMcpServers(servers, initializeResultV2().capabilities?.session?.mcp);
   const v1Shaped = (servers ?? []).map((s) => {
     if (s.type !== "stdio") return s;
     const { type: _type, ...rest } = s as acp2.McpServer & { type: "stdio" };
