@@ -19,25 +19,38 @@ export const SDK_SCHEMA_FILE = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/].
 
 const EXPORT = /^export const (z\w+) = ([\s\S]*);$/;
 
-export function lazifySchemas(source: string, file = "zod.gen.js"): { code: string; wrapped: number } {
+/**
+ * Schemas the SDK reads at import, so they stay as the SDK builds them: the
+ * v2 agent (dist/v2/acp.js) lists `Object.keys(zMcpCapabilities.shape)` at
+ * load, and a z.lazy has no `.shape`. What they refer to is defined above
+ * them in the file (lazy or not, usable at once).
+ */
+export const EAGER_SCHEMAS = new Set(["zMcpCapabilities"]);
+
+export function lazifySchemas(source: string, file = "zod.gen.js"): { code: string; wrapped: number; eager: number } {
   if (!/^import \* as z from "zod(\/v4)?";$/m.test(source))
     throw new Error(`${file}: no \`import * as z from "zod/v4"\`; update scripts/lazy-schemas.ts`);
   // Top-level statements start at column 0; a schema's own lines (fields,
   // their doc comments) are indented.
   const chunks = source.split(/^(?=\/\*\*|\/\/|export |import )/m);
   let wrapped = 0;
+  let eager = 0;
   const out = chunks.map((chunk) => {
     if (!chunk.startsWith("export const ")) return chunk;
     const m = EXPORT.exec(chunk.trimEnd());
     if (!m) throw new Error(`${file}: cannot read the statement \`${chunk.slice(0, 80)}…\`; update scripts/lazy-schemas.ts`);
+    if (EAGER_SCHEMAS.has(m[1]!)) {
+      eager++;
+      return chunk;
+    }
     wrapped++;
     return `export const ${m[1]} = /* @__PURE__ */ z.lazy(() => ${m[2]});\n`;
   });
   const exports = source.match(/^export /gm)?.length ?? 0;
-  if (wrapped === 0 || wrapped !== exports) {
+  if (wrapped === 0 || wrapped + eager !== exports) {
     throw new Error(`${file}: ${wrapped} of ${exports} exports made lazy; update scripts/lazy-schemas.ts`);
   }
-  return { code: out.join(""), wrapped };
+  return { code: out.join(""), wrapped, eager };
 }
 
 export const lazySdkSchemas: BunPlugin = {

@@ -99,3 +99,16 @@ export function plainInitializeId(msg: unknown): JsonRpcId | undefined {
   if (caps !== undefined && (caps as { auth?: unknown }).auth !== undefined) return undefined;
   return m.id;
 }
+
+/**
+ * The id of a plain initialize the CLI may answer itself: one asking for ACP
+ * v1 (or older). A client asking for v2 or newer is answered by the agent,
+ * which picks the version (src/acp/v2/route.ts); the CLI still holds back
+ * what follows it until then (plainInitializeId).
+ */
+export function fastAnswerableId(msg: unknown): JsonRpcId | undefined {
+  const id = plainInitializeId(msg);
+  if (id === undefined) return undefined;
+  const v = (msg as { params: { protocolVersion: number } }).params.protocolVersion;
+  return v < 2 ? id : undefined;
+}

@@ -19,7 +19,8 @@ import { answerableId, PEEK_CHARS, peekMessage } from "./request-peek.ts";
 //   answer to its id. Here such a request gets its error with its own id.
 //
 // Everything else is what the SDK's stream does: each line trimmed and parsed,
-// blank lines ignored, batches refused with one -32600 (id null), valid
+// blank lines ignored, batches refused with one -32600 (id null) (taken
+// entry by entry on an ACP v2 connection, which allows them), valid
 // messages handed to the connection, whose own checks still apply.
 
 const log = rootLog.withTag("acp");
@@ -29,6 +30,8 @@ export interface NdJsonStreamOptions {
   maxMessageBytes: number;
   /** Trace tap: each line read (a short note instead of a skipped one). */
   onLine?: (line: string) => void;
+  /** Whether a JSON array is a batch to take entry by entry (ACP v2), read per line; refused otherwise. */
+  batches?: () => boolean;
 }
 
 type Reply = { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string; data?: unknown } };
@@ -92,10 +95,20 @@ export function ndJsonMessageStream(
       }
     }
     if (Array.isArray(msg)) {
+      // ACP v2 allows batches: each entry is taken as if it came on its own
+      // line (answered one by one; a notification never is). v1 refuses them.
+      if (msg.length > 0 && opts.batches?.()) {
+        for (const entry of msg) one(entry);
+        return;
+      }
       reply({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message: "Invalid request: JSON-RPC batches are not supported" } });
       return;
     }
-    if (typeof msg !== "object" || msg === null) {
+    one(msg);
+  };
+
+  const one = (msg: unknown) => {
+    if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
       reply({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message: "Invalid request", data: msg } });
       return;
     }

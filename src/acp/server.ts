@@ -18,11 +18,16 @@ import { AUTH_METHOD_IDS, initializeResult } from "./initialize.ts";
 import { GOAL_METHOD, goalRequest, STEERING_METHOD, steeringRequest, type SteeringOutcome } from "./extensions.ts";
 import { listPage } from "./session-list.ts";
 import { openAcpStdio } from "./stdio.ts";
+import { connectByVersion, type Connected } from "./v2/route.ts";
+import type { EditorChannel } from "./v2/editor.ts";
 
 // The ACP surface: each request checked, handed to the bridge, its answer or
 // error shaped for the editor. What sessions do lives in src/session.
 
 const logger = log.withTag("acp");
+
+/** What a handler reads of the SDK's request context (the same in v1 and v2). */
+type HandlerContext<P> = Pick<acp.AgentRequestContext<P>, "params" | "method" | "signal">;
 
 /** After stdin's EOF: how long requests in flight get to answer before they are answered `cancelled`. */
 const EOF_ANSWER_MS = 1500;
@@ -37,7 +42,12 @@ export async function runServer(config: BridgeConfig, handoff?: Handoff, conn?: 
 
 class AcpAgent {
   private clientCaps: acp.ClientCapabilities = {};
-  private client: acp.AgentContext | undefined;
+  /** The editor, in the protocol version the connection chose (v1 as is; v2 through src/acp/v2). */
+  private client: EditorChannel | undefined;
+  /** The ACP version the editor's initialize chose (v2 takes batches). */
+  private version: 1 | 2 | undefined;
+  /** Ends what v2 turns run under (their prompt was answered when they began). */
+  private readonly turns = new AbortController();
   private readonly bridge: Bridge;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Rejects every request still in flight once the editor has left and the EOF grace is spent. */
@@ -59,11 +69,11 @@ class AcpAgent {
     const agent = this;
     const editor: EditorPort = {
       notify: async (n) => {
-        if (agent.client) await agent.client.notify(acp.methods.client.session.update, n);
+        if (agent.client) await agent.client.notify(n);
       },
       request: async (method, params, opts) => {
         if (!agent.client) throw new Error("the editor is not connected");
-        return agent.client.request(method as never, params as never, opts);
+        return agent.client.request(method, params, opts);
       },
       get clientCapabilities() {
         return agent.clientCaps;
@@ -84,10 +94,14 @@ class AcpAgent {
       maxMessageBytes: this.config.maxMessageBytes,
       input: handoff?.input,
       trace,
+      batches: () => this.version === 2,
     });
-    // The CLI may have answered initialize already (src/cli/serve.ts).
-    const connection = app.connect(handoff ? handoffStream(stdio.stream, handoff) : stdio.stream);
-    this.client = connection.client;
+    // The CLI may have answered initialize already (src/cli/serve.ts). The
+    // editor's initialize picks ACP v1 or v2 for the connection (src/acp/v2/route.ts).
+    const connection = connectByVersion(handoff ? handoffStream(stdio.stream, handoff) : stdio.stream, (version, stream) =>
+      version === 2 ? this.connectV2(stream) : this.connectV1(app, stream),
+    );
+    void connection.version.then((v) => (this.version = v));
     const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((sig) => {
       const h = () => void this.stopOnSignal(sig, stdio);
       process.on(sig, h);
@@ -99,11 +113,37 @@ class AcpAgent {
     } finally {
       for (const [sig, h] of handlers) process.off(sig, h);
       await this.shutdown("connection closed");
+      this.turns.abort();
       connection.close();
       // What is still queued for a slow editor, before the process exits.
       await stdio.settle();
       await trace?.close();
     }
+  }
+
+  private connectV1(app: acp.AgentApp, stream: acp.Stream): Connected {
+    const connection = app.connect(stream);
+    const client = connection.client;
+    this.client = {
+      notify: (n) => client.notify(acp.methods.client.session.update, n),
+      request: (method, params, opts) => client.request(method as never, params as never, opts),
+    };
+    return connection;
+  }
+
+  /** ACP v2: loaded only for a client that asks for it. */
+  private async connectV2(stream: acp.Stream): Promise<Connected> {
+    const { V2Agent } = await import("./v2/agent.ts");
+    const v2 = new V2Agent({
+      bridge: this.bridge,
+      handle: (fn) => this.handle(fn),
+      initialized: (caps) => (this.clientCaps = caps),
+      extension: (method, params, signal) => (method === GOAL_METHOD ? this.goal(params, signal) : this.steer(params, signal)),
+      turnSignal: this.turns.signal,
+    });
+    const connection = v2.app().connect(stream as never);
+    this.client = v2.editor(connection.client);
+    return connection;
   }
 
   /**
@@ -145,8 +185,8 @@ class AcpAgent {
   }
 
   /** Every handler runs through here: tracked for drain, errors mapped to readable RequestErrors. */
-  private handle<P, R>(fn: (params: P, ctx: acp.AgentRequestContext<P>) => Promise<R>, onAbandon?: () => R) {
-    return async (ctx: acp.AgentRequestContext<P>): Promise<R> => {
+  private handle<P, R>(fn: (params: P, ctx: HandlerContext<P>) => Promise<R>, onAbandon?: () => R) {
+    return async (ctx: HandlerContext<P>): Promise<R> => {
       // A prompt the editor no longer waits for ends as ACP says a cancelled prompt ends.
       const abandoned = onAbandon ? this.abandoned.catch(onAbandon) : this.abandoned;
       const p = Promise.race([fn(ctx.params, ctx), abandoned]).catch((err: unknown) => {

@@ -275,6 +275,8 @@ export interface AcpStdioOptions {
   input?: ReadableStream<Uint8Array>;
   /** --trace: both directions are recorded. */
   trace?: Pick<Trace, "tap">;
+  /** Whether JSON-RPC batches are taken (an ACP v2 connection) or refused. */
+  batches?: () => boolean;
 }
 
 export interface AcpStdio {
@@ -309,6 +311,7 @@ export function openAcpStdio(opts: AcpStdioOptions): AcpStdio {
   const messages = ndJsonMessageStream(stdout.writable, stdin, {
     maxMessageBytes: opts.maxMessageBytes,
     onLine: opts.trace?.tap("editor->bridge"),
+    batches: opts.batches,
   });
   const settle = async () => {
     const until = shutdownDeadline();

@@ -1,5 +1,5 @@
 import type { Handoff } from "../acp/handoff.ts";
-import { initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
+import { fastAnswerableId, initializeResult, plainInitializeId, type JsonRpcId } from "../acp/initialize.ts";
 import { writeSync } from "node:fs";
 import type { BridgeConfig } from "../config.ts";
 import { t } from "../i18n/index.ts";
@@ -62,8 +62,9 @@ export async function serve(config: BridgeConfig): Promise<number> {
   let answered: JsonRpcId | undefined;
   let initializeId: JsonRpcId | undefined;
   if (newlineAt !== -1) {
-    initializeId = plainInitializeId(firstLine(buffered, newlineAt));
-    if (answerHere) answered = initializeId;
+    const line = firstLine(buffered, newlineAt);
+    initializeId = plainInitializeId(line);
+    if (answerHere) answered = fastAnswerableId(line);
     if (answered !== undefined) {
       try {
         await Bun.write(Bun.stdout, `${JSON.stringify({ jsonrpc: "2.0", id: answered, result: initializeResult() })}\n`);

@@ -5,6 +5,11 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import stable from "@agentclientprotocol/sdk/schema/v1/schema.json" with { type: "json" };
 import unstable from "@agentclientprotocol/sdk/schema/v1/schema.unstable.json" with { type: "json" };
+import stableV2 from "@agentclientprotocol/sdk/schema/v2/schema.json" with { type: "json" };
+import unstableV2 from "@agentclientprotocol/sdk/schema/v2/schema.unstable.json" with { type: "json" };
+
+/** The ACP version a connection speaks: its messages are checked against that version's schema. */
+export type AcpVersion = 1 | 2;
 
 type Defs = Record<string, { "x-method"?: string; "x-side"?: string }>;
 type Kind = "request" | "response" | "notification";
@@ -40,31 +45,42 @@ function compile(schema: { $defs: Defs }): Compiled {
   return { byKey, error: ajv.getSchema("acp#/$defs/Error")! };
 }
 
-const STABLE = compile(stable as unknown as { $defs: Defs });
-let UNSTABLE: Compiled | undefined;
-
-/** The session/update kinds the stable schema has (plan_update, subagent_update … are unstable only). */
-const STABLE_UPDATE_KINDS = new Set(
-  (
-    stable as unknown as { $defs: { SessionUpdate: { oneOf: Array<{ properties: { sessionUpdate: { const: string } } }> } } }
-  ).$defs.SessionUpdate.oneOf.map((o) => o.properties.sessionUpdate.const),
-);
-
-function unstableValidators(): Compiled {
-  UNSTABLE ??= compile(unstable as unknown as { $defs: Defs });
-  return UNSTABLE;
+interface VersionSchemas {
+  stable: Compiled;
+  unstable: () => Compiled;
+  /** The session/update kinds the stable schema has (plan_update, subagent_update … are unstable only). */
+  stableUpdateKinds: Set<string>;
 }
 
-function validatorFor(kind: Kind, method: string, params?: unknown): ValidateFunction | undefined {
+type SchemaDoc = { $defs: Defs & { SessionUpdate: { oneOf?: UpdateVariant[]; anyOf?: UpdateVariant[] } } };
+type UpdateVariant = { properties?: { sessionUpdate?: { const?: string } } };
+
+function schemasOf(stableDoc: unknown, unstableDoc: unknown): VersionSchemas {
+  const doc = stableDoc as SchemaDoc;
+  let unstableCompiled: Compiled | undefined;
+  const variants = doc.$defs.SessionUpdate.oneOf ?? doc.$defs.SessionUpdate.anyOf ?? [];
+  return {
+    stable: compile(doc),
+    unstable: () => (unstableCompiled ??= compile(unstableDoc as SchemaDoc)),
+    stableUpdateKinds: new Set(variants.map((o) => o.properties?.sessionUpdate?.const).filter((k): k is string => !!k)),
+  };
+}
+
+const V1 = schemasOf(stable, unstable);
+let V2: VersionSchemas | undefined;
+const schemas = (version: AcpVersion): VersionSchemas => (version === 2 ? (V2 ??= schemasOf(stableV2, unstableV2)) : V1);
+
+function validatorFor(kind: Kind, method: string, params: unknown, version: AcpVersion): ValidateFunction | undefined {
   const key = `${kind} ${method}`;
+  const s = schemas(version);
   // A session/update of a kind only the unstable schema has is checked against that one, strictly.
   const update = method === "session/update" ? (params as { update?: { sessionUpdate?: unknown } } | undefined)?.update : undefined;
-  if (update && typeof update.sessionUpdate === "string" && !STABLE_UPDATE_KINDS.has(update.sessionUpdate))
-    return unstableValidators().byKey.get(key);
-  const v = STABLE.byKey.get(key);
+  if (update && typeof update.sessionUpdate === "string" && !s.stableUpdateKinds.has(update.sessionUpdate))
+    return s.unstable().byKey.get(key);
+  const v = s.stable.byKey.get(key);
   if (v) return v;
   // Only methods the stable schema lacks (session/fork) use the unstable one.
-  return unstableValidators().byKey.get(key);
+  return s.unstable().byKey.get(key);
 }
 
 function describe(v: ValidateFunction): string {
@@ -79,14 +95,19 @@ function describe(v: ValidateFunction): string {
  * response to the method of the client's request it answers. Returns a list
  * of problems (empty when valid).
  */
-export function checkAgentMessage(msg: unknown, methodOfId: (id: string | number) => string | undefined): string[] {
+export function checkAgentMessage(
+  msg: unknown,
+  methodOfId: (id: string | number) => string | undefined,
+  version: AcpVersion = 1,
+): string[] {
+  const STABLE = schemas(version).stable;
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return ["not a JSON object"];
   const m = msg as Record<string, unknown>;
   if (m.jsonrpc !== "2.0") return [`jsonrpc must be "2.0", got ${JSON.stringify(m.jsonrpc)}`];
   const id = m.id as string | number | undefined;
   if (typeof m.method === "string") {
     const kind: Kind = id === undefined ? "notification" : "request";
-    const v = validatorFor(kind, m.method, m.params);
+    const v = validatorFor(kind, m.method, m.params, version);
     if (!v) return [`agent sent unknown ${kind} ${m.method}`];
     return v(m.params) ? [] : [`${kind} ${m.method}: ${describe(v)}`];
   }
@@ -101,12 +122,12 @@ export function checkAgentMessage(msg: unknown, methodOfId: (id: string | number
   // Extension methods (`_session/goal`, …) have no schema: their result must be an object.
   if (method.startsWith("_"))
     return typeof m.result === "object" && m.result !== null && !Array.isArray(m.result) ? [] : [`response to ${method}: not an object`];
-  const v = validatorFor("response", method);
+  const v = validatorFor("response", method, undefined, version);
   if (!v) return [`no schema for the response to ${method}`];
   return v(m.result) ? [] : [`response to ${method}: ${describe(v)}`];
 }
 
 /** Validates one session/update `update` payload alone (for unit tests). */
-export function checkSessionUpdate(update: unknown): string[] {
-  return checkAgentMessage({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } }, () => undefined);
+export function checkSessionUpdate(update: unknown, version: AcpVersion = 1): string[] {
+  return checkAgentMessage({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } }, () => undefined, version);
 }

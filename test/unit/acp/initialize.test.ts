@@ -5,7 +5,7 @@
 // InitializeRequest). Checked on hand-picked edge cases and on random ones.
 import { expect, test } from "bun:test";
 import { zInitializeRequest } from "../../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
-import { plainInitializeId } from "../../../src/acp/initialize.ts";
+import { fastAnswerableId, plainInitializeId } from "../../../src/acp/initialize.ts";
 
 /** What the SDK agent accepts as an initialize it answers with a result. */
 function sdkAccepts(msg: unknown): boolean {
@@ -68,4 +68,16 @@ test("random requests (fixed seed): whatever the fast path takes, the SDK accept
   }
   expect(wrong.slice(0, 5)).toEqual([]);
   expect(taken).toBeGreaterThan(100);
+});
+
+test("the CLI answers only v1 (or older) requests itself; v2 and newer go to the agent, which picks the version", () => {
+  const init = (protocolVersion: number) => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion } });
+  expect(fastAnswerableId(init(0))).toBe(1);
+  expect(fastAnswerableId(init(1))).toBe(1);
+  for (const v of [2, 3, 65535]) {
+    expect(fastAnswerableId(init(v))).toBeUndefined();
+    // Still a plain initialize: what follows it waits for the agent's answer.
+    expect(plainInitializeId(init(v))).toBe(1);
+  }
+  expect(fastAnswerableId({ jsonrpc: "2.0", id: 1, method: "initialize" })).toBeUndefined();
 });
