@@ -140,6 +140,7 @@ class AcpAgent {
       initialized: (caps) => (this.clientCaps = caps),
       extension: (method, params, signal) => (method === GOAL_METHOD ? this.goal(params, signal) : this.steer(params, signal)),
       turnSignal: this.turns.signal,
+      signOut: () => signOut(this.config),
     });
     const connection = v2.app().connect(stream as never);
     this.client = v2.editor(connection.client);

@@ -7,7 +7,7 @@
 // are in docs/acp-conformance.md.
 import { describe, expect, test } from "bun:test";
 import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HarnessV2, withBridgeV2 } from "../support/acp-harness-v2.ts";
@@ -67,9 +67,14 @@ describe("initialize", () => {
     });
   }, 30_000);
 
-  test("auth/logout is refused with a clear error (sign-in belongs to the ZCode app)", async () => {
-    await withBridgeV2({}, async (h) => {
-      await expect(h.agent.request(m.auth.logout, {})).rejects.toThrow(/ZCode app/);
+  test("ACP-AUTH-203: auth/logout runs `zcode logout`, as v1's logout does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-v2-logout-"));
+    const bin = join(dir, "zcode");
+    writeFileSync(bin, `#!/bin/sh\necho "$@" >> "${join(dir, "args")}"\nexit 0\n`);
+    chmodSync(bin, 0o755);
+    await withBridgeV2({ env: { ZCODE_BIN: bin, ZCODE_ACP_PREWARM: "0" } }, async (h) => {
+      expect(await h.agent.request(m.auth.logout, {})).toEqual({});
+      expect(readFileSync(join(dir, "args"), "utf8")).toBe("logout\n");
     });
   }, 30_000);
 });

@@ -26,8 +26,8 @@ import { V2Updates } from "./updates.ts";
 //   turn's end is an `idle` state_update (foreground.ts).
 // - session/close ends a running turn first: its updates and `idle
 //   cancelled` go out before the answer, nothing after it.
-// - auth/login is v1's authenticate; auth/logout is refused (the ZCode app
-//   owns sign-in).
+// - auth/login is v1's authenticate; auth/logout is v1's logout (`zcode
+//   logout`).
 // - no session/load, session/set_mode (the mode is a config option), fs/*
 //   or terminal/* (a v2 client offers neither; the bridge never calls them).
 
@@ -46,6 +46,8 @@ export interface V2Host {
   extension(method: string, params: unknown, signal: AbortSignal): Promise<unknown>;
   /** Aborted when the connection ends: what v2 turns run under (their prompt was answered long before). */
   readonly turnSignal: AbortSignal;
+  /** auth/logout: v1's logout (`zcode logout`, src/session/sign-out.ts). */
+  signOut(): Promise<void>;
 }
 
 type McpServers = readonly acp2.McpServer[] | null | undefined;
@@ -67,7 +69,7 @@ function mcpOf(servers: McpServers) {
 
 function checkPlace(p: { cwd: string; additionalDirectories?: readonly string[] | null }): void {
   if (!isAbsolute(p.cwd)) throw invalidParams(t().errors.cwdNotAbsolute(p.cwd), { cwd: p.cwd });
-  if (p.additionalDirectories?.length) throw invalidParams(t().errors.v2NoAdditionalDirectories);
+  if (p.additionalDirectories?.length) throw invalidParams(t().errors.noAdditionalDirectories);
 }
 
 export class V2Agent {
@@ -124,7 +126,8 @@ export class V2Agent {
       .onRequest(
         m.auth.logout,
         h.handle(async (): Promise<acp2.LogoutAuthResponse> => {
-          throw new acp2.RequestError(-32603, t().errors.internal(t().errors.v2NoLogout));
+          await h.signOut();
+          return {};
         }),
       )
       .onRequest(

@@ -77,10 +77,6 @@ export const errors = {
     "ZCode takes no system instructions from the editor (neither session/create nor session/send has a field for them), so `systemPrompt` cannot be applied; put the instructions in the prompt or in the project's `AGENTS.md`.",
   /** ACP v2 session/resume with a replay cursor other than `start`. */
   v2ReplayCursor: (type: string) => `replayFrom "${type}" is not supported: omit replayFrom, or replay from { "type": "start" }`,
-  /** ACP v2 auth/logout: ZCode's sign-in belongs to the ZCode app. */
-  v2NoLogout: "signing out is done in the ZCode app; this agent cannot sign you out",
-  /** ACP v2 additionalDirectories, which the v2 initialize does not advertise. */
-  v2NoAdditionalDirectories: "additionalDirectories is not supported on ACP v2 by this agent; send only cwd",
   invalidCursor: "invalid cursor",
   noOption: (key: "mode" | "thought") => `this session has no ${key} option`,
   /** `choices` are option values (ids). */

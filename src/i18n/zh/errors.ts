@@ -58,8 +58,6 @@ export const errors: typeof en = {
   noSystemPrompt:
     "ZCode 不接受编辑器提供的系统指令（session/create 和 session/send 都没有对应字段），因此无法应用 `systemPrompt`；请把指令写在提示中或项目的 `AGENTS.md` 里。",
   v2ReplayCursor: (type) => `不支持 \`replayFrom\` \`${type}\`：请省略 \`replayFrom\`，或从 \`{ "type": "start" }\` 重放`,
-  v2NoLogout: "退出登录需在 ZCode 应用中进行；此智能体无法为你退出登录",
-  v2NoAdditionalDirectories: "此智能体在 ACP v2 上不支持 `additionalDirectories`；请只发送 `cwd`",
   invalidCursor: "分页游标无效",
   noOption: (key) => `此会话没有${key === "mode" ? "模式" : "推理强度"}选项`,
   notAChoice: (value, key, choices) => `\`${value}\` 不是有效的${key === "mode" ? "模式" : "推理强度"}；可选：${ids(choices)}`,
