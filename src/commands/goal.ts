@@ -41,15 +41,16 @@ export const goalCommand: SlashCommand = {
       return;
     }
     const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
-    // A goal panel follows `/goal` typed in the prompt as it follows `_session/goal`.
-    if (parsed.action !== "show") await ctx.goalChanged();
     // ZCode's own words: it knows what it did (and says so in the user's
     // language). Ours only when its answer is empty (it answers "" to a pause that worked).
     await ctx.say(result.response?.trim() || text.done[parsed.action]);
-    if (!result.startedTurn) return;
     // ZCode set to work on the goal: this prompt shows that work and ends with it
-    // (cancelling it stops ZCode, which pauses the goal).
-    await ctx.say(`\n\n${text.working}\n\n`);
+    // (cancelling it stops ZCode, which pauses the goal). Said before anything
+    // is awaited, so the work's first words come after ours, not among them.
+    if (result.startedTurn) await ctx.say(`\n\n${text.working}\n\n`);
+    // A goal panel follows `/goal` typed in the prompt as it follows `_session/goal`.
+    if (parsed.action !== "show") await ctx.goalChanged();
+    if (!result.startedTurn) return;
     if (!(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say(`\n\n${text.stillWorking}`);
   },
 };
