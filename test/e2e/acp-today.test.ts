@@ -52,7 +52,7 @@ test("raw output, every client: no rawInput {}, rawOutput is text a person reads
       if (clientCapabilities !== OPTED_IN) for (const k of NEW_KINDS) expect(kindsSent(h, sessionId).has(k)).toBe(false);
     });
   }
-});
+}, 30_000);
 
 test("a denied tool: rawOutput and content say Denied, never ZCode's words to the model", async () => {
   const deny: (r: acp.RequestPermissionRequest) => acp.RequestPermissionResponse = (r) => {
@@ -355,7 +355,7 @@ test("huge history: session/load replays the last 500 messages with a note, in u
       expect(pieces.reduce((n, u) => n + (u.content.type === "text" ? u.content.text.length : 0), 0)).toBe(1_000_000);
     });
   });
-});
+}, 60_000);
 
 test("a goal paused by a cancel: a notice when opted in; else a message of its own", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {

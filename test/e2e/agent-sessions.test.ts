@@ -163,7 +163,7 @@ describe("sessions", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("relative cwd is -32602; unknown session is -32002; audio and broken images are -32602", async () => {
     await withBridge({}, async (h) => {
@@ -320,7 +320,7 @@ describe("sessions", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("list is newest first and pages with a cursor", async () => {
     await withBridge({}, async (h) => {
@@ -378,7 +378,7 @@ describe("sessions", () => {
         "cursor",
       );
     });
-  });
+  }, 30_000);
 
   test("session/fork of a session this bridge has not opened (after a restart): resumed first, then forked", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
@@ -396,7 +396,7 @@ describe("sessions", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("session/fork returns a new session that works", async () => {
     await withBridge({}, async (h) => {
