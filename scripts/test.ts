@@ -23,7 +23,8 @@
 //   zcode-sim", never at counts of processes on the machine.
 // - Timeout: a test that may take more than ~2 s on a slow machine (a release
 //   build, unpacking archives, npm, megabytes through the bridge, a long
-//   history) gives its own, sized for a machine half as fast: `test(name, fn, 60_000)`.
+//   history) gives its own, sized for a machine half as fast: `test(name, fn, 60_000)`
+//   (a heavy setup too: `beforeAll(fn, 120_000)`).
 // - Waits for events (`pollUntil`, `h.waitFor`), never for wall-clock time.
 // To refresh the timings after adding a slow file:
 //   bun test --parallel=2 --timings test/e2e-timings.json --update-timings test/e2e
