@@ -1,28 +1,56 @@
 // `npm test`: lint (Biome) and the layer check, typecheck, build the bridge
-// and the simulator, run the unit
-// tests (fast: a broken change fails there first), then the end-to-end
-// tests, and end with the line CI reads: `N passed, N failed` (both runs summed).
+// and the simulator, run the unit tests (fast: a broken change fails there
+// first), then the end-to-end tests, and end with the line CI reads:
+// `N passed, N failed` (both runs summed, each check counting as one test).
 // Extra arguments replace the two runs by one `bun test` with them
 // (e.g. `npm test -- test/unit/session`).
-export {};
+//
+// The aim: under three minutes on an idle 2-core machine. To get there:
+// - lint, layers and typecheck run beside the build and the unit tests
+//   (their output is held and shown once they end, so it never interleaves);
+// - both `bun test` runs use `--parallel` with one worker per core (at most
+//   MAX_WORKERS; ZCODE_TEST_WORKERS overrides it, 1 runs the files one by one),
+//   the e2e run starting the slowest files first (`test/e2e-timings.json`).
+//
+// The per-test timeout comes from test/support/timeouts.ts (preloaded by
+// bunfig.toml): 15 s unless a test gives its own.
+//
+// Rules for every e2e test file, because files run at the same time as others:
+// - Parallel-safe: its own temp dirs (mkdtemp), its own ports (port 0), and
+//   only its own processes: look for children/descendants of the pids it
+//   started (process-support.ts `zcodeChild`, raw-acp-client `childPids`) or
+//   for a marker unique to the test (pid + time), never for "any process named
+//   zcode-sim", never at counts of processes on the machine.
+// - Timeout: a test that may take more than ~2 s on a slow machine (a release
+//   build, unpacking archives, npm, megabytes through the bridge, a long
+//   history) gives its own, sized for a machine half as fast: `test(name, fn, 60_000)`
+//   (a heavy setup too: `beforeAll(fn, 120_000)`).
+// - Waits for events (`pollUntil`, `h.waitFor`), never for wall-clock time.
+// To refresh the timings after adding a slow file:
+//   bun test --parallel=2 --timings test/e2e-timings.json --update-timings test/e2e
+import { availableParallelism } from "node:os";
 
 const extra = process.argv.slice(2);
 
-async function run(cmd: string[], capture = false): Promise<{ code: number; out: string }> {
+/** Workers per `bun test` run: the cores this process may use, capped (e2e files start real processes). */
+const MAX_WORKERS = 4;
+const WORKERS = Number(process.env.ZCODE_TEST_WORKERS) || Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
+
+async function run(cmd: string[], output: "inherit" | "tee" | "hold"): Promise<{ code: number; out: string }> {
   const p = Bun.spawn(cmd, {
-    stdout: capture ? "pipe" : "inherit",
-    stderr: capture ? "pipe" : "inherit",
+    stdout: output === "inherit" ? "inherit" : "pipe",
+    stderr: output === "inherit" ? "inherit" : "pipe",
     stdin: "ignore",
   });
-  if (!capture) return { code: await p.exited, out: "" };
-  // bun test reports on stderr; echo it live and keep a copy to count from.
+  if (output === "inherit") return { code: await p.exited, out: "" };
+  // bun test reports on stderr; echo it live ("tee") or hold it ("hold"), and keep a copy.
   let out = "";
   const pump = async (s: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
     const dec = new TextDecoder();
     for await (const chunk of s) {
       const t = dec.decode(chunk, { stream: true });
       out += t;
-      sink.write(t);
+      if (output === "tee") sink.write(t);
     }
   };
   await Promise.all([
@@ -35,30 +63,24 @@ async function run(cmd: string[], capture = false): Promise<{ code: number; out:
 let passed = 0;
 let failed = 0;
 
-/** A check that counts as one test: passed, or failed with its name said. */
+/** A check that counts as one test: passed, or failed with its name and its output said. */
 async function check(name: string, cmd: string[]): Promise<void> {
-  const r = await run(cmd);
-  if (r.code === 0) passed++;
-  else {
+  const started = performance.now();
+  const r = await run(cmd, "hold");
+  const took = `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  if (r.code === 0) {
+    passed++;
+    console.error(`${name}: ok (${took})`);
+  } else {
     failed++;
-    console.error(`${name}: FAILED`);
+    process.stderr.write(r.out);
+    console.error(`${name}: FAILED (${took})`);
   }
 }
 
-await check("lint (biome check)", [process.execPath, "x", "biome", "check", "src", "test", "scripts"]);
-await check("layers", [process.execPath, "scripts/check-layers.ts"]);
-await check("typecheck", [process.execPath, "x", "tsc", "--noEmit"]);
-
-const build = await run([process.execPath, "scripts/build.ts"]);
-if (build.code !== 0) {
-  console.error("build: FAILED (no tests can run without the binaries)");
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exit(1);
-}
-
 /** One `bun test` run, its counts added to the totals. */
-async function testRun(paths: string[]): Promise<void> {
-  const tests = await run([process.execPath, "test", ...paths], true);
+async function testRun(paths: string[], flags: string[] = []): Promise<void> {
+  const tests = await run([process.execPath, "test", ...flags, ...paths], "tee");
   const pass = /^\s*(\d+) pass$/m.exec(tests.out);
   const fail = /^\s*(\d+) fail$/m.exec(tests.out);
   passed += pass ? Number(pass[1]) : 0;
@@ -67,9 +89,30 @@ async function testRun(paths: string[]): Promise<void> {
   if (!pass) failed++; // ran no test: that is a failure, not a success
 }
 
-const UNIT = ["test/unit", "test/simulator"];
-const E2E = ["test/e2e"];
-for (const paths of extra.length ? [extra] : [UNIT, E2E]) await testRun(paths);
+const parallel = WORKERS > 1 ? [`--parallel=${WORKERS}`] : [];
+
+// Lint, layers and typecheck need no build: they run while it and the unit tests do.
+const checks = (async () => {
+  await check("lint (biome check)", [process.execPath, "x", "biome", "check", "src", "test", "scripts"]);
+  await check("layers", [process.execPath, "scripts/check-layers.ts"]);
+  await check("typecheck", [process.execPath, "x", "tsc", "--noEmit"]);
+})();
+
+const build = await run([process.execPath, "scripts/build.ts"], "inherit");
+if (build.code !== 0) {
+  await checks;
+  console.error("build: FAILED (no tests can run without the binaries)");
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}
+
+if (extra.length) await testRun(extra);
+else {
+  await testRun(["test/unit", "test/simulator"], parallel);
+  await checks;
+  await testRun(["test/e2e"], [...parallel, ...(WORKERS > 1 ? ["--timings", "test/e2e-timings.json"] : [])]);
+}
+await checks;
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -6,6 +6,9 @@ import { SeqOrder } from "./seq-order.ts";
 
 const logger = log.withTag("intake");
 
+/** Subscribes in one recovery before a hole the answers never covered is taken as gone. */
+const MAX_RECOVER_ATTEMPTS = 3;
+
 /** An envelope in seq order; read into an event only once it is its turn (types we do not use still take their seq). */
 interface Sequenced {
   seq: number;
@@ -97,7 +100,8 @@ export class EventIntake {
       this.subscribedActivation = this.owner.activation;
       if (known) {
         this.seqKnown = true;
-        return this.feed(r.events);
+        this.feed(r.events);
+        return;
       }
       this.seqKnown = true;
       if (r.eventSeq === undefined) {
@@ -112,17 +116,26 @@ export class EventIntake {
     });
   }
 
-  /** A hole in seq or a silent stall: fetch what we missed with afterSeq. */
+  /**
+   * A hole in seq or a silent stall: fetch what we missed with afterSeq. A
+   * hole past what the answer covered opened while it was on its way (ZCode
+   * stored the event after answering): asked for again, a few times, before
+   * it is skipped as gone.
+   */
   async recover(): Promise<void> {
     if (this.recovering || this.owner.isClosed || !this.seqKnown) return;
     this.recovering = true;
     try {
-      const r = await this.owner.withActive(() => this.api.subscribe({ sessionId: this.owner.id, afterSeq: this.order.last }));
-      this.subscribedActivation = this.owner.activation;
-      this.feed(r.events);
-      if (this.order.hasGap) {
+      for (let attempt = 1; ; attempt++) {
+        const afterSeq = this.order.last;
+        const r = await this.owner.withActive(() => this.api.subscribe({ sessionId: this.owner.id, afterSeq }));
+        this.subscribedActivation = this.owner.activation;
+        const covered = this.feed(r.events, Math.max(afterSeq, r.eventSeq ?? 0));
+        if (!this.order.hasGap || this.owner.isClosed) return;
+        if (this.order.last + 1 > covered && attempt < MAX_RECOVER_ATTEMPTS) continue;
         logger.warn("session", this.owner.id, "events after seq", this.order.last, "are gone; skipping the hole");
         this.dispatchAll(this.order.skipGap());
+        return;
       }
     } catch (err) {
       logger.debug("resubscribe failed:", err);
@@ -131,14 +144,18 @@ export class EventIntake {
     }
   }
 
-  /** The `events` of a subscribe answer: envelopes like live ones. */
-  private feed(events: readonly unknown[] | undefined): void {
+  /** The `events` of a subscribe answer: envelopes like live ones. Returns the highest seq the answer knew of. */
+  private feed(events: readonly unknown[] | undefined, known = 0): number {
     const list = events ?? [];
     list.forEach((e, i) => {
       const raw = readEnvelope(e);
       if (typeof raw === "string") logger.debug("skipping a subscribed event without a usable envelope:", raw);
-      else if (raw.sessionId === this.owner.id) this.take({ seq: raw.seq, raw, rereadTail: i === list.length - 1 });
+      else if (raw.sessionId === this.owner.id) {
+        known = Math.max(known, raw.seq);
+        this.take({ seq: raw.seq, raw, rereadTail: i === list.length - 1 });
+      }
     });
+    return known;
   }
 
   private dispatchAll(items: readonly Sequenced[]): void {

@@ -165,7 +165,7 @@ describe("sessions", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("relative cwd is -32602; unknown session is -32002; audio and broken images are -32602", async () => {
     await withBridge({}, async (h) => {
@@ -322,7 +322,7 @@ describe("sessions", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("list is newest first and pages with a cursor", async () => {
     await withBridge({}, async (h) => {
@@ -380,7 +380,7 @@ describe("sessions", () => {
         "cursor",
       );
     });
-  });
+  }, 30_000);
 
   test("session/fork of a session this bridge has not opened (after a restart): resumed first, then forked", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "zcode-sim-state-"));
@@ -398,7 +398,7 @@ describe("sessions", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("session/fork returns a new session that works", async () => {
     await withBridge({}, async (h) => {

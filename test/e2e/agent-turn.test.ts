@@ -169,8 +169,9 @@ describe("ordering and recovery", () => {
   test("after a cancel ZCode ignores, the next prompt waits for idle (session/read) and is not lost", async () => {
     await withBridge({ record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      // A cancelled ignore-stop turn keeps ZCode busy after the ACP turn ended.
-      const first = h.prompt(sessionId, "#scenario:ignore-stop n=20 ignore=600");
+      // A cancelled ignore-stop turn keeps ZCode busy after the ACP turn ended
+      // (2.5 s: longer than the cancel and the next prompt take on a busy machine).
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=20 ignore=2500");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
@@ -184,10 +185,13 @@ describe("ordering and recovery", () => {
       const stop = frames.findIndex((f) => f.method === "session/stop");
       expect(frames.slice(stop, lastSend).some((f) => f.method === "session/read")).toBe(true);
     });
-  });
+  }, 30_000);
 
   test("busy (-32010): ZCode still busy after the idle wait; the send is retried once it is idle, not lost", async () => {
-    await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "1300", ZCODE_ACP_BUSY_WAIT_MS: "700" }, record: true }, async (h) => {
+    // The send meets -32010 and its retry succeeds when the prompt reaches the bridge
+    // between -0.5 s and +1.5 s after the cancel was answered (stop + 0.5 s grace):
+    // ZCode busy for 4 s after the stop, the bridge waiting 2 s each time.
+    await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "4000", ZCODE_ACP_BUSY_WAIT_MS: "2000" }, record: true }, async (h) => {
       const { sessionId } = await h.newSession();
       const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
@@ -203,7 +207,7 @@ describe("ordering and recovery", () => {
       // The first try met -32010, the retry went through.
       expect(sends.filter((c) => c === "after busy").length).toBe(2);
     });
-  });
+  }, 30_000);
 
   test("busy (-32010) for longer than the wait: a clear error, and the session stays usable", async () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "2500", ZCODE_ACP_BUSY_WAIT_MS: "300" } }, async (h) => {

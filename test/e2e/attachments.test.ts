@@ -141,7 +141,7 @@ describe("what is refused, with a reason", () => {
       expect(sends(h)).toEqual([]);
       expect((await h.prompt(sessionId, "still fine")).stopReason).toBe("end_turn");
     });
-  });
+  }, 30_000);
 });
 
 describe("slash commands come from the typed text only", () => {
@@ -186,7 +186,7 @@ describe("attachment names", () => {
       // Nothing readable left: the generated name.
       expect(names[2]).toBe("image-3.png");
     });
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("staged files live only as long as they are of use", () => {

@@ -36,7 +36,7 @@ describe("over-long lines", () => {
       expect(r.stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Echo: still here");
     });
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("requests and frames nobody expects", () => {
@@ -71,7 +71,7 @@ describe("seq gaps and stalls: delivered once, in order, against what ZCode emit
       }
       // Every word once, in order, then the next turn whole.
       const text = h.text(sessionId);
-      expect(text.startsWith(STREAMED[scenario]!)).toBe(true);
+      expect(text.slice(0, STREAMED[scenario]!.length)).toBe(STREAMED[scenario]!);
       expect(text.slice(STREAMED[scenario]!.length)).toStartWith("Echo: second turn after the gap");
       rmSync(stateDir, { recursive: true, force: true });
     });

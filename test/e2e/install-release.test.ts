@@ -8,9 +8,13 @@
 //
 // One build serves every test: the targets the registry entry and the
 // formula name, plus this host's (for npm). About 25 s of the ~45 s this file
-// takes on 2 cores; building all 12 targets would add another ~20 s.
+// takes on 2 cores; building all 12 targets would add another ~20 s. Each
+// archive is unpacked once, right after the build (within its budget): the
+// tests read what was kept of it (names, first bytes, SHA-256, and the
+// host's binaries on disk), so no test waits on ~100 MB of gunzip, and the
+// archives' contents are not held in memory.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -56,6 +60,33 @@ let tmp: string;
 let out: string;
 let sums: Map<string, string>;
 
+/** What a target's archive holds, read once. */
+interface Archived {
+  names: string[];
+  /** The first 64 KiB of its executable: magic number and PE header. */
+  head: Uint8Array;
+  sha256: string;
+  /** The executable unpacked to disk (only for the builds this host can run). */
+  path?: string;
+}
+const archived = new Map<string, Archived>();
+
+/** Unpacks each archive once, one at a time (each executable is ~100 MB). */
+async function unpackAll(): Promise<void> {
+  const runnable = new Set([targetId(host), ...(hostBaseline ? [targetId(hostBaseline)] : [])]);
+  for (const id of TARGETS) {
+    const t = parseTargetId(id)!;
+    const entries = await archiveEntries(releaseFile(assetName(t)));
+    const bin = entries.get(binaryName(t)) ?? new Uint8Array();
+    let path: string | undefined;
+    if (runnable.has(id)) {
+      path = join(mkdtempSync(join(tmp, "unpacked-")), binaryName(t));
+      writeFileSync(path, bin, { mode: 0o755 });
+    }
+    archived.set(id, { names: [...entries.keys()], head: bin.slice(0, 64 * 1024), sha256: sha256Hex(bin), path });
+  }
+}
+
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "zcode-acp-release-"));
   out = join(tmp, "out");
@@ -67,6 +98,7 @@ beforeAll(async () => {
   if (r.code !== 0) throw new Error(`build:release failed (exit ${r.code}):\n${r.stderr}`);
   console.log(`build:release of ${TARGETS.length} targets: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   sums = parseSha256Sums(readFileSync(join(out, "release/SHA256SUMS"), "utf8"));
+  await unpackAll();
 }, 600_000);
 
 afterAll(() => {
@@ -75,15 +107,12 @@ afterAll(() => {
 
 const releaseFile = (name: string) => join(out, "release", name);
 
-const unpacked = new Map<string, Promise<Map<string, Uint8Array>>>();
-
-/** The one executable inside a target's archive (each archive is unpacked once). */
-async function archivedBinary(t: ReleaseTarget): Promise<Uint8Array> {
-  const asset = assetName(t);
-  if (!unpacked.has(asset)) unpacked.set(asset, archiveEntries(releaseFile(asset)));
-  const entries = await unpacked.get(asset)!;
-  expect([...entries.keys()]).toEqual([binaryName(t)]);
-  return entries.get(binaryName(t))!;
+/** What the target's archive holds, which must be its one executable. */
+function archivedBinary(t: ReleaseTarget): Archived {
+  const a = archived.get(targetId(t));
+  if (!a) throw new Error(`${targetId(t)}: not unpacked (did the build fail?)`);
+  expect(a.names).toEqual([binaryName(t)]);
+  return a;
 }
 
 describe("archives", () => {
@@ -92,12 +121,12 @@ describe("archives", () => {
     expect(archives.sort()).toEqual(TARGETS.map((id) => assetName(parseTargetId(id)!)).sort());
     expect([...sums.keys()].sort()).toEqual(archives.sort());
     for (const a of archives) expect(sums.get(a)).toBe(sha256Hex(readFileSync(releaseFile(a))));
-  });
+  }, 60_000);
 
   test("each archive holds one executable for its OS and CPU", async () => {
     for (const id of TARGETS) {
       const t = parseTargetId(id)!;
-      const bin = await archivedBinary(t);
+      const bin = archivedBinary(t).head;
       // ELF, Mach-O (64-bit) or PE, as the target's OS needs.
       const magic = Buffer.from(bin.subarray(0, 4)).toString("hex");
       expect(magic).toStartWith(t.os === "linux" ? "7f454c46" : t.os === "darwin" ? "cffaedfe" : "4d5a");
@@ -107,7 +136,7 @@ describe("archives", () => {
         expect(new DataView(bin.buffer, bin.byteOffset).getUint16(pe + 4, true)).toBe(t.arch === "x64" ? 0x8664 : 0xaa64);
       }
     }
-  });
+  }, 30_000);
 
   test("each build knows its flavour: `upgrade` asks for its own archive (baseline stays baseline)", async () => {
     // SHA256SUMS without entries: upgrade names the archive it wanted and stops.
@@ -115,7 +144,7 @@ describe("archives", () => {
     try {
       for (const t of [host, ...(hostBaseline ? [hostBaseline] : [])]) {
         const copy = join(mkdtempSync(join(tmp, "flavour-")), binaryName(t));
-        writeFileSync(copy, await archivedBinary(t), { mode: 0o755 });
+        copyFileSync(archivedBinary(t).path!, copy);
         const r = await run([copy, "upgrade", "9.9.9"], { env: { PATH: process.env.PATH, HOME: tmp, ZCODE_ACP_DOWNLOAD_BASE: srv.base } });
         expect(r.code).toBe(1);
         expect(r.stderr).toContain(`SHA256SUMS of v9.9.9 has no entry for ${assetName(t)}`);
@@ -123,7 +152,7 @@ describe("archives", () => {
     } finally {
       srv.server.stop(true);
     }
-  });
+  }, 60_000);
 });
 
 describe("ACP registry entry", () => {
@@ -146,7 +175,7 @@ describe("ACP registry entry", () => {
       expect(e.sha256).toBe(sums.get(asset)!);
       expect(e.sha256).toBe(sha256Hex(readFileSync(releaseFile(asset))));
     }
-  });
+  }, 60_000);
 
   test("is the committed registry/agent.json plus checksums; the icon comes along", () => {
     const committed = JSON.parse(readFileSync(join(ROOT, "registry/agent.json"), "utf8"));
@@ -234,10 +263,10 @@ describe("npm packages", () => {
       expect({ os: manifest.os, cpu: manifest.cpu, libc: manifest.libc }).toEqual({ libc: undefined, ...npmPlatformFields(t) });
       expect(manifest.bin).toBeUndefined();
       const bin = readFileSync(join(dir, "bin", binaryName(t)));
-      expect(sha256Hex(bin)).toBe(sha256Hex(await archivedBinary(t)));
+      expect(sha256Hex(bin)).toBe(archivedBinary(t).sha256);
       expect(statSync(join(dir, "bin", binaryName(t))).mode & 0o111).not.toBe(0);
     }
-  });
+  }, 60_000);
 
   test("the main package: one optional dependency per os/cpu/libc, a .exe bin the postinstall replaces, a #!/bin/sh placeholder", () => {
     const dir = npmDir(NPM_PACKAGE);
@@ -287,7 +316,7 @@ describe("npm packages", () => {
       const cmd = join(prefix, "bin", "zcode-acp-server");
       // Not a Node script: the ELF/Mach-O binary itself answers.
       expect(readFileSync(cmd).subarray(0, 2).toString("latin1")).not.toBe("#!");
-      expect(installedBinarySha(join(prefix, "lib"))).toBe(sha256Hex(await archivedBinary(host)));
+      expect(installedBinarySha(join(prefix, "lib"))).toBe(archivedBinary(host).sha256);
       expect((await run([cmd, "--version"], { env: { PATH: "/usr/bin:/bin" } })).stdout.trim()).toBe(pkg.version);
       const init = await initializeRoundTrip(cmd, { HOME: tmp });
       expect((init.response.result as { protocolVersion?: number }).protocolVersion).toBe(1);
@@ -312,7 +341,7 @@ describe("npm packages", () => {
       expect(existsSync(join(project, "node_modules", npmPlatformPackage(host)))).toBe(false);
       // The postinstall's own `npm install` fetched it.
       expect(registry.requests.slice(before)).toContain(`/-/${npmPlatformPackage(host)}-${pkg.version}.tgz`);
-      expect(installedBinarySha(project)).toBe(sha256Hex(await archivedBinary(host)));
+      expect(installedBinarySha(project)).toBe(archivedBinary(host).sha256);
       expect((await run([join(project, "node_modules/.bin/zcode-acp-server"), "--version"])).stdout.trim()).toBe(pkg.version);
     }, 120_000);
 
@@ -329,7 +358,7 @@ describe("npm packages", () => {
         timeoutMs: 120_000,
       });
       expect(r.code).toBe(0);
-      expect(installedBinarySha(join(prefix, "lib"))).toBe(sha256Hex(await archivedBinary(hostBaseline)));
+      expect(installedBinarySha(join(prefix, "lib"))).toBe(archivedBinary(hostBaseline).sha256);
       expect((await run([join(prefix, "bin/zcode-acp-server"), "--version"])).stdout.trim()).toBe(pkg.version);
     }, 120_000);
 

@@ -74,6 +74,7 @@ async function install(
       ZCODE_ACP_CPUINFO: cpuWithAvx2,
       ...env,
     },
+    timeoutMs: 50_000, // the real ~100 MB archive, on a busy machine
   });
   return { ...r, dir };
 }
@@ -123,7 +124,7 @@ beforeAll(async () => {
   });
 
   srv = serveFiles(files);
-});
+}, 120_000); // gzips the real ~100 MB bridge
 
 afterAll(() => {
   srv?.server.stop(true);
@@ -170,7 +171,7 @@ for (const shell of ["bash", "dash", "busybox"]) {
       const init = await initializeRoundTrip(bin, { PATH: process.env.PATH, HOME: tmp });
       expect(init.response.id).toBe(1);
       expect((init.response.result as { protocolVersion?: number }).protocolVersion).toBe(1);
-    });
+    }, 60_000);
 
     test("latest by default; re-installing replaces the binary in place", async () => {
       if (!available()) return;
@@ -226,7 +227,7 @@ test("re-installing while an editor runs the old binary: the running one keeps s
     clearTimeout(killer);
     running.kill("SIGKILL");
   }
-});
+}, 60_000);
 
 /** A `sysctl -n <key>` that knows the keys install.sh asks (an Intel Mac, natively). */
 function fakeSysctl(values: Record<string, string>): string {

@@ -76,12 +76,13 @@ test("upgrade <version> verifies the checksum and replaces the binary in place",
 
 test("upgrade with no version takes the latest; the same version is left alone", async () => {
   const bin = installedCopy();
-  const r = await run([bin, "upgrade"], { env: env() });
+  // Downloads, checks and unpacks the real ~100 MB archive: more than run()'s default 20 s on a busy machine.
+  const r = await run([bin, "upgrade"], { env: env(), timeoutMs: 50_000 });
   expect(srv.requests.some((p) => p.startsWith("/latest/download/zcode-acp-server-linux-"))).toBe(true);
   expect(r.stdout).toContain(`Already at ${pkg.version}`);
   expect(r.code).toBe(0);
   expect(readdirSync(join(bin, ".."))).toEqual(["zcode-acp-server"]);
-});
+}, 60_000);
 
 test("a tampered archive is refused and the binary is untouched", async () => {
   const bin = installedCopy();

@@ -287,7 +287,8 @@ describe("fork", () => {
 
 describe("compact", () => {
   test("accepted, runs as a turn with a compact_summary message; context drops; already_running while it runs", async () => {
-    const { c, id } = await session({ ZCODE_SIM_DELAY_MS: "15" });
+    // Paced so that the compaction (a few paced steps) outlasts two round trips on a busy machine.
+    const { c, id } = await session({ ZCODE_SIM_DELAY_MS: "250" });
     await c.turn(id, "#scenario:history n=10");
     const before = (await c.call("session/read", { sessionId: id })).projection.contextUsed;
     const from = c.frames.length;

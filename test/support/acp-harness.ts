@@ -57,6 +57,22 @@ export interface Received {
   problems: string[];
 }
 
+/**
+ * With ZCODE_TEST_BRIDGE_LOG=1, every bridge's stderr is echoed live to the
+ * test's stderr, each line prefixed `[bridge <pid>]` (add
+ * ZCODE_ACP_LOG_LEVEL=debug for everything it logs). Without it the log is
+ * kept and shown when a test fails through `waitFor`, `close` or `withBridge`.
+ */
+function bridgeLogEcho(pid: number): ((text: string) => void) | undefined {
+  if (!process.env.ZCODE_TEST_BRIDGE_LOG || process.env.ZCODE_TEST_BRIDGE_LOG === "0") return undefined;
+  let partial = "";
+  return (text) => {
+    const lines = (partial + text).split("\n");
+    partial = lines.pop() ?? "";
+    for (const l of lines) if (l) process.stderr.write(`[bridge ${pid}] ${l}\n`);
+  };
+}
+
 export class Harness {
   readonly received: Received = { messages: [], updates: [], permissionRequests: [], elicitations: [], problems: [] };
   readonly stateDir: string;
@@ -84,7 +100,13 @@ export class Harness {
     this.stdoutDone = this.pumpStdout(toClient.writable);
     this.stderrDone = (async () => {
       const dec = new TextDecoder();
-      for await (const c of proc.stderr) this.stderrText += dec.decode(c, { stream: true });
+      const echo = bridgeLogEcho(proc.pid);
+      for await (const c of proc.stderr) {
+        const t = dec.decode(c, { stream: true });
+        this.stderrText += t;
+        echo?.(t);
+      }
+      echo?.("\n");
     })();
     const toAgent = new WritableStream<Uint8Array>({
       write: async (chunk) => {
@@ -276,7 +298,7 @@ export class Harness {
       throw new Error(`bridge sent invalid ACP messages:\n${this.received.problems.join("\n")}`);
     }
     if (expectExit !== "any" && code !== expectExit) {
-      throw new Error(`bridge exited ${code} (expected ${expectExit})\nstderr:\n${this.stderr.slice(-3000)}`);
+      throw new Error(`bridge exited ${code} (expected ${expectExit})\nbridge stderr:\n${this.stderr.slice(-3000)}`);
     }
     return code;
   }
@@ -352,10 +374,12 @@ export async function withBridge<T>(opts: HarnessOptions, fn: (h: Harness) => Pr
     return r;
   } catch (e) {
     await h.close({ expectExit: "any", allowProblems: true }).catch(() => {});
-    if (h.received.problems.length) {
-      throw new Error(`${(e as Error).message}\nalso, invalid ACP messages:\n${h.received.problems.join("\n")}`);
-    }
-    throw e;
+    const err = e instanceof Error ? e : new Error(String(e));
+    if (h.received.problems.length) err.message += `\nalso, invalid ACP messages:\n${h.received.problems.join("\n")}`;
+    // The bridge's own account of what went wrong (ZCODE_TEST_BRIDGE_LOG=1 shows it live).
+    if (h.stderr.trim() && !err.message.includes("bridge stderr"))
+      err.message += `\nbridge stderr (last 3000 chars):\n${h.stderr.slice(-3000)}`;
+    throw err;
   }
 }
 

@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { EventIntake, type IntakeOwner } from "../../../src/session/intake.ts";
+import type { ZCodeApi } from "../../../src/zcode/api.ts";
+import type { RawEvent, ZCodeEvent } from "../../../src/zcode/event-schemas.ts";
+
+const env = (seq: number): RawEvent => ({ sessionId: "s", seq, type: "turn.started", payload: {} }) as RawEvent;
+
+/** An intake whose subscribe answers the test gives, one at a time. */
+function setup() {
+  const got: number[] = [];
+  const owner: IntakeOwner = {
+    id: "s",
+    isClosed: false,
+    activation: 1,
+    withActive: (fn) => fn(),
+    dispatch: (e: ZCodeEvent) => got.push(e.seq),
+  };
+  const calls: Array<{ afterSeq?: number; answer: (r: { eventSeq?: number; events?: unknown[] }) => void }> = [];
+  const api = {
+    subscribe: (p: { sessionId: string; afterSeq?: number }) => new Promise((answer) => calls.push({ afterSeq: p.afterSeq, answer })),
+  } as unknown as ZCodeApi;
+  return { intake: new EventIntake(owner, api), got, calls };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe("EventIntake: holes", () => {
+  test("a hole that opens while a recovery's answer is on its way is fetched again, not skipped", async () => {
+    const { intake, got, calls } = setup();
+    const subscribed = intake.ensureSubscribed();
+    calls[0]!.answer({ eventSeq: 0, events: [] });
+    await subscribed;
+    intake.accept(env(1));
+    intake.accept(env(4)); // 2 and 3 were not pushed: recovery asks after 1
+    expect(calls.at(-1)!.afterSeq).toBe(1);
+    intake.accept(env(5));
+    intake.accept(env(7)); // 6 is stored after ZCode answered the recovery
+    calls.at(-1)!.answer({ eventSeq: 5, events: [env(2), env(3), env(4), env(5)] });
+    await settle();
+    // Not "6 is gone": the answer only knew up to 5, so it is asked for.
+    expect(got).toEqual([1, 2, 3, 4, 5]);
+    expect(calls.at(-1)!.afterSeq).toBe(5);
+    calls.at(-1)!.answer({ eventSeq: 7, events: [env(6), env(7)] });
+    await settle();
+    expect(got).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(intake.hasGap).toBe(false);
+  });
+
+  test("a hole inside what ZCode answered is gone: skipped at once", async () => {
+    const { intake, got, calls } = setup();
+    const subscribed = intake.ensureSubscribed();
+    calls[0]!.answer({ eventSeq: 0, events: [] });
+    await subscribed;
+    intake.accept(env(1));
+    intake.accept(env(3));
+    const n = calls.length;
+    calls.at(-1)!.answer({ eventSeq: 3, events: [env(3)] });
+    await settle();
+    expect(got).toEqual([1, 3]);
+    expect(calls.length).toBe(n);
+  });
+
+  test("answers that never cover the hole: skipped after a few tries, never a loop", async () => {
+    const { intake, got, calls } = setup();
+    const subscribed = intake.ensureSubscribed();
+    calls[0]!.answer({ eventSeq: 0, events: [] });
+    await subscribed;
+    intake.accept(env(1));
+    intake.accept(env(3));
+    for (let i = 0; i < 10 && got.length < 2; i++) {
+      calls.at(-1)!.answer({ events: [] });
+      await settle();
+    }
+    expect(got).toEqual([1, 3]);
+    expect(calls.length).toBe(1 + 3);
+  });
+});
