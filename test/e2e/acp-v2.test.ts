@@ -421,7 +421,7 @@ describe("options, permissions, forms, subagents, extensions", () => {
   }, 30_000);
 
   test("notices and compaction: baseline in v2, every v2 client gets them", async () => {
-    await withBridgeV2({ args: ["--auto-compact", "0.001%"] }, async (h) => {
+    await withBridgeV2({ args: ["--auto-compact", "80%"], env: { ZCODE_SIM_CONTEXT_FILL: "0.95" } }, async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "fill the context");
       await h.waitFor(() => h.updatesOfKind(sessionId, "notice").length > 0, "the auto-compact notice", 20_000);
