@@ -222,8 +222,9 @@ describe("0.16.9: retries and stop", () => {
     withBridge({ record: true, env: { ZCODE_SIM_HANDLER_DELAY_MS: "150" } }, async (h) => {
       const sid = await newSession(h);
       await h.prompt(sid, "hello");
-      // A short rerun: the stop waits 150 ms in ZCode's request queue, the turn ends meanwhile.
-      const first = h.prompt(sid, "/rewind #scenario:slow n=3");
+      // The rerun streams until the stop reaches ZCode, then ends: the stop waits
+      // 150 ms in ZCode's request queue and finds the turn over (whatever the load).
+      const first = h.prompt(sid, "/rewind #scenario:slow n=3 untilstop=1");
       await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the rerun to stream");
       await h.cancel(sid);
       await first;

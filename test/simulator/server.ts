@@ -120,6 +120,7 @@ export class Server {
         return;
       case "request": {
         const run = () => this.dispatch(c.method, c.params, c.id);
+        if (c.method === "v4/command" && (c.params as { type?: unknown } | undefined)?.type === "stop") sim.stopsArrived++;
         if (BYPASS.has(c.method)) {
           void this.lastStarted.then(run);
           return;

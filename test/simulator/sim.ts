@@ -99,6 +99,11 @@ export interface Runtime {
 
 export class Sim {
   readonly runtimes = new Map<string, Runtime>();
+  /**
+   * v4 stop commands received, counted on arrival (before the request queue
+   * runs them): a test switch (`slow untilstop=1`), no CLI behaviour.
+   */
+  stopsArrived = 0;
   /** v4 settled ACKs per session (command-inbox.ts idempotency table), kept past a deleteSession. */
   readonly v4Acks = new Map<string, Map<string, Promise<Record<string, unknown>>>>();
   readonly outgoing: Outgoing;

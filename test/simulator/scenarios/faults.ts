@@ -7,7 +7,11 @@ import { bashContent, bashDetail, bashProgress, readSpec } from "./fixtures.ts";
 
 export async function slow(t: Turn): Promise<void> {
   const n = t.num("n", 200);
-  for (let i = 0; i < n; i++) {
+  // untilstop=1 (a test switch): streams on until a v4 stop has arrived (not yet run:
+  // it waits in the request queue), then ends as a success, so a stop lands after its turn.
+  const untilStop = t.num("untilstop", 0) === 1;
+  const stops = t.sim.stopsArrived;
+  for (let i = 0; i < n || (untilStop && t.sim.stopsArrived === stops && i < 5000); i++) {
     await t.say(`chunk ${i} `);
     await t.pace(4);
   }
