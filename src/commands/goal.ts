@@ -48,9 +48,11 @@ export const goalCommand: SlashCommand = {
     // (cancelling it stops ZCode, which pauses the goal). Said before anything
     // is awaited, so the work's first words come after ours, not among them.
     if (result.startedTurn) await ctx.say(`\n\n${text.working}\n\n`);
-    // A goal panel follows `/goal` typed in the prompt as it follows `_session/goal`.
-    if (parsed.action !== "show") await ctx.goalChanged();
-    if (!result.startedTurn) return;
-    if (!(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say(`\n\n${text.stillWorking}`);
+    // A goal panel follows `/goal` typed in the prompt as it follows
+    // `_session/goal`: read beside the work, never before the wait for it,
+    // which is what a cancel stops (and says the goal is paused).
+    const published = parsed.action !== "show" ? ctx.goalChanged() : Promise.resolve();
+    if (result.startedTurn && !(await ctx.waitIdle(GOAL_WORK_MS))) await ctx.say(`\n\n${text.stillWorking}`);
+    await published;
   },
 };
