@@ -2,7 +2,7 @@
 // exactly what it caused on both wires (the frames the simulator received and
 // the updates the client saw).
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Harness, SIM_BIN } from "../support/acp-harness.ts";
@@ -104,4 +104,49 @@ export function lyingCli(claimed: string, actual: string): string {
   );
   chmodSync(path, 0o755);
   return path;
+}
+
+/** The simulator's session file: ZCode's own history, and its turn log. */
+export interface SimFile {
+  messages: { info: { role: string; synthetic?: boolean }; parts: { type: string; text?: string }[] }[];
+  turnLog?: { state: string; sourceCommandId?: string }[];
+}
+
+export function simFile(h: Harness, sessionId: string): SimFile | undefined {
+  const file = join(h.stateDir, `${sessionId}.json`);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as SimFile;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The user's prompts in ZCode's own history (the simulator's session file). */
+export function zcodeUserTexts(h: Harness, sessionId: string): string[] | undefined {
+  return simFile(h, sessionId)
+    ?.messages.filter((m) => m.info.role === "user" && !m.info.synthetic)
+    .map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
+}
+
+/** Waits until ZCode's history holds exactly these prompts. */
+export async function expectHistory(h: Harness, sessionId: string, expected: string[]): Promise<void> {
+  await h.waitFor(
+    () => JSON.stringify(zcodeUserTexts(h, sessionId)) === JSON.stringify(expected),
+    `ZCode's history to be ${JSON.stringify(expected)} (is ${JSON.stringify(zcodeUserTexts(h, sessionId))})`,
+  );
+}
+
+/** The payloads of the v4 commands the simulator received. */
+export function v4Commands(h: Harness, from = 0) {
+  return simRequests(h, from)
+    .filter((f) => f.method === "v4/command")
+    .map((f) => f.params);
+}
+
+/** A new session whose / menu has arrived (the v4 probe has answered). */
+export async function newSession(h: Harness): Promise<string> {
+  const { sessionId } = await h.newSession();
+  await waitForCommands(h, sessionId);
+  return sessionId;
 }

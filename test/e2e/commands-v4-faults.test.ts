@@ -7,53 +7,10 @@
 // what ZCode itself does is cited there and in test/simulator/v4.ts
 // (fork-edit-retry.ts, prompt-turn.ts, transport.ts rowsRange).
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { en } from "../../src/i18n/en/index.ts";
 import { V4_TIMEOUTS } from "../../src/zcode/v4/channel.ts";
 import { type Harness, withBridge } from "../support/acp-harness.ts";
-import { advertised, promptAndCollect, simRequests, waitForCommands } from "./commands-support.ts";
-
-interface SimFile {
-  messages: { info: { role: string; synthetic?: boolean }; parts: { type: string; text?: string }[] }[];
-  turnLog?: { state: string; sourceCommandId?: string }[];
-}
-
-function simFile(h: Harness, sessionId: string): SimFile | undefined {
-  const file = join(h.stateDir, `${sessionId}.json`);
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as SimFile;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The user's prompts in ZCode's own history (the simulator's session file). */
-function userTexts(h: Harness, sessionId: string): string[] | undefined {
-  return simFile(h, sessionId)
-    ?.messages.filter((m) => m.info.role === "user" && !m.info.synthetic)
-    .map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
-}
-
-async function expectHistory(h: Harness, sessionId: string, expected: string[]): Promise<void> {
-  await h.waitFor(
-    () => JSON.stringify(userTexts(h, sessionId)) === JSON.stringify(expected),
-    `ZCode's history to be ${JSON.stringify(expected)} (is ${JSON.stringify(userTexts(h, sessionId))})`,
-  );
-}
-
-function v4Commands(h: Harness, from = 0) {
-  return simRequests(h, from)
-    .filter((f) => f.method === "v4/command")
-    .map((f) => f.params);
-}
-
-async function newSession(h: Harness): Promise<string> {
-  const { sessionId } = await h.newSession();
-  await waitForCommands(h, sessionId);
-  return sessionId;
-}
+import { advertised, expectHistory, newSession, promptAndCollect, simFile, v4Commands } from "./commands-support.ts";
 
 const V4 = en.errors.v4;
 const REWIND = en.commands.rewind;

@@ -2,46 +2,9 @@
 // channel (ZCODE-V4.md), against the simulator; the 0.15.3 fallback.
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { type Harness, withBridge } from "../support/acp-harness.ts";
+import { withBridge } from "../support/acp-harness.ts";
 import { envelopeIssues } from "../simulator/v4.ts";
-import { chunkText, promptAndCollect, simRequests, waitForCommands } from "./commands-support.ts";
-
-/** The user's prompts in ZCode's own history (the simulator's session file). */
-function zcodeUserTexts(h: Harness, sessionId: string): string[] | undefined {
-  const file = join(h.stateDir, `${sessionId}.json`);
-  if (!existsSync(file)) return undefined;
-  try {
-    const s = JSON.parse(readFileSync(file, "utf8")) as {
-      messages: { info: { role: string; synthetic?: boolean }; parts: { type: string; text?: string }[] }[];
-    };
-    return s.messages
-      .filter((m) => m.info.role === "user" && !m.info.synthetic)
-      .map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
-  } catch {
-    return undefined;
-  }
-}
-
-async function expectHistory(h: Harness, sessionId: string, expected: string[]): Promise<void> {
-  await h.waitFor(
-    () => JSON.stringify(zcodeUserTexts(h, sessionId)) === JSON.stringify(expected),
-    `ZCode's history to be ${JSON.stringify(expected)} (is ${JSON.stringify(zcodeUserTexts(h, sessionId))})`,
-  );
-}
-
-function v4Commands(h: Harness, from = 0) {
-  return simRequests(h, from)
-    .filter((f) => f.method === "v4/command")
-    .map((f) => f.params);
-}
-
-async function newSession(h: Harness): Promise<string> {
-  const { sessionId } = await h.newSession();
-  await waitForCommands(h, sessionId);
-  return sessionId;
-}
+import { chunkText, expectHistory, newSession, promptAndCollect, simRequests, v4Commands, waitForCommands } from "./commands-support.ts";
 
 describe("0.16.9: the menu", () => {
   test("/steer and /rewind are offered (v4 probed beside session/new)", () =>
