@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { BRIDGE_BIN, SIM_BIN } from "./acp-harness.ts";
 import { pollUntil } from "./poll.ts";
 import { checkAgentMessage } from "./schema.ts";
+import { forwardLines } from "./forward-lines.ts";
 
 export interface HarnessV2Options {
   env?: Record<string, string | undefined>;
@@ -54,7 +55,7 @@ export class HarnessV2 {
   ) {
     this.stateDir = stateDir;
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
-    this.stdoutDone = this.pumpStdout(toClient.writable);
+    this.stdoutDone = forwardLines(this.proc.stdout, toClient.writable, (line) => this.inspect(line));
     this.stderrDone = (async () => {
       const dec = new TextDecoder();
       for await (const c of proc.stderr) this.stderrText += dec.decode(c, { stream: true });
@@ -222,33 +223,6 @@ export class HarnessV2 {
       await this.proc.stdin.flush();
     } catch {
       // Bridge gone; the test sees it through the exit code.
-    }
-  }
-
-  private async pumpStdout(sink: WritableStream<Uint8Array>): Promise<void> {
-    const writer = sink.getWriter();
-    const dec = new TextDecoder();
-    const enc = new TextEncoder();
-    let buf = "";
-    try {
-      for await (const chunk of this.proc.stdout) {
-        buf += dec.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          this.inspect(line);
-          await writer.write(enc.encode(`${line}\n`));
-        }
-      }
-    } catch {
-      // The client side closed.
-    } finally {
-      try {
-        await writer.close();
-      } catch {
-        /* already closed */
-      }
     }
   }
 

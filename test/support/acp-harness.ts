@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkAgentMessage } from "./schema.ts";
+import { forwardLines } from "./forward-lines.ts";
 import { pollUntil } from "./poll.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -97,7 +98,7 @@ export class Harness {
     this.stateDir = stateDir;
     this.recordFile = recordFile;
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
-    this.stdoutDone = this.pumpStdout(toClient.writable);
+    this.stdoutDone = forwardLines(this.proc.stdout, toClient.writable, (line) => this.inspect(line));
     this.stderrDone = (async () => {
       const dec = new TextDecoder();
       const echo = bridgeLogEcho(proc.pid);
@@ -306,37 +307,6 @@ export class Harness {
   /** Kills the bridge without ceremony (for fault tests). */
   kill(signal: NodeJS.Signals = "SIGKILL"): void {
     this.proc.kill(signal);
-  }
-
-  private async pumpStdout(sink: WritableStream<Uint8Array>): Promise<void> {
-    const writer = sink.getWriter();
-    const dec = new TextDecoder();
-    const enc = new TextEncoder();
-    let buf = "";
-    try {
-      for await (const chunk of this.proc.stdout) {
-        buf += dec.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          this.inspect(line);
-          await writer.write(enc.encode(`${line}\n`));
-        }
-      }
-      if (buf.trim()) {
-        this.inspect(buf);
-        await writer.write(enc.encode(`${buf}\n`));
-      }
-    } catch {
-      // The client side closed; nothing more to forward.
-    } finally {
-      try {
-        await writer.close();
-      } catch {
-        /* already closed */
-      }
-    }
   }
 
   private inspect(line: string): void {
