@@ -12,14 +12,9 @@ import type { RunningTurn, SessionHost, TurnStop } from "./host.ts";
 import { refreshAfterTurn, waitIdle } from "./reads.ts";
 import { BusyBackoff } from "./busy-backoff.ts";
 import { turnFailedError } from "./turn-failure.ts";
-import { completedOutcome, toUsage } from "../translate/turn-outcome.ts";
+import { completedOutcome, isRetryableFailure, toUsage } from "../translate/turn-outcome.ts";
 
 const logger = log.withTag("turn");
-
-/** A turn.failed ZCode says is worth another try (a busy code is handled apart). */
-function retryable(p: TurnFailed): boolean {
-  return p.error?.attribution?.retryable === true || p.error?.retryable === true;
-}
 
 /**
  * - preparing: nothing reached ZCode (waiting for idle, subscribing).
@@ -311,7 +306,7 @@ export class Turn implements RunningTurn {
     const timings = this.s.timings;
     const code = Number(p.error?.code);
     if ((code === ZCODE_ERR.promptRunning || code === ZCODE_ERR.busy) && this.retryWhenIdle()) return;
-    if (retryable(p) && this.attempts < timings.retryTries) {
+    if (isRetryableFailure(p) && this.attempts < timings.retryTries) {
       this.attempts++;
       const delay = timings.retryBaseMs * 2 ** (this.attempts - 1);
       this.waitToResend();

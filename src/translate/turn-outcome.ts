@@ -1,6 +1,6 @@
 import type { StopReason, Usage } from "@agentclientprotocol/sdk/unstable";
 import { t } from "../i18n/index.ts";
-import type { TurnCompleted } from "../zcode/event-schemas.ts";
+import type { TurnCompleted, TurnFailed } from "../zcode/event-schemas.ts";
 
 // How a turn ZCode completed ends for the editor: the ACP stop reason, the
 // notice that says why it stopped short, and its usage in ACP's terms.
@@ -55,4 +55,9 @@ export function toUsage(u: TurnCompleted["usage"]): Usage | undefined {
   if (u.cacheReadTokens !== undefined && isCount(u.cacheReadTokens)) extra.cachedReadTokens = u.cacheReadTokens;
   if (u.cacheWriteTokens !== undefined && isCount(u.cacheWriteTokens)) extra.cachedWriteTokens = u.cacheWriteTokens;
   return { inputTokens, outputTokens, totalTokens, ...extra };
+}
+
+/** A turn.failed ZCode says is worth another try (a busy code is handled apart). */
+export function isRetryableFailure(p: TurnFailed): boolean {
+  return p.error?.attribution?.retryable === true || p.error?.retryable === true;
 }
