@@ -1,7 +1,12 @@
+// Checks every ACP version's handlers make of a request before anything
+// reaches the bridge: a sign-in method we offer, an absolute cwd, no field
+// ZCode cannot take.
+import { isAbsolute } from "node:path";
 import { t } from "../i18n/index.ts";
+import { AUTH_METHOD_IDS } from "./initialize.ts";
 import { invalidParams } from "../translate/errors.ts";
 
-// Fields of session/new, load, resume and fork that ZCode cannot take. ZCode
+// The fields: of session/new, load, resume and fork that ZCode cannot take. ZCode
 // 0.16.9's session/create and session/resume params are strict and carry one
 // workspace (`{workspacePath, workspaceIdentity?, remoteSessionId?,
 // workspaceKey}`) and no instructions for its system prompt; session/send
@@ -20,5 +25,23 @@ export function refuseUnsupportedFields(p: object): void {
   }
   if (systemPrompt !== undefined && systemPrompt !== null) {
     throw invalidParams(t().errors.noSystemPrompt);
+  }
+}
+
+/** The cwd of a session request: absolute, or the client's mistake. */
+export function checkCwd(cwd: string): void {
+  if (!isAbsolute(cwd)) throw invalidParams(t().errors.cwdNotAbsolute(cwd), { cwd });
+}
+
+/** What every session/new, load, resume and fork must hold (an absolute cwd, nothing ZCode cannot take). */
+export function checkSetup(p: { cwd: string }): void {
+  checkCwd(p.cwd);
+  refuseUnsupportedFields(p);
+}
+
+/** authenticate / auth/login: sign-in is the ZCode app's; the method offered only confirms it, any other id is the client's mistake. */
+export function checkAuthMethod(methodId: string): void {
+  if (!(AUTH_METHOD_IDS as readonly string[]).includes(methodId)) {
+    throw invalidParams(t().errors.unknownAuthMethod(methodId, AUTH_METHOD_IDS), { methodId, authMethods: AUTH_METHOD_IDS });
   }
 }

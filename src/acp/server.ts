@@ -1,8 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { isAbsolute } from "node:path";
 import { Bridge, type EditorPort } from "../session/bridge.ts";
 import { steerBesideTurn } from "../session/command-run.ts";
-import { invalidParams, isExpectedError, toRequestError } from "../translate/errors.ts";
+import { isExpectedError, toRequestError } from "../translate/errors.ts";
 import { zcodeMcpServers } from "../translate/mcp-servers.ts";
 import { sessionSetup } from "../translate/options/options.ts";
 import type { Session } from "../session/session.ts";
@@ -13,8 +12,8 @@ import { openConfiguredTrace, zcodeWireTap } from "../trace.ts";
 import type { ZCodeConnection } from "../zcode/connection.ts";
 import { handoffStream, type Handoff } from "./handoff.ts";
 import { signOut } from "../session/sign-out.ts";
-import { refuseUnsupportedFields } from "./session-fields.ts";
-import { AUTH_METHOD_IDS, initializeResult } from "./initialize.ts";
+import { checkAuthMethod, checkCwd, checkSetup } from "./request-checks.ts";
+import { initializeResult } from "./initialize.ts";
 import { GOAL_METHOD, goalRequest, STEERING_METHOD, steeringRequest, type SteeringOutcome } from "./extensions.ts";
 import { listPage } from "./session-list.ts";
 import { openAcpStdio } from "./stdio.ts";
@@ -216,7 +215,10 @@ class AcpAgent {
       )
       .onRequest(
         m.authenticate,
-        this.handle(async (p) => AcpAgent.authenticate(p)),
+        this.handle(async (p) => {
+          checkAuthMethod(p.methodId);
+          return {};
+        }),
       )
       .onRequest(
         m.logout,
@@ -290,27 +292,6 @@ class AcpAgent {
     return initializeResult(this.clientCaps);
   }
 
-  /** Sign-in is the ZCode app's: the one method offered only confirms it; any other id is the client's mistake. */
-  private static authenticate(p: acp.AuthenticateRequest): acp.AuthenticateResponse {
-    if (!(AUTH_METHOD_IDS as readonly string[]).includes(p.methodId)) {
-      throw invalidParams(t().errors.unknownAuthMethod(p.methodId, AUTH_METHOD_IDS), {
-        methodId: p.methodId,
-        authMethods: AUTH_METHOD_IDS,
-      });
-    }
-    return {};
-  }
-
-  /** What every session/new, load, resume and fork must hold (an absolute cwd, nothing ZCode cannot take). */
-  private static checkSetup(p: { cwd: string }): void {
-    if (!isAbsolute(p.cwd)) throw invalidParams(t().errors.cwdNotAbsolute(p.cwd), { cwd: p.cwd });
-    refuseUnsupportedFields(p);
-  }
-
-  private static checkCwd(cwd: string): void {
-    if (!isAbsolute(cwd)) throw invalidParams(t().errors.cwdNotAbsolute(cwd), { cwd });
-  }
-
   /** The answer that makes a session known, then its slash menu (editors drop updates for sessions they do not know yet). */
   private opened<R extends object>(s: Session, extra: R): R & ReturnType<typeof sessionSetup> {
     setTimeout(() => s.announceCommands(), 0);
@@ -318,32 +299,32 @@ class AcpAgent {
   }
 
   private async newSession(p: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
-    AcpAgent.checkSetup(p);
+    checkSetup(p);
     const s = await this.bridge.create(p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(s, { sessionId: s.id });
   }
 
   private async loadSession(p: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
-    AcpAgent.checkSetup(p);
+    checkSetup(p);
     const s = await this.bridge.load(p.sessionId, p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(s, {});
   }
 
   private async resumeSession(p: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
-    AcpAgent.checkSetup(p);
+    checkSetup(p);
     const { session } = await this.bridge.resume(p.sessionId, p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(session, {});
   }
 
   private async forkSession(p: acp.ForkSessionRequest): Promise<acp.ForkSessionResponse> {
-    AcpAgent.checkSetup(p);
+    checkSetup(p);
     const s = await this.bridge.fork(p.sessionId, p.cwd, zcodeMcpServers(p.mcpServers));
     return this.opened(s, { sessionId: s.id });
   }
 
   private async listSessions(p: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
     const cwd = p.cwd ?? undefined;
-    if (cwd) AcpAgent.checkCwd(cwd);
+    if (cwd) checkCwd(cwd);
     return listPage(await this.bridge.list(cwd), cwd, p.cursor);
   }
 

@@ -1,6 +1,6 @@
 // additionalDirectories and the client's systemPrompt: ZCode 0.16.9's
 // session/create and session/resume take one workspace and no system
-// instructions (src/acp/session-fields.ts cites the schemas), so neither is
+// instructions (src/acp/request-checks.ts cites the schemas), so neither is
 // advertised, and a request carrying one is refused before ZCode is asked.
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";

@@ -1,6 +1,5 @@
 import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type * as v1 from "@agentclientprotocol/sdk/unstable";
-import { isAbsolute } from "node:path";
 import type { Bridge } from "../../session/bridge.ts";
 import type { Session } from "../../session/session.ts";
 import { t } from "../../i18n/index.ts";
@@ -9,7 +8,7 @@ import { invalidParams } from "../../translate/errors.ts";
 import { zcodeMcpServers } from "../../translate/mcp-servers.ts";
 import { configOptions as optionsOf, sessionSetup } from "../../translate/options/options.ts";
 import { GOAL_METHOD, STEERING_METHOD } from "../extensions.ts";
-import { AUTH_METHOD_IDS } from "../initialize.ts";
+import { checkAuthMethod, checkCwd, checkSetup } from "../request-checks.ts";
 import { listPage } from "../session-list.ts";
 import { type EditorChannel, v2Editor } from "./editor.ts";
 import { Foreground } from "./foreground.ts";
@@ -67,11 +66,6 @@ function mcpOf(servers: McpServers) {
   return zcodeMcpServers(v1Shaped as unknown as v1.McpServer[]);
 }
 
-function checkPlace(p: { cwd: string; additionalDirectories?: readonly string[] | null }): void {
-  if (!isAbsolute(p.cwd)) throw invalidParams(t().errors.cwdNotAbsolute(p.cwd), { cwd: p.cwd });
-  if (p.additionalDirectories?.length) throw invalidParams(t().errors.noAdditionalDirectories);
-}
-
 export class V2Agent {
   private readonly fg: Foreground;
   /** What the session layer's updates become on this connection (src/acp/v2/editor.ts sends them). */
@@ -115,11 +109,7 @@ export class V2Agent {
       .onRequest(
         m.auth.login,
         h.handle(async (p: acp2.LoginAuthRequest) => {
-          if (!(AUTH_METHOD_IDS as readonly string[]).includes(p.methodId))
-            throw invalidParams(t().errors.unknownAuthMethod(p.methodId, AUTH_METHOD_IDS), {
-              methodId: p.methodId,
-              authMethods: AUTH_METHOD_IDS,
-            });
+          checkAuthMethod(p.methodId);
           return {};
         }),
       )
@@ -133,7 +123,7 @@ export class V2Agent {
       .onRequest(
         m.session.new,
         h.handle(async (p: acp2.NewSessionRequest) => {
-          checkPlace(p);
+          checkSetup(p);
           const s = await bridge.create(p.cwd, mcpOf(p.mcpServers));
           return this.opened(s, { sessionId: s.id });
         }),
@@ -145,7 +135,7 @@ export class V2Agent {
       .onRequest(
         m.session.fork,
         h.handle(async (p: acp2.ForkSessionRequest) => {
-          checkPlace(p);
+          checkSetup(p);
           const s = await bridge.fork(p.sessionId, p.cwd, mcpOf(p.mcpServers));
           return this.opened(s, { sessionId: s.id });
         }),
@@ -154,7 +144,7 @@ export class V2Agent {
         m.session.list,
         h.handle(async (p: acp2.ListSessionsRequest) => {
           const cwd = p.cwd ?? undefined;
-          if (cwd && !isAbsolute(cwd)) throw invalidParams(t().errors.cwdNotAbsolute(cwd), { cwd });
+          if (cwd) checkCwd(cwd);
           return listPage(await bridge.list(cwd), cwd, p.cursor) as acp2.ListSessionsResponse;
         }),
       )
@@ -245,7 +235,7 @@ export class V2Agent {
   }
 
   private async resume(p: acp2.ResumeSessionRequest): Promise<acp2.ResumeSessionResponse> {
-    checkPlace(p);
+    checkSetup(p);
     const replay = p.replayFrom;
     if (replay && replay.type !== "start") throw invalidParams(t().errors.v2ReplayCursor(String(replay.type)), { replayFrom: replay });
     const bridge = this.host.bridge;
