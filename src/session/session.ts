@@ -1,5 +1,4 @@
 import type { ContentBlock, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { matchCommand } from "../commands/registry.ts";
 import { log } from "../log.ts";
 import type { GoalAction, ModelChoice, ZCodeApi, ZCodeMcpServer } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
@@ -8,14 +7,11 @@ import type { GoalResult, Snapshot } from "../zcode/result-schemas.ts";
 import type { Settings } from "../zcode/schemas.ts";
 import { Activation, type ActivationOwner } from "./activation.ts";
 import { StagedAttachments } from "./attachment-staging.ts";
-import { compactInBackground, compactionDue } from "./auto-compact.ts";
-import { runCommandBesideTurn, runCommandPrompt } from "./command-run.ts";
 import { applyEvent, type EventContext } from "../translate/events.ts";
 import { noticeUpdate, type ClientFeatures, type NoticeLevel } from "../translate/client-features.ts";
 import { EventIntake, type IntakeOwner } from "./intake.ts";
 import { Subagents, subagentOwner } from "./subagents.ts";
 import type { SessionOptions } from "../translate/options/options.ts";
-import { promptToInput } from "../translate/prompt-content.ts";
 import { sessionNotFound } from "../translate/errors.ts";
 import { TranslationMemory } from "../translate/memory.ts";
 import { ToolCallTracker } from "../translate/tools/tracker.ts";
@@ -25,7 +21,7 @@ import { startGoalWork } from "./goal-work.ts";
 import { SessionSettings } from "./session-settings.ts";
 import type { CancelReason, SessionDeps } from "./deps.ts";
 import { PromptQueue } from "./prompt-queue.ts";
-import { Turn } from "./turn.ts";
+import { runPrompt } from "./prompt-entry.ts";
 import { SessionWork } from "./work.ts";
 import type { Timings } from "./timings.ts";
 
@@ -59,16 +55,16 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
   /** Names of the slash commands last advertised to the editor. */
   private commandsKey: string | undefined;
   /** Prompts (and auto-compactions) one at a time, in order. */
-  private readonly queue = new PromptQueue();
+  readonly queue = new PromptQueue();
   /** Files staged for ZCode by this session's prompts (they go with the session). */
-  private readonly staged: StagedAttachments;
+  readonly staged: StagedAttachments;
   /** ZCode's subagents as child sessions, for a client that takes them. */
   private readonly subagents: Subagents;
 
   constructor(
     readonly id: string,
     public cwd: string,
-    private readonly deps: SessionDeps,
+    readonly deps: SessionDeps,
   ) {
     this.memory = new TranslationMemory(
       () => this.newTracker(),
@@ -313,54 +309,9 @@ export class Session implements IntakeOwner, ActivationOwner, SessionHost {
 
   // ---- prompts ----------------------------------------------------------------------
 
-  /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal`. */
-  async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
-    const batch = this.staged.batch();
-    let input: ReturnType<typeof promptToInput>;
-    try {
-      input = promptToInput(blocks, { cwd: this.cwd, stage: batch.stage, maxWireBytes: this.deps.maxPromptWireBytes });
-    } catch (err) {
-      this.staged.discard(batch.paths);
-      throw err;
-    }
-    const match = matchCommand(input.typed);
-    // A slash command takes its words from the typed text alone: what was staged has no use.
-    if (match) this.staged.discard(batch.paths);
-    // Beside the turn (a steer): not once a close or delete began, when ZCode must hear nothing more of the session.
-    if (match?.command.runsBesideTurn) {
-      if (this.winding) return { stopReason: "cancelled" };
-      return (await runCommandBesideTurn(this, match.command, match.args, signal)).response;
-    }
-    return this.queue.prompt(signal, async (): Promise<PromptResponse> => {
-      // Cancelled while it waited, the session is being closed, or the editor left: it never reaches ZCode.
-      if (signal.aborted || this.winding) {
-        this.staged.discard(batch.paths);
-        return { stopReason: "cancelled" };
-      }
-      if (match) return runCommandPrompt(this, match.command, match.args, signal);
-      this.settings.tellUnavailableModel();
-      const turn = new Turn(this, input);
-      const onAbort = () => void this.cancel("editor");
-      signal.addEventListener("abort", onAbort, { once: true });
-      try {
-        const answer = await turn.run();
-        if (answer.stopReason === "end_turn") this.compactIfDue();
-        if (answer.stopReason !== "cancelled") void this.quota?.afterTurn(this).catch((err) => logger.debug("quota push failed:", err));
-        return answer;
-      } finally {
-        signal.removeEventListener("abort", onAbort);
-        // ZCode never had the prompt: nothing will read its files.
-        if (!turn.reachedZCode) this.staged.discard(batch.paths);
-      }
-    });
-  }
-
-  /** --auto-compact: queued right behind the turn that filled the context, ahead of any prompt typed later. */
-  private compactIfDue(): void {
-    const threshold = this.deps.autoCompact;
-    if (this.options.autoCompact?.on === false) return;
-    if (!threshold || !compactionDue(threshold, this.lastUsage) || this.deps.closing()) return;
-    void this.queue.run(() => compactInBackground(this, threshold)).catch((err) => logger.warn(`auto-compact of ${this.id} failed:`, err));
+  /** session/prompt: a slash command or a turn, one at a time; `$/cancel_request` on `signal` (prompt-entry.ts). */
+  prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<PromptResponse> {
+    return runPrompt(this, blocks, signal);
   }
 
   /**
