@@ -13,7 +13,11 @@ const BRIDGE = "dist/zcode-acp-server";
 const SIM = "dist/zcode-sim";
 const jobs: Promise<void>[] = [];
 if (only !== "--sim-only") jobs.push(compile({ entry: "src/main.ts", outfile: BRIDGE }));
-if (only !== "--bridge-only") jobs.push(compile({ entry: "test/simulator/main.ts", outfile: SIM, bytecode: false }));
+// The simulator with bytecode too: the e2e suite starts it ~600 times (each
+// bridge runs its `--version` probe and its `app-server`), and bytecode halves
+// the CPU of each start (~70 -> ~50 ms). Normal JIT policy: it is a test peer,
+// its hot paths should tier up as Bun's do.
+if (only !== "--bridge-only") jobs.push(compile({ entry: "test/simulator/main.ts", outfile: SIM, jitPolicy: 1 }));
 await Promise.all(jobs);
 
 if (only !== "--sim-only") {

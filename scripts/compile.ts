@@ -21,7 +21,7 @@ export interface CompileOptions {
   outfile: string;
   /** e.g. "bun-linux-x64"; omitted for the host. */
   target?: string;
-  /** Bytecode makes start-up ~25% faster; off for the test-only simulator. */
+  /** Bytecode makes start-up ~25% faster (default on). */
   bytecode?: boolean;
   extraDefines?: Record<string, string>;
   /** Default JIT_POLICY with bytecode, 1 (Bun's normal policy) without. */

@@ -10,7 +10,9 @@
 //   (their output is held and shown once they end, so it never interleaves);
 // - both `bun test` runs use `--parallel` with one worker per core (at most
 //   MAX_WORKERS; ZCODE_TEST_WORKERS overrides it, 1 runs the files one by one),
-//   the e2e run starting the slowest files first (`test/e2e-timings.json`).
+//   the e2e run starting the slowest files first (`test/e2e-timings.json`);
+// - the release archives are built once, beside the unit tests, into a temp
+//   dir the install tests share (test/e2e/release-support.ts).
 //
 // The per-test timeout comes from test/support/timeouts.ts (preloaded by
 // bunfig.toml): 15 s unless a test gives its own.
@@ -28,7 +30,10 @@
 // - Waits for events (`pollUntil`, `h.waitFor`), never for wall-clock time.
 // To refresh the timings after adding a slow file:
 //   bun test --parallel=2 --timings test/e2e-timings.json --update-timings test/e2e
-import { availableParallelism } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildSharedRelease, SHARED_RELEASE_ENV } from "../test/e2e/release-support.ts";
 
 const extra = process.argv.slice(2);
 
@@ -38,6 +43,7 @@ const WORKERS = Number(process.env.ZCODE_TEST_WORKERS) || Math.max(1, Math.min(M
 
 async function run(cmd: string[], output: "inherit" | "tee" | "hold"): Promise<{ code: number; out: string }> {
   const p = Bun.spawn(cmd, {
+    env: { ...process.env }, // as it is now (SHARED_RELEASE_ENV is set on the way)
     stdout: output === "inherit" ? "inherit" : "pipe",
     stderr: output === "inherit" ? "inherit" : "pipe",
     stdin: "ignore",
@@ -106,13 +112,37 @@ if (build.code !== 0) {
   process.exit(1);
 }
 
-if (extra.length) await testRun(extra);
-else {
-  await testRun(["test/unit", "test/simulator"], parallel);
+let releaseOut: string | undefined;
+try {
+  if (extra.length) await testRun(extra);
+  else {
+    // The release build the install tests share (test/e2e/release-support.ts),
+    // made once while the unit tests run. If it fails, it counts as a failed
+    // check and install-release builds again and says why.
+    releaseOut = mkdtempSync(join(tmpdir(), "zcode-acp-test-release-"));
+    const out = releaseOut;
+    const release = (async () => {
+      const started = performance.now();
+      const r = await buildSharedRelease(out);
+      const took = `${((performance.now() - started) / 1000).toFixed(1)} s`;
+      if (r.code === 0) {
+        passed++;
+        console.error(`release build for the install tests: ok (${took})`);
+        process.env[SHARED_RELEASE_ENV] = out;
+      } else {
+        failed++;
+        process.stderr.write(r.stderr);
+        console.error(`release build for the install tests: FAILED (${took})`);
+      }
+    })();
+    await testRun(["test/unit", "test/simulator"], parallel);
+    await Promise.all([checks, release]);
+    await testRun(["test/e2e"], [...parallel, ...(WORKERS > 1 ? ["--timings", "test/e2e-timings.json"] : [])]);
+  }
   await checks;
-  await testRun(["test/e2e"], [...parallel, ...(WORKERS > 1 ? ["--timings", "test/e2e-timings.json"] : [])]);
+} finally {
+  if (releaseOut) rmSync(releaseOut, { recursive: true, force: true });
 }
-await checks;
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

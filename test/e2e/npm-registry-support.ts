@@ -35,6 +35,21 @@ export function serveRegistry(packages: PackedPackage[]) {
   const byName = new Map<string, PackedPackage[]>();
   for (const p of packages) byName.set(p.name, [...(byName.get(p.name) ?? []), p]);
   const tarballs = new Map<string, PackedPackage>();
+  // A platform tarball is ~50 MB: hashed once, not on every packument request
+  // (each npm install asks for every platform package's packument).
+  const digests = new Map<string, { shasum: string; integrity: string }>();
+  const digestOf = (tarball: string) => {
+    let d = digests.get(tarball);
+    if (!d) {
+      const bytes = readFileSync(tarball);
+      d = {
+        shasum: createHash("sha1").update(bytes).digest("hex"),
+        integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
+      };
+      digests.set(tarball, d);
+    }
+    return d;
+  };
   let base = "";
 
   const server = Bun.serve({
@@ -52,7 +67,6 @@ export function serveRegistry(packages: PackedPackage[]) {
         "dist-tags": { latest: versions.at(-1)!.version },
         versions: Object.fromEntries(
           versions.map((p) => {
-            const bytes = readFileSync(p.tarball);
             const file = `/-/${p.name}-${p.version}.tgz`;
             tarballs.set(file, p);
             return [
@@ -60,11 +74,7 @@ export function serveRegistry(packages: PackedPackage[]) {
               {
                 ...p.manifest,
                 _id: `${p.name}@${p.version}`,
-                dist: {
-                  tarball: `${base}${encodeURI(file)}`,
-                  shasum: createHash("sha1").update(bytes).digest("hex"),
-                  integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
-                },
+                dist: { tarball: `${base}${encodeURI(file)}`, ...digestOf(p.tarball) },
               },
             ];
           }),

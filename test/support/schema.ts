@@ -2,7 +2,17 @@
 // SDK's own JSON schema. The SDK does not validate what an agent sends, and an
 // editor silently drops an invalid session/update, so this is the only place
 // such a bug shows.
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
+//
+// Compiling the schema with ajv costs ~1 s of CPU, and every e2e file (a
+// process of its own) needs it: ~1 min of the suite. So the validators ajv
+// generates are written once as a module (ajv's standalone code) under
+// node_modules/.cache/, named by a hash of the schema and of ajv's version,
+// and every later process loads that (~30 ms). Same validators, same errors.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import type { ValidateFunction } from "ajv";
 import stable from "@agentclientprotocol/sdk/schema/v1/schema.json" with { type: "json" };
 import unstable from "@agentclientprotocol/sdk/schema/v1/schema.unstable.json" with { type: "json" };
 import stableV2 from "@agentclientprotocol/sdk/schema/v2/schema.json" with { type: "json" };
@@ -19,11 +29,14 @@ interface Compiled {
   error: ValidateFunction;
 }
 
-function compile(schema: { $defs: Defs }): Compiled {
-  // strict:false: the SDK schema carries x-* annotations ajv does not know.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  ajv.addSchema(schema as object, "acp");
-  const byKey = new Map<string, ValidateFunction>();
+const require = createRequire(import.meta.url);
+const CACHE_DIR = resolve(import.meta.dir, "../../node_modules/.cache/zcode-acp-test");
+/** Bump when the generated module's shape changes. */
+const CACHE_FORMAT = 1;
+
+/** The definitions the agent sends, by `<kind> <method>`: the plan of what to compile. */
+function agentSentDefs(schema: { $defs: Defs }): Map<string, string> {
+  const byKey = new Map<string, string>();
   for (const [name, def] of Object.entries(schema.$defs)) {
     const method = def["x-method"];
     if (!method) continue;
@@ -40,9 +53,50 @@ function compile(schema: { $defs: Defs }): Compiled {
     const side = def["x-side"];
     const sentByAgent = kind === "response" ? side === "agent" : side === "client" || side === "protocol";
     if (!sentByAgent) continue;
-    byKey.set(`${kind} ${method}`, ajv.getSchema(`acp#/$defs/${name}`)!);
+    byKey.set(`${kind} ${method}`, name);
   }
-  return { byKey, error: ajv.getSchema("acp#/$defs/Error")! };
+  return byKey;
+}
+
+/** ajv's standalone module for `names` (exported as v0, v1, …) and Error (exported as error), written once. */
+function standaloneModule(schema: { $defs: Defs }, names: string[]): Record<string, ValidateFunction> {
+  const ajvVersion = (require("ajv/package.json") as { version: string }).version;
+  const hash = createHash("sha256")
+    .update(JSON.stringify([CACHE_FORMAT, ajvVersion, names, schema]))
+    .digest("hex")
+    .slice(0, 16);
+  const file = join(CACHE_DIR, `acp-schema-${hash}.cjs`);
+  if (!existsSync(file)) {
+    const Ajv2020 = require("ajv/dist/2020.js").default as typeof import("ajv/dist/2020.js").default;
+    const standaloneCode = require("ajv/dist/standalone").default as typeof import("ajv/dist/standalone").default;
+    // strict:false: the SDK schema carries x-* annotations ajv does not know.
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { source: true } });
+    ajv.addSchema(schema as object, "acp");
+    const refs: Record<string, string> = { error: "acp#/$defs/Error" };
+    names.forEach((name, i) => {
+      refs[`v${i}`] = `acp#/$defs/${name}`;
+    });
+    try {
+      mkdirSync(CACHE_DIR, { recursive: true });
+      // Parallel test processes may write it at once: each writes its own file and renames it into place.
+      const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      writeFileSync(tmp, standaloneCode(ajv, refs));
+      renameSync(tmp, file);
+    } catch {
+      // No writable cache (a read-only node_modules): this process uses what it compiled.
+      return Object.fromEntries(Object.entries(refs).map(([k, ref]) => [k, ajv.getSchema(ref)!]));
+    }
+  }
+  return require(file) as Record<string, ValidateFunction>;
+}
+
+function compile(schema: { $defs: Defs }): Compiled {
+  const plan = agentSentDefs(schema);
+  const names = [...new Set(plan.values())];
+  const mod = standaloneModule(schema, names);
+  const byKey = new Map<string, ValidateFunction>();
+  for (const [key, name] of plan) byKey.set(key, mod[`v${names.indexOf(name)}`]!);
+  return { byKey, error: mod.error! };
 }
 
 interface VersionSchemas {
