@@ -602,3 +602,63 @@ describe("auto picks the protocol the CLI speaks", () => {
       expect(legacy.length).toBe(new Set(legacy).size);
     }));
 });
+
+describe("session/load on a CLI with both protocols: no session/resume transcript unless it must", () => {
+  const methodsOf = (h: Harness, id: string) =>
+    simRequests(h)
+      .filter((f) => f.params?.sessionId === id)
+      .map((f) => f.method);
+
+  test(
+    "without MCP servers: made live by a one-row v4 read, then session/read; the same replay; with MCP servers or another cwd: session/resume",
+    async () => {
+      const stateDir = mkdtempSync(join(tmpdir(), "zcode-v4-only-quiet-"));
+      const mcp: acp.McpServer[] = [{ type: "http", name: "docs", url: "http://127.0.0.1:9/docs", headers: [] }];
+      try {
+        const ids = await withBridge({ stateDir }, async (a) => {
+          const made: string[] = [];
+          for (let i = 0; i < 3; i++) {
+            const { sessionId } = await a.newSession();
+            await a.prompt(sessionId, `#scenario:edit turn ${i}`);
+            made.push(sessionId);
+          }
+          await a.waitFor(() => made.every((id) => simTurnsEnded(a, id) === 1), "ZCode to save the sessions", SCENARIO_MS);
+          return made;
+        });
+        const replays: unknown[] = [];
+        await withBridge({ stateDir, record: true }, async (b) => {
+          const before = b.received.updates.length;
+          await b.agent.request(m.session.load, { sessionId: ids[0]!, cwd: stateDir, mcpServers: [] });
+          replays.push(normalize(fold(updatesSince(b, ids[0]!, before)), b, { [ids[0]!]: "<session>" }));
+          const quiet = methodsOf(b, ids[0]!);
+          expect(quiet).not.toContain("session/resume");
+          expect(quiet.slice(0, 2)).toEqual(["v4/conversation/rowsRange", "session/read"]);
+          expect(simRequests(b).find((f) => f.method === "v4/conversation/rowsRange")!.params).toEqual({ sessionId: ids[0]!, limit: 1 });
+          expect((await b.prompt(ids[0]!, "after the load")).stopReason).toBe("end_turn");
+          expect(b.text(ids[0]!)).toContain("Echo: after the load");
+
+          const withMcp = b.received.updates.length;
+          await b.agent.request(m.session.load, { sessionId: ids[1]!, cwd: stateDir, mcpServers: mcp });
+          replays.push(normalize(fold(updatesSince(b, ids[1]!, withMcp)), b, { [ids[1]!]: "<session>" }));
+          expect(simRequests(b).find((f) => f.method === "session/resume" && f.params.sessionId === ids[1])?.params.mcpServers).toEqual(
+            mcp,
+          );
+
+          // Another cwd than the one ZCode stored: session/resume moves it there.
+          const elsewhere = mkdtempSync(join(tmpdir(), "zcode-v4-only-elsewhere-"));
+          try {
+            await b.agent.request(m.session.resume, { sessionId: ids[2]!, cwd: elsewhere });
+            expect(methodsOf(b, ids[2]!)).toContain("session/resume");
+          } finally {
+            rmSync(elsewhere, { recursive: true, force: true });
+          }
+        });
+        // What the editor sees is the same either way (only the turn's text differs: "turn 0", "turn 1").
+        expect(JSON.stringify(replays[0]).replaceAll("turn 0", "turn N")).toBe(JSON.stringify(replays[1]).replaceAll("turn 1", "turn N"));
+      } finally {
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+    },
+    RESTART_MS,
+  );
+});
