@@ -7,6 +7,7 @@ import { how, stopChild, watchChild, type Child as WatchedChild } from "./child.
 import { detectVersion, knownVersion, stopVersionProbe } from "./cli-version.ts";
 import { LOCAL_ERR, ZCodeError, ZCodeExitedError, ZCodeUnsupportedError, type ExitInfo } from "./errors.ts";
 import { EventRouter, type EventListener } from "./event-router.ts";
+import type { RawEvent } from "./event-schemas.ts";
 import { decodeFrame, encodeNotification, encodeRequest, excerpt, type Frame } from "./frames.ts";
 import { launchEnv } from "./launch-env.ts";
 import { LogLimiter } from "./log-limit.ts";
@@ -86,6 +87,8 @@ export class ZCodeConnection {
   private readonly pending = new PendingRequests(this.warnBadFrame, (generation, timeoutMs) => this.onTimeout(generation, timeoutMs));
   private readonly events = new EventRouter(this.warnBadFrame);
   private readonly childRequests = new ChildRequests();
+  /** Notifications other than session/event (v4 conversation frames), by method: one listener each. */
+  private readonly notificationListeners = new Map<string, (params: unknown) => void>();
 
   constructor(config: BridgeConfig, opts: ConnectionOptions = {}) {
     this.config = config;
@@ -250,6 +253,31 @@ export class ZCodeConnection {
     return this.events.on(sessionId, cb);
   }
 
+  /**
+   * An event the bridge made itself (a v4-only child's conversation frames
+   * turned into legacy envelopes, v4/feed.ts): routed as ZCode's own are.
+   */
+  deliverEvent(e: RawEvent): void {
+    this.events.deliver(e);
+  }
+
+  /** Listens to a notification method other than session/event (one listener per method); returns the stop. */
+  onNotification(method: string, cb: (params: unknown) => void): () => void {
+    this.notificationListeners.set(method, cb);
+    return () => {
+      if (this.notificationListeners.get(method) === cb) this.notificationListeners.delete(method);
+    };
+  }
+
+  /**
+   * Asks the handler registered for a child-request method, as if the child
+   * had sent it: a v4-only child has no reverse requests, its pending
+   * interactions are put to the same handlers (v4/feed.ts).
+   */
+  ask(method: string, params: unknown): Promise<unknown> {
+    return this.childRequests.ask(method, params);
+  }
+
   /** Handles requests from the child with this method (one handler per method). */
   onRequest(method: string, handler: RequestHandler): void {
     this.childRequests.set(method, handler);
@@ -347,6 +375,7 @@ export class ZCodeConnection {
         return;
       case "notification":
         if (frame.method === "session/event") this.events.route(frame.params, line);
+        else if (this.notificationListeners.has(frame.method)) this.notificationListeners.get(frame.method)?.(frame.params);
         else log.debug(`ignored notification ${frame.method} from ZCode`);
         return;
     }

@@ -22,6 +22,8 @@ export const cli = {
   flags: {
     "zcode-bin": "ZCode CLI binary or its .cjs/.mjs/.js entry (env ZCODE_BIN; default: PATH, then the ZCode app bundle)",
     "zcode-node": "Node.js >= 22 used to run a .cjs/.mjs/.js ZCode entry (env ZCODE_NODE)",
+    "zcode-protocol":
+      "Which ZCode protocol carries the sessions: auto, legacy or v4 (env ZCODE_ACP_ZCODE_PROTOCOL; default auto: the legacy session methods where the CLI has them, v4 alone once it answers them 'method not found')",
     "log-level": `Log verbosity: ${LOG_LEVEL_NAMES.join("|")} (env ZCODE_ACP_LOG_LEVEL; default warn). Logs go to stderr.`,
     "log-file": "Also append log lines to this file, created with mode 0600 (env ZCODE_ACP_LOG_FILE)",
     lang: "Language of what the bridge says: zh or en (env ZCODE_ACP_LANG; default: the ZCode app's language, then the locale)",
@@ -70,6 +72,8 @@ export const cli = {
     notAModeName: (from: string, raw: string, modes: readonly string[]) =>
       `${from}: '${raw}' is not a mode ZCode knows (one of ${modes.join(", ")})`,
     notAModel: (from: string, raw: string) => `${from}: '${raw}' is not a model name or id`,
+    notAProtocol: (from: string, raw: string, choices: readonly string[]) =>
+      `${from}: '${raw}' is not a ZCode protocol (one of ${choices.join(", ")})`,
     notAByteCount: (from: string, raw: string) => `${from}: '${raw}' is not a byte count (a whole number >= 1024)`,
     notAutoCompact: (from: string, raw: string) =>
       `${from}: '${raw}' is not a token count (like 150000 or 150k) or a percentage of the context window (like 80%)`,

@@ -53,6 +53,8 @@ export const RowSchema = loose({
       canEdit: maybe(v.boolean()),
       canRetry: maybe(v.boolean()),
       canRewindFiles: maybe(v.boolean()),
+      /** An assistant answer forkAssistant may fork at (rows.ts). */
+      canFork: maybe(v.boolean()),
     }),
   ),
   /** toolCall rows (a subagent's session is shown from them): status inputStreaming|pendingApproval|running|success|error|cancelled. */
