@@ -66,6 +66,25 @@ export const RowSchema = loose({
   output: maybe(loose({ text: maybe(str) })),
   /** Present when status is error (rows.ts). */
   error: maybe(loose({ code: maybe(str), message: maybe(str) })),
+  // What the conversation feed projects into legacy events (frame-schemas.ts, row-events.ts):
+  createdAt: maybe(num),
+  /** turnHeader / userInput / timelineMarker: the command that caused the row (a turn's queryId). */
+  sourceCommandId: maybe(str),
+  /** userInput: a steer (v4 guide) that reached the running turn. */
+  guided: maybe(v.boolean()),
+  /** assistantText / reasoning / toolCall: one model response shares it. */
+  assistantResponseId: maybe(str),
+  /** toolCall: the input as streamed text (`row.delta` path inputText); display: toolDisplay.ts toolCallDisplaySchema. */
+  inputText: maybe(str),
+  display: maybe(v.unknown()),
+  approvalInteractionId: maybe(str),
+  /** subagent rows. */
+  parentToolCallId: maybe(str),
+  subagentType: maybe(str),
+  summaryText: maybe(str),
+  childSessionId: maybe(str),
+  /** timelineMarker rows: `{type:"compact", origin, status, tokensBefore?, tokensAfter?}` and others. */
+  marker: maybe(loose({ type: str })),
 });
 export type Row = v.InferOutput<typeof RowSchema>;
 
