@@ -87,8 +87,8 @@ export class ZCodeConnection {
   private readonly pending = new PendingRequests(this.warnBadFrame, (generation, timeoutMs) => this.onTimeout(generation, timeoutMs));
   private readonly events = new EventRouter(this.warnBadFrame);
   private readonly childRequests = new ChildRequests();
-  /** Notifications other than session/event (v4 conversation frames), by method: one listener each. */
-  private readonly notificationListeners = new Map<string, (params: unknown) => void>();
+  /** Notifications other than session/event (v4 conversation frames), by method. */
+  private readonly notificationListeners = new Map<string, Set<(params: unknown) => void>>();
 
   constructor(config: BridgeConfig, opts: ConnectionOptions = {}) {
     this.config = config;
@@ -261,11 +261,13 @@ export class ZCodeConnection {
     this.events.deliver(e);
   }
 
-  /** Listens to a notification method other than session/event (one listener per method); returns the stop. */
+  /** Listens to a notification method other than session/event; returns the stop. */
   onNotification(method: string, cb: (params: unknown) => void): () => void {
-    this.notificationListeners.set(method, cb);
+    let set = this.notificationListeners.get(method);
+    if (!set) this.notificationListeners.set(method, (set = new Set()));
+    set.add(cb);
     return () => {
-      if (this.notificationListeners.get(method) === cb) this.notificationListeners.delete(method);
+      set.delete(cb);
     };
   }
 
@@ -359,6 +361,17 @@ export class ZCodeConnection {
     }
   }
 
+  /** A notification to each of its listeners; one that throws does not stop the others. */
+  private tellListeners(method: string, params: unknown): void {
+    for (const cb of [...(this.notificationListeners.get(method) ?? [])]) {
+      try {
+        cb(params);
+      } catch (e) {
+        log.error(`a ${method} listener failed: ${(e as Error).stack ?? e}`);
+      }
+    }
+  }
+
   private dispatch(child: Child, frame: Frame, line: string): void {
     switch (frame.kind) {
       case "response":
@@ -375,7 +388,7 @@ export class ZCodeConnection {
         return;
       case "notification":
         if (frame.method === "session/event") this.events.route(frame.params, line);
-        else if (this.notificationListeners.has(frame.method)) this.notificationListeners.get(frame.method)?.(frame.params);
+        else if (this.notificationListeners.get(frame.method)?.size) this.tellListeners(frame.method, frame.params);
         else log.debug(`ignored notification ${frame.method} from ZCode`);
         return;
     }

@@ -38,9 +38,11 @@ export const errors = {
     compactInstructions: "This ZCode CLI serves only its v4 protocol, whose compact takes no instructions: run /compact alone",
     forkAtCheckpoint: "This ZCode CLI serves only its v4 protocol, which forks at an answer of the assistant, not at a checkpoint",
     forkNothing: "There is no answer of the assistant to fork at yet",
-    rewindConversation: "This ZCode CLI serves only its v4 protocol, which rewinds a conversation by editing a prompt: use /rewind <new prompt>",
+    rewindConversation:
+      "This ZCode CLI serves only its v4 protocol, which rewinds a conversation by editing a prompt: use /rewind <new prompt>",
     modelUnknown: "This ZCode CLI serves only its v4 protocol, and the session's current model is not known yet: choose a model first",
-    attachmentTooBig: (name: string, max: number) => `${name} is larger than the ${Math.floor(max / 1024 / 1024)} MiB ZCode's v4 protocol takes for an attachment`,
+    attachmentTooBig: (name: string, max: number) =>
+      `${name} is larger than the ${Math.floor(max / 1024 / 1024)} MiB ZCode's v4 protocol takes for an attachment`,
   },
   /** An editor asked to prompt, load, resume, fork, set or delete a subagent's session (ACP: no mutations of a child). */
   subagentReadOnly: (parentId: string | undefined) =>

@@ -142,7 +142,10 @@ export class V4Feed {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new ZCodeError(`ZCode sent no snapshot of ${sessionId}`, { code: LOCAL_ERR.timeout, method: "v4/conversation/subscribe" })),
+        () =>
+          reject(
+            new ZCodeError(`ZCode sent no snapshot of ${sessionId}`, { code: LOCAL_ERR.timeout, method: "v4/conversation/subscribe" }),
+          ),
         SUBSCRIBE_TIMEOUT_MS,
       );
     });

@@ -19,7 +19,7 @@ import { uploadAll } from "./only-attachments.ts";
 export interface V4Config {
   provider: string;
   model: string;
-  thought: string;
+  thought?: string;
 }
 
 /** command.ts commandResultSchema: createSession / forkAssistant answer the session they made. */
@@ -69,7 +69,11 @@ export class V4OnlyCommands {
     };
     const ack = await this.v4.plain(null, "createSession", payload);
     const r = v.safeParse(SessionResultSchema, ack.result);
-    if (!r.success) throw new ZCodeError("ZCode created a session without saying its id", { code: LOCAL_ERR.internal, method: "v4/command createSession" });
+    if (!r.success)
+      throw new ZCodeError("ZCode created a session without saying its id", {
+        code: LOCAL_ERR.internal,
+        method: "v4/command createSession",
+      });
     return r.output.sessionId;
   }
 
@@ -133,7 +137,11 @@ export class V4OnlyCommands {
     const sent = await this.v4.targeted(p.sessionId, forkTarget);
     if (!sent) throw cannot((e) => e.v4Cannot.forkNothing, "v4/command forkAssistant");
     const r = v.safeParse(SessionResultSchema, sent.ack.result);
-    if (!r.success) throw new ZCodeError("ZCode forked without saying the new session's id", { code: LOCAL_ERR.internal, method: "v4/command forkAssistant" });
+    if (!r.success)
+      throw new ZCodeError("ZCode forked without saying the new session's id", {
+        code: LOCAL_ERR.internal,
+        method: "v4/command forkAssistant",
+      });
     return { forkedSessionId: r.output.sessionId };
   }
 
