@@ -111,6 +111,7 @@ export const cli = {
       node: "Node for the JS entry",
       desktopApp: "ZCode desktop app",
       zcodeVersion: "ZCode version",
+      protocol: "ZCode protocol",
       signIn: "ZCode sign-in",
     },
 
@@ -161,6 +162,22 @@ export const cli = {
     versionFix: "Update ZCode (the desktop app updates its bundled CLI; or reinstall the CLI).",
     versionFailed: (command: string, reason: string) => `\`${command}\` failed: ${reason}`,
     versionFailedFix: "Check that this ZCode CLI runs from a terminal; reinstall it if it does not.",
+
+    // Which protocol the sessions use (--zcode-protocol), and why.
+    protocolReasons: {
+      forcedLegacy: "legacy: --zcode-protocol legacy (ZCODE_ACP_ZCODE_PROTOCOL) asks for it",
+      forcedLegacyGone:
+        "--zcode-protocol legacy asks for the legacy protocol, but this CLI answers its methods 'method not found': no session would open",
+      forcedV4: "v4: --zcode-protocol v4 (ZCODE_ACP_ZCODE_PROTOCOL) asks for it, and the CLI serves it",
+      forcedV4Missing: "--zcode-protocol v4 asks for the v4 protocol, but this CLI does not serve it: no session would open",
+      autoLegacyAndV4: "legacy: the CLI serves the legacy session methods (v4 too: /steer and /rewind use it)",
+      autoLegacyOnly: "legacy: the CLI serves the legacy session methods and no v4",
+      autoV4Only: "v4: the CLI answers the legacy methods 'method not found' and serves v4",
+      autoUnknown: "legacy, for now: the CLI did not say whether it still serves the legacy methods",
+      neither: "the CLI serves neither the legacy session methods nor v4: no session would open",
+    },
+    protocolFailed: (message: string) => `could not ask the CLI: ${message}`,
+    protocolFix: "Use --zcode-protocol auto (the default), or a ZCode CLI that serves the protocol asked for.",
 
     // The desktop app's provider tables (desktop 3.12+).
     appVersion: (version: string) => `version ${version}`,

@@ -100,6 +100,7 @@ export const cli: typeof en = {
       node: "运行脚本入口的 Node",
       desktopApp: "ZCode 桌面应用",
       zcodeVersion: "ZCode 版本",
+      protocol: "ZCode 协议",
       signIn: "ZCode 登录",
     },
 
@@ -147,6 +148,20 @@ export const cli: typeof en = {
     versionFix: "更新 ZCode（桌面应用会一并更新自带的 CLI；也可以重新安装 CLI）。",
     versionFailed: (command, reason) => `运行 \`${command}\` 失败：${reason}`,
     versionFailedFix: "确认这个 ZCode CLI 能在终端里正常运行；不能的话请重新安装。",
+
+    protocolReasons: {
+      forcedLegacy: "旧协议：由 --zcode-protocol legacy（ZCODE_ACP_ZCODE_PROTOCOL）指定",
+      forcedLegacyGone: "--zcode-protocol legacy 要求旧协议，但此 CLI 对旧协议的方法回答“方法不存在”：无法打开会话",
+      forcedV4: "v4：由 --zcode-protocol v4（ZCODE_ACP_ZCODE_PROTOCOL）指定，且此 CLI 提供 v4",
+      forcedV4Missing: "--zcode-protocol v4 要求 v4 协议，但此 CLI 不提供：无法打开会话",
+      autoLegacyAndV4: "旧协议：此 CLI 提供旧版会话方法（也提供 v4：/steer 和 /rewind 使用它）",
+      autoLegacyOnly: "旧协议：此 CLI 提供旧版会话方法，不提供 v4",
+      autoV4Only: "v4：此 CLI 对旧版方法回答“方法不存在”，并提供 v4",
+      autoUnknown: "暂用旧协议：此 CLI 没有说明是否仍提供旧版方法",
+      neither: "此 CLI 既不提供旧版会话方法，也不提供 v4：无法打开会话",
+    },
+    protocolFailed: (message) => `无法询问此 CLI：${message}`,
+    protocolFix: "请使用 `--zcode-protocol auto`（默认值），或换用提供所要求协议的 ZCode CLI。",
 
     appVersion: (version) => `版本 ${version}`,
     appVersionUnknown: "未找到版本号（不是应用包，或目录结构无法识别）",

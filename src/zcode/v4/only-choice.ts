@@ -1,7 +1,9 @@
 import type { ZCodeProtocolSetting } from "../../config.ts";
 import { log } from "../../log.ts";
 import type { CliCapabilities } from "../capabilities.ts";
+import type { ZCodeConnection } from "../connection.ts";
 import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "../errors.ts";
+import { type ProbeAnswer, V4_TIMEOUTS, V4Channel } from "./channel.ts";
 
 // Which of ZCode's protocols carries a session operation, per child
 // (--zcode-protocol / ZCODE_ACP_ZCODE_PROTOCOL):
@@ -87,4 +89,46 @@ export class ProtocolChoice {
     }
     return true;
   }
+}
+
+/** What a child answered: the v4 probe, and a legacy method that holds no session (`runtime/capabilities`). */
+export interface ProtocolProbe {
+  v4: ProbeAnswer;
+  legacy: ProbeAnswer;
+}
+
+/**
+ * Asks a child both questions at once (doctor): the v4 probe, and
+ * `runtime/capabilities`, a legacy method with no session behind it that
+ * lives in the legacy method table ZCode deletes whole (index.ts
+ * `zcodeProtocolMethods.runtimeCapabilities`), so -32601 means no legacy.
+ */
+export async function probeProtocols(conn: ZCodeConnection): Promise<ProtocolProbe> {
+  const legacy = conn.request("runtime/capabilities", {}, { timeoutMs: V4_TIMEOUTS.probe }).then(
+    (): ProbeAnswer => "yes",
+    (err): ProbeAnswer => (err instanceof ZCodeError && err.code === ZCODE_ERR.methodNotFound ? "no" : "unknown"),
+  );
+  const [v4, old] = await Promise.all([new V4Channel(conn).probe(), legacy]);
+  return { v4, legacy: old };
+}
+
+/** Why a child gets the protocol it gets (doctor's words are keyed by it). */
+export type ProtocolReason =
+  | "forcedLegacy"
+  | "forcedLegacyGone"
+  | "forcedV4"
+  | "forcedV4Missing"
+  | "autoLegacyAndV4"
+  | "autoLegacyOnly"
+  | "autoV4Only"
+  | "autoUnknown"
+  | "neither";
+
+/** The protocol a child with these answers gets under `setting` (undefined: none works), and why. */
+export function decideProtocol(setting: ZCodeProtocolSetting, probe: ProtocolProbe): { protocol?: Protocol; reason: ProtocolReason } {
+  if (setting === "legacy") return probe.legacy === "no" ? { reason: "forcedLegacyGone" } : { protocol: "legacy", reason: "forcedLegacy" };
+  if (setting === "v4") return probe.v4 === "yes" ? { protocol: "v4", reason: "forcedV4" } : { reason: "forcedV4Missing" };
+  if (probe.legacy === "yes") return { protocol: "legacy", reason: probe.v4 === "yes" ? "autoLegacyAndV4" : "autoLegacyOnly" };
+  if (probe.legacy === "no") return probe.v4 === "yes" ? { protocol: "v4", reason: "autoV4Only" } : { reason: "neither" };
+  return { protocol: "legacy", reason: "autoUnknown" };
 }
