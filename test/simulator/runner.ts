@@ -392,6 +392,8 @@ export async function runTurn(turn: Turn): Promise<void> {
   await new Promise<void>((res) => setImmediate(res));
   if (sim.cfg.busyTailMs > 0) await Bun.sleep(sim.cfg.busyTailMs);
   if (r.turn === turn) r.turn = undefined;
+  // v4-only: the projection's control leaves `running` with the turn (v4-topic.ts).
+  sim.v4Hook?.(s);
   r.revision++;
   sim.store.touch(s);
   const [done, failed, stopped] = turn.o.endReasons;
