@@ -7,7 +7,7 @@ import { decideProtocol, probeProtocols } from "../zcode/v4/only-choice.ts";
 
 // doctor's protocol line: which of ZCode's protocols the sessions would use
 // with this CLI and --zcode-protocol, and why. It starts the CLI's
-// app-server, asks it the v4 probe and a legacy method that holds no session
+// app-server, asks it the v4 probe and a legacy read that changes nothing
 // (v4/only-choice.ts probeProtocols), and stops it again.
 
 export interface ProtocolCheck {

@@ -25,7 +25,6 @@ const PASSED_THROUGH = [
   "ZCODE_ACP_APP_HISTORY",
   "ZCODE_ACP_QUOTA_PUSH",
   "ZCODE_ACP_PREWARM",
-  "ZCODE_ACP_ZCODE_PROTOCOL",
   "ZCODE_ACP_MAX_LINE_BYTES",
   "ZCODE_ACP_MAX_MESSAGE_BYTES",
   "ZCODE_ACP_QUOTA_URL",
@@ -61,6 +60,7 @@ export function editorEnv(config: BridgeConfig, language: string | undefined, cw
   const abs = (p: string) => path.resolve(cwd, p);
   if (config.zcodeBin) out.ZCODE_BIN = abs(config.zcodeBin);
   if (config.zcodeNode) out.ZCODE_NODE = abs(config.zcodeNode);
+  if (config.zcodeProtocol !== "auto") out.ZCODE_ACP_ZCODE_PROTOCOL = config.zcodeProtocol;
   if (language) out.ZCODE_ACP_LANG = language;
   const level = config.env.ZCODE_ACP_LOG_LEVEL;
   if (config.logLevel !== "warn" || level) out.ZCODE_ACP_LOG_LEVEL = config.logLevel;

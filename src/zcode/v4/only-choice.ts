@@ -21,7 +21,7 @@ import { type ProbeAnswer, V4_TIMEOUTS, V4Channel } from "./channel.ts";
 // ("旧协议删除边界", index.ts lines 22-33). A v4-only CLI therefore answers
 // any of them -32601; the first session request finds out at the cost of
 // one round trip, and a CLI that has legacy sees no extra request. doctor
-// asks `runtime/capabilities` on purpose (doctor.ts protocolCheck).
+// asks on purpose (probeProtocols, cli/doctor-protocol.ts).
 
 const logger = log.withTag("v4");
 
@@ -91,7 +91,7 @@ export class ProtocolChoice {
   }
 }
 
-/** What a child answered: the v4 probe, and a legacy method that holds no session (`runtime/capabilities`). */
+/** What a child answered: the v4 probe, and a legacy read that changes nothing (`session/list {limit:1}`). */
 export interface ProtocolProbe {
   v4: ProbeAnswer;
   legacy: ProbeAnswer;
@@ -99,12 +99,12 @@ export interface ProtocolProbe {
 
 /**
  * Asks a child both questions at once (doctor): the v4 probe, and
- * `runtime/capabilities`, a legacy method with no session behind it that
- * lives in the legacy method table ZCode deletes whole (index.ts
- * `zcodeProtocolMethods.runtimeCapabilities`), so -32601 means no legacy.
+ * `session/list {limit:1}`, a legacy read every supported CLI serves
+ * (0.14.8 on) that lives in the legacy method table ZCode deletes whole
+ * (index.ts `zcodeProtocolMethods.sessionList`), so -32601 means no legacy.
  */
 export async function probeProtocols(conn: ZCodeConnection): Promise<ProtocolProbe> {
-  const legacy = conn.request("runtime/capabilities", {}, { timeoutMs: V4_TIMEOUTS.probe }).then(
+  const legacy = conn.request("session/list", { limit: 1 }, { timeoutMs: V4_TIMEOUTS.probe }).then(
     (): ProbeAnswer => "yes",
     (err): ProbeAnswer => (err instanceof ZCodeError && err.code === ZCODE_ERR.methodNotFound ? "no" : "unknown"),
   );
