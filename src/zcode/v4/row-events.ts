@@ -100,14 +100,19 @@ export class ConversationProjector {
     const rows = s.rows.window;
     // The live turn: the last one running, or the one we told started (it may have ended while we were away).
     const live = this.liveHeader(rows);
+    // A turn that ended while we were away ends after the rest of its rows is told.
+    const ends: Row[] = [];
     for (const row of rows) {
       if (row.kind === "turnHeader") {
-        if (row === live || this.turns.has(turnOf(row) ?? "")) this.onHeader(row, true);
+        if (row !== live && !this.turns.has(turnOf(row) ?? "")) continue;
+        this.onHeader(row, true, false);
+        ends.push(row);
         continue;
       }
       if (live && row.rowId > live.rowId) this.memory.project(row, this.emitFor(row), this.ctx);
       else this.memory.baseline(row);
     }
+    for (const row of ends) this.onHeader(row, true);
     for (const row of rows) this.highWater = Math.max(this.highWater, row.rowId);
     // A resync: what changed while we were away is told like a patch; the first snapshot tells nothing of the past.
     if (this.seenSnapshot) {
@@ -160,7 +165,7 @@ export class ConversationProjector {
   }
 
   /** A turn's header: running → turn.started; completed* → turn.completed; failed → turn.failed (each once). */
-  private onHeader(row: Row, fromSnapshot: boolean): void {
+  private onHeader(row: Row, fromSnapshot: boolean, mayEnd = true): void {
     const turnId = turnOf(row);
     if (!turnId) return;
     let turn = this.turns.get(turnId);
@@ -175,7 +180,7 @@ export class ConversationProjector {
       while (this.turns.size > TURNS_KEPT) this.turns.delete(this.turns.keys().next().value as string);
       this.startTurn(row, turnId, turn);
     }
-    if (turn.ended || row.state === "running" || row.state === undefined) return;
+    if (!mayEnd || turn.ended || row.state === "running" || row.state === undefined) return;
     turn.ended = true;
     const started = turn;
     if (row.state === "failed") {
