@@ -16,6 +16,16 @@ import { type ConversationFrame, ConversationFrameSchema, WIRE_LIMITS, WireFrame
 /** A logical conversation frame, whole and validated, with what it was delivered for (initial|online|recovery). */
 export type AssembledFrame = ConversationFrame & { deliveryKind: string };
 
+/** What every topic's logical frame has (transport.ts createTopicFrameSchema): the seq range and the payload kind. */
+export interface TopicFrame {
+  fromSeq: number;
+  toSeq: number;
+  payload: { kind: string };
+}
+
+/** Reads one topic's logical frame: the frame, or why it is not one. */
+export type FrameReader<F extends TopicFrame> = (value: unknown) => F | string;
+
 export interface FrameAssemblerOptions {
   /** Bytes of one logical frame (ZCode: 16 MiB). */
   maxAssemblyBytes?: number;
@@ -56,7 +66,12 @@ const DELIVERY_KINDS = new Set(["initial", "online", "recovery"]);
 /** wire-binary.ts `topicWireBase64Schema`. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u;
 
-export class FrameAssembler {
+/**
+ * The reassembly for any topic on `v4/conversation/frame` (ZCode sends the
+ * sessions-index and workspace-config topics on the same notification):
+ * frames of topics `accepts` refuses are ignored.
+ */
+export class TopicAssembler<F extends TopicFrame> {
   private readonly routes = new Map<string, Route>();
   private staged = 0;
   private assemblies = 0;
@@ -66,7 +81,11 @@ export class FrameAssembler {
   private readonly maxStaged: number;
   private readonly timeoutMs: number;
 
-  constructor(opts: FrameAssemblerOptions = {}) {
+  constructor(
+    private readonly read: FrameReader<F>,
+    private readonly accepts: (topic: string) => boolean,
+    opts: FrameAssemblerOptions = {},
+  ) {
     // Never above ZCode's own limits (wire-assembler.ts `hardBound`).
     this.maxAssemblyBytes = Math.min(opts.maxAssemblyBytes ?? Infinity, WIRE_LIMITS.logicalFrameAssemblyMaxBytes);
     this.maxFragments = Math.min(opts.maxFragments ?? Infinity, WIRE_LIMITS.logicalFrameAssemblyMaxFragments);
@@ -76,12 +95,13 @@ export class FrameAssembler {
   }
 
   /** The params of one `v4/conversation/frame` notification → the frames it completes, or why to resync. */
-  push(params: unknown, now = Date.now()): AssembledFrame[] | { resync: string } {
+  push(params: unknown, now = Date.now()): (F & { deliveryKind: string })[] | { resync: string } {
     const expired = this.expire(now);
     if (expired) return { resync: expired };
     const parsed = v.safeParse(WireFrameSchema, params);
     if (!parsed.success) return { resync: `proto.frameEnvelopeInvalid (${summarizeIssues(parsed.issues)})` };
     const wire = parsed.output;
+    if (!this.accepts(wire.topic)) return [];
     const route = this.route(wire);
     if (!Number.isSafeInteger(wire.logicalFrameOrdinal) || wire.logicalFrameOrdinal < 1) {
       return this.fault(route, "proto.frameAssemblyMetadataMismatch");
@@ -133,7 +153,11 @@ export class FrameAssembler {
     return route;
   }
 
-  private complete(route: Route, wire: WireFrame & { kind: "complete" }, deliveryKind: string): AssembledFrame[] | { resync: string } {
+  private complete(
+    route: Route,
+    wire: WireFrame & { kind: "complete" },
+    deliveryKind: string,
+  ): (F & { deliveryKind: string })[] | { resync: string } {
     this.settle(route, wire);
     const bytes = new TextEncoder().encode(JSON.stringify(wire.frame ?? null)).byteLength;
     if (bytes > this.maxAssemblyBytes) return this.fault(route, "proto.frameAssemblyTooLarge");
@@ -145,7 +169,7 @@ export class FrameAssembler {
     wire: WireFrame & { kind: "fragment" },
     deliveryKind: string,
     now: number,
-  ): AssembledFrame[] | { resync: string } {
+  ): (F & { deliveryKind: string })[] | { resync: string } {
     const { fragmentIndex: index, fragmentCount: count, logicalBytes, checksum, dataBase64 } = wire;
     if (
       typeof index !== "number" ||
@@ -229,13 +253,17 @@ export class FrameAssembler {
   }
 
   /** A whole logical frame: it must name the same route, read as a conversation frame, and continue the seq. */
-  private logical(route: Route, wire: WireFrame, value: unknown, deliveryKind: string): AssembledFrame[] | { resync: string } {
+  private logical(
+    route: Route,
+    wire: WireFrame,
+    value: unknown,
+    deliveryKind: string,
+  ): (F & { deliveryKind: string })[] | { resync: string } {
     const rec = (typeof value === "object" && value !== null ? value : {}) as { topic?: unknown; subscriptionId?: unknown };
     if (rec.topic !== wire.topic || rec.subscriptionId !== wire.subscriptionId)
       return this.fault(route, "proto.frameAssemblyMetadataMismatch");
-    const parsed = v.safeParse(ConversationFrameSchema, value);
-    if (!parsed.success) return this.fault(route, `proto.frameInvalidPayload (${summarizeIssues(parsed.issues)})`);
-    const frame = parsed.output;
+    const frame = this.read(value);
+    if (typeof frame === "string") return this.fault(route, `proto.frameInvalidPayload (${frame})`);
     if (frame.payload.kind === "snapshot") {
       route.awaitingSnapshot = false;
       route.seq = frame.toSeq;
@@ -293,6 +321,18 @@ export class FrameAssembler {
     route.awaitingSnapshot = true;
     return { resync: reason };
   }
+}
+
+/** The conversation topic's frames (`conversation/<sessionId>`), as the feed applies them. */
+export class FrameAssembler extends TopicAssembler<ConversationFrame> {
+  constructor(opts: FrameAssemblerOptions = {}) {
+    super(readConversationFrame, (topic) => topic.startsWith("conversation/"), opts);
+  }
+}
+
+function readConversationFrame(value: unknown): ConversationFrame | string {
+  const parsed = v.safeParse(ConversationFrameSchema, value);
+  return parsed.success ? parsed.output : summarizeIssues(parsed.issues);
 }
 
 const CRC32_TABLE = Uint32Array.from({ length: 256 }, (_, byte) => {

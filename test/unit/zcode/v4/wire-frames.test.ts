@@ -110,6 +110,13 @@ describe("FrameAssembler", () => {
     expect(a.stats.assemblies).toBe(0);
   });
 
+  test("other topics on the same notification (sessions-index, transport.ts) are left alone", () => {
+    const a = new FrameAssembler();
+    const index = { ...complete(snap, 1), topic: "sessions-index/ws-1", frame: { ...snap, topic: "sessions-index/ws-1" } };
+    expect(a.push(index)).toEqual([]);
+    expect(frames(a.push(complete(snap, 1)))).toHaveLength(1);
+  });
+
   test("bad wire metadata and bad payloads ask for a resync, never throw", () => {
     const a = new FrameAssembler();
     expect("resync" in (a.push({ nonsense: true }) as object)).toBe(true);
