@@ -45,7 +45,8 @@ export function legacyRequestOf(i: PendingInteractionView): { method: string; pa
     const toolName = str(p.toolName) ?? "";
     if (PLAN_TOOLS.test(toolName)) return planRequest(base, str(p.toolCallId), toolName, p.detail, str(p.summary));
     const options = (Array.isArray(p.options) ? (p.options as Obj[]) : []).flatMap((o) => {
-      const kind = LEGACY_KIND[String(o.kind)] ?? str(o.kind);
+      // custom options (workflow Refine, full access) need what an ACP permission prompt cannot give: left out.
+      const kind = LEGACY_KIND[String(o.kind)];
       if (!kind || typeof o.optionId !== "string") return [];
       // The answer carries the v4 option back: the legacy answer is the option's own response, verbatim.
       const decision = kind.startsWith("allow") ? "allow" : "deny";

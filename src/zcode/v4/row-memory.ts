@@ -105,7 +105,15 @@ export class RowMemory {
       s.input = input;
     }
     const status = row.status ?? "inputStreaming";
+    const wasAsking = s.status === "pendingApproval" || row.approvalInteractionId !== undefined;
     s.status = status;
+    // A denied permission leaves the tool cancelled (interactions-permission.ts settlePermission): the legacy
+    // permission.resolved deny, which the tracker shows as a denial, not a failure.
+    if (status === "cancelled" && wasAsking && !s.started) {
+      s.input = undefined;
+      emit("permission.resolved", { toolCallId: id, decision: "deny" });
+      return;
+    }
     if ((status === "running" || TOOL_DONE.has(status)) && !s.started) {
       s.started = true;
       emit("tool.updated", { kind: "started", toolCallId: id, ...(name ? { toolName: name } : {}) });

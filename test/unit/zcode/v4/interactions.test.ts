@@ -29,6 +29,8 @@ const permission = view({
       { optionId: "allowOnce", label: "Allow once", kind: "allowOnce" },
       { optionId: "allowAlways", label: "Always allow", kind: "allowAlways" },
       { optionId: "deny", label: "Deny", kind: "deny" },
+      // interactions-permission.ts: CreateWorkflow's Refine, a v4-only option that needs free text.
+      { optionId: "workflowRefine", label: "Refine", kind: "custom", response: { decision: "deny", reason: "Denied" } },
     ],
     fullAccessOption: { optionId: "fullAccess", label: "Full access", kind: "custom" },
   },
@@ -85,18 +87,21 @@ describe("interactions", () => {
   });
 
   test("a plan approval is asked as the legacy plan_approval and its verdict passed on", () => {
+    // interactions-permission.ts createPendingInteractionFromPermissionEvent: ExitPlanMode is a userInput.
     const i = view({
       interactionId: "plan-1",
-      kind: "permission",
+      kind: "userInput",
       anchorRowId: 7,
       createdAt: 1,
       payload: {
-        kind: "permission",
+        kind: "userInput",
+        prompt: "Ready to code?",
+        freeText: true,
         toolCallId: "call-7",
         toolName: "ExitPlanMode",
-        summary: "Plan",
-        detail: { plan: "1. do it" },
-        options: [],
+        input: { plan: "1. do it" },
+        schema: { interaction: "plan_approval", toolName: "ExitPlanMode" },
+        questions: [{ question: "Review this implementation plan.", header: "Plan", options: [{ value: "approve", label: "Approve" }] }],
       },
     });
     const req = legacyRequestOf(i);

@@ -175,6 +175,24 @@ describe("ConversationProjector", () => {
     expect(tools[3]?.result).toEqual({ success: true, content: "a\nb\n" });
   });
 
+  test("a denied permission is the legacy permission.resolved deny, not a failure", () => {
+    const t = setup();
+    t.snap([]);
+    t.deltas({ op: "row.appended", row: header(1, "t1", "running") }, { op: "row.appended", row: toolCall(2, "t1", "inputStreaming") });
+    t.deltas({
+      op: "row.upserted",
+      row: toolCall(2, "t1", "pendingApproval", { input: { command: "rm -rf /" }, approvalInteractionId: "p-1" }),
+    });
+    // interactions-permission.ts onPermissionResolved: deny → settlePermission(…, "cancelled").
+    t.deltas({ op: "row.upserted", row: toolCall(2, "t1", "cancelled", { input: { command: "rm -rf /" }, approvalInteractionId: "p-1" }) });
+    const es = t.checked().slice(1);
+    expect(es.map((e) => [e.type, (e.payload as Obj).kind ?? (e.payload as Obj).decision])).toEqual([
+      ["tool.updated", "scheduled"],
+      ["tool.updated", "scheduled"],
+      ["permission.resolved", "deny"],
+    ]);
+  });
+
   test("a failed tool reports ZCode's error; a Bash tool's output streams as tails", () => {
     const t = setup();
     t.snap([]);
