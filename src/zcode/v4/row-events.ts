@@ -1,8 +1,8 @@
 import type { RawEvent } from "../event-schemas.ts";
 import { type Change, ConversationState, type ConversationStateView, DEFAULT_MAX_ROWS } from "./conversation-state.ts";
-import type { Snapshot, UsageState } from "./frame-schemas.ts";
+import type { QueueItem, Snapshot, UsageState } from "./frame-schemas.ts";
 import type { PendingInteractionView } from "./interactions.ts";
-import { RowMemory, type Emit } from "./row-memory.ts";
+import { type Emit, RowMemory, type RowContext } from "./row-memory.ts";
 import type { Row } from "./schemas.ts";
 import type { AssembledFrame } from "./wire-frames.ts";
 
@@ -47,6 +47,8 @@ interface Pending {
 
 /** Turns remembered (started / ended): a conversation has one live turn; older ones only need to stay ended. */
 const TURNS_KEPT = 64;
+/** Guides remembered (translate/events.ts keeps as many steers). */
+const STEERS_KEPT = 64;
 
 export class ConversationProjector {
   private readonly st: ConversationState;
@@ -55,6 +57,8 @@ export class ConversationProjector {
   private pending: Pending[] = [];
   private readonly turns = new Map<string, { ended: boolean; usageAtStart?: UsageState["cumulative"] }>();
   private readonly asked = new Set<string>();
+  /** Guides seen in the queue, by their command: what was told of each (bounded like the legacy steer memory). */
+  private readonly steers = new Map<string, { queueItemId: string; fellBack: boolean }>();
   private seenSnapshot = false;
   /** The highest rowId seen: an unknown row at or below it is history (an old row re-sent), never live. */
   private highWater = -1;
@@ -113,6 +117,7 @@ export class ConversationProjector {
       else this.memory.baseline(row);
     }
     for (const row of ends) this.onHeader(row, true);
+    for (const item of s.queue?.items ?? []) this.onQueueItem(item);
     for (const row of rows) this.highWater = Math.max(this.highWater, row.rowId);
     // A resync: what changed while we were away is told like a patch; the first snapshot tells nothing of the past.
     if (this.seenSnapshot) {
@@ -150,8 +155,9 @@ export class ConversationProjector {
     return (type, payload) => this.push({ type, turnId: row.turnId, payload });
   }
 
-  private readonly ctx = {
-    subagentTitle: (child: string) => this.st.view.subagents?.running.find((r) => r.childSessionId === child)?.title,
+  private readonly ctx: RowContext = {
+    subagentTitle: (child) => this.st.view.subagents?.running.find((r) => r.childSessionId === child)?.title,
+    steerIdOf: (commandId) => this.steers.get(commandId)?.queueItemId,
   };
 
   private liveHeader(rows: readonly Row[]): Row | undefined {
@@ -243,6 +249,8 @@ export class ConversationProjector {
       const before = (previous as { mode?: string } | undefined)?.mode;
       if (mode && before !== undefined && mode !== before)
         this.push({ type: "session.updated", turnId: undefined, payload: { mode, previousMode: before } });
+    } else if (key === "queue") {
+      for (const item of view.queue?.items ?? []) this.onQueueItem(item);
     } else if (key === "usage") {
       // The context meter: legacy's {usage:{inputTokens}, contextWindow} of a model request.
       const cw = view.usage?.contextWindow;
@@ -253,6 +261,30 @@ export class ConversationProjector {
           turnId: undefined,
           payload: { usage: { inputTokens: cw.usedTokens, outputTokens: 0 }, contextWindow: cw.maxTokens },
         });
+    }
+  }
+
+  /**
+   * A guide (steer) in the queue (input-intent.ts): admitted → the legacy turn.steerQueued; fallen back
+   * (steer.state fellBack) → the legacy TurnSteerDeliveryChanged payload, session.updated {fallbackReasonCode, pendingInputId}.
+   */
+  private onQueueItem(item: QueueItem): void {
+    if (item.delivery?.admitted !== "guide" || !item.sourceCommandId) return;
+    let told = this.steers.get(item.sourceCommandId);
+    if (!told) {
+      told = { queueItemId: item.queueItemId, fellBack: false };
+      this.steers.set(item.sourceCommandId, told);
+      while (this.steers.size > STEERS_KEPT) this.steers.delete(this.steers.keys().next().value as string);
+      this.push({
+        type: "turn.steerQueued",
+        turnId: undefined,
+        payload: { pendingInputId: item.queueItemId, input: item.text ?? "", delivery: "guide" },
+      });
+    }
+    const reason = item.steer?.state === "fellBack" ? (item.steer.reasonCode ?? item.delivery.fallbackReasonCode) : undefined;
+    if (reason && !told.fellBack) {
+      told.fellBack = true;
+      this.push({ type: "session.updated", turnId: undefined, payload: { fallbackReasonCode: reason, pendingInputId: item.queueItemId } });
     }
   }
 

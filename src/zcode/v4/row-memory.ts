@@ -28,6 +28,8 @@ const SUBAGENT_STOPPED: Record<string, string> = { success: "completed", failed:
 export interface RowContext {
   /** The title ZCode gives a running subagent (state.subagents), for its description. */
   subagentTitle(childSessionId: string): string | undefined;
+  /** The queue item (the legacy pendingInputId) a guide's command became, if it was seen queued. */
+  steerIdOf(sourceCommandId: string): string | undefined;
 }
 
 export class RowMemory {
@@ -76,10 +78,10 @@ export class RowMemory {
         return this.tool(row, s, emit);
       case "userInput":
         // A steer that reached the running turn: the legacy drain (translate/events.ts shows it as the user's words).
-        if (row.guided === true && !s.started && row.text)
-          emit("turn.steerDrained", {
-            drainedInputs: [{ ...(row.sourceCommandId ? { pendingInputId: row.sourceCommandId } : {}), text: row.text }],
-          });
+        if (row.guided === true && !s.started && row.text) {
+          const pendingInputId = row.sourceCommandId ? (ctx.steerIdOf(row.sourceCommandId) ?? row.sourceCommandId) : undefined;
+          emit("turn.steerDrained", { drainedInputs: [{ ...(pendingInputId ? { pendingInputId } : {}), text: row.text }] });
+        }
         s.started = true;
         return;
       case "subagent":

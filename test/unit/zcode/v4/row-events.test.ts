@@ -260,12 +260,27 @@ describe("ConversationProjector", () => {
     ]);
   });
 
-  test("a guided user input is a drained steer; a compaction and a subagent as legacy reported them", () => {
+  test("a guide queued then drained is the legacy steer pair; a compaction and a subagent as legacy reported them", () => {
     const t = setup();
     t.snap([]);
     const sub = { rowId: 4, turnId: "t1", createdAt: 1, createdAtSeq: 4, kind: "subagent", subagentType: "explore", summaryText: "" };
+    // input-intent.ts: the guide is admitted into the queue first, then drained into the turn as a guided row.
+    const guide = {
+      sourceCommandId: "cmd-steer",
+      queueItemId: "q-1",
+      clientId: "c",
+      kind: "sendText",
+      text: "also check tests",
+      attachments: [],
+      delivery: { requested: "guide", admitted: "guide" },
+      order: { admissionSeq: 1 },
+      steer: { state: "steering" },
+      dispatch: { state: "queued" },
+      admittedAt: 1,
+    };
+    t.deltas({ op: "row.appended", row: header(1, "t1", "running") }, state({ queue: { items: [guide], autoDrain: true } }));
     t.deltas(
-      { op: "row.appended", row: header(1, "t1", "running") },
+      state({ queue: { items: [], autoDrain: true } }),
       { op: "row.appended", row: userInput(2, "t1", "also check tests", { guided: true, sourceCommandId: "cmd-steer" }) },
       {
         op: "row.appended",
@@ -299,7 +314,8 @@ describe("ConversationProjector", () => {
     );
     const es = t.checked().slice(1);
     expect(es.map((e) => [e.type, e.payload])).toEqual([
-      ["turn.steerDrained", { drainedInputs: [{ pendingInputId: "cmd-steer", text: "also check tests" }] }],
+      ["turn.steerQueued", { pendingInputId: "q-1", input: "also check tests", delivery: "guide" }],
+      ["turn.steerDrained", { drainedInputs: [{ pendingInputId: "q-1", text: "also check tests" }] }],
       ["session.updated", { trigger: "auto", preCompactTokenCount: 9000 }],
       [
         "session.updated",
@@ -317,6 +333,30 @@ describe("ConversationProjector", () => {
           summaryText: "found it",
         },
       ],
+    ]);
+  });
+
+  test("a guide that fell back is the legacy delivery change, told once", () => {
+    const t = setup();
+    const item = (steer: Obj) => ({
+      sourceCommandId: "cmd-2",
+      queueItemId: "q-2",
+      text: "wait",
+      delivery: { requested: "guide", admitted: "guide" },
+      steer,
+      dispatch: { state: "queued" },
+    });
+    t.snap([header(1, "t1", "running")], { queue: { items: [item({ state: "steering" })], autoDrain: true } });
+    t.deltas(state({ queue: { items: [item({ state: "fellBack", reasonCode: "guide.turnInterrupted" })], autoDrain: false } }));
+    t.deltas(
+      state({
+        queue: { items: [item({ state: "fellBack", reasonCode: "guide.turnInterrupted" })], autoDrain: false, pauseReason: "stopped" },
+      }),
+    );
+    expect(t.checked().map((e) => [e.type, e.payload])).toEqual([
+      ["turn.started", {}],
+      ["turn.steerQueued", { pendingInputId: "q-2", input: "wait", delivery: "guide" }],
+      ["session.updated", { fallbackReasonCode: "guide.turnInterrupted", pendingInputId: "q-2" }],
     ]);
   });
 
