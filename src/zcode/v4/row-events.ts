@@ -196,7 +196,15 @@ export class ConversationProjector {
         payload: {},
         fill: (s, p) => {
           const e = s.view.control?.lastError;
-          if (e) p.payload.error = errorDetail(e);
+          if (e) {
+            p.payload.error = errorDetail(e);
+            return;
+          }
+          // projection-rows.ts mapTurnResultToHeaderState: a turn that completed with an error_* result
+          // (max turns, budget, tool calls, during execution) is "failed" too, with no session error. Legacy
+          // told it as a completed turn that stopped short; which limit it was, the row does not say.
+          p.type = "turn.completed";
+          p.payload.resultType = "error_during_execution";
         },
       });
       return;

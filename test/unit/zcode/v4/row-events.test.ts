@@ -135,6 +135,15 @@ describe("ConversationProjector", () => {
     });
   });
 
+  test("a turn failed with no session error (an error_* result) ends as a completed turn cut short", () => {
+    const t = setup();
+    t.snap([]);
+    t.deltas({ op: "row.appended", row: header(1, "t1", "running") });
+    t.deltas({ op: "row.upserted", row: header(1, "t1", "failed") });
+    const last = t.checked().at(-1);
+    expect([last?.type, (last?.payload as Obj).resultType]).toEqual(["turn.completed", "error_during_execution"]);
+  });
+
   test("a tool waiting for permission: announced, asked once, then its result", () => {
     const t = setup();
     t.snap([]);
