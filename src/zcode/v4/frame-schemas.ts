@@ -113,9 +113,19 @@ export const UsageStateSchema = loose({
 });
 export type UsageState = v.InferOutput<typeof UsageStateSchema>;
 
-/** snapshot.ts `queueStateSchema` (items are input intents; only the id and text are read). */
+/** snapshot.ts `queueStateSchema`; items are input-intent.ts `conversationInputIntentSchema` (queueItemId is a steer's pendingInputId). */
+export const QueueItemSchema = loose({
+  queueItemId: str,
+  sourceCommandId: maybe(str),
+  kind: maybe(str),
+  text: maybe(str),
+  delivery: maybe(loose({ requested: maybe(str), admitted: maybe(str), fallbackReasonCode: maybe(str) })),
+  steer: maybe(loose({ state: maybe(str), reasonCode: maybe(str) })),
+  dispatch: maybe(loose({ state: maybe(str) })),
+});
+export type QueueItem = v.InferOutput<typeof QueueItemSchema>;
 export const QueueSchema = loose({
-  items: tolerantArray(loose({ inputId: maybe(str), text: maybe(str) })),
+  items: tolerantArray(QueueItemSchema),
   autoDrain: maybe(bool),
   pauseReason: maybe(str),
 });

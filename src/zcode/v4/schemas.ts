@@ -62,8 +62,8 @@ export const RowSchema = loose({
   toolName: maybe(str),
   status: maybe(str),
   input: maybe(v.unknown()),
-  /** toolDisplay.ts toolOutputSchema: what a person reads is `text`. */
-  output: maybe(loose({ text: maybe(str) })),
+  /** toolDisplay.ts toolOutputSchema: what a person reads is `text`; `display` is the legacy result view (file_diff, bash_output, …). */
+  output: maybe(loose({ text: maybe(str), display: maybe(v.unknown()), truncated: maybe(v.unknown()) })),
   /** Present when status is error (rows.ts). */
   error: maybe(loose({ code: maybe(str), message: maybe(str) })),
   // What the conversation feed projects into legacy events (frame-schemas.ts, row-events.ts):
