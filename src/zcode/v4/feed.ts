@@ -15,8 +15,8 @@ import { CLIENT_MODE, CONNECTION_ID } from "./only-ids.ts";
 // then `v4/conversation/frame` notifications, reassembled and projected by
 // v4feed's FrameAssembler / ConversationProjector (the parts below), whose
 // legacy envelopes go into the connection's EventRouter like ZCode's own
-// session/event. A gap in a subscription's seq, or a frame the assembler
-// cannot use, asks `v4/conversation/resync` for a fresh snapshot
+// session/event. A frame the assembler cannot use (a gap in the seq, a bad
+// fragment or checksum) asks `v4/conversation/resync` for a fresh snapshot
 // (transport.ts conversationResyncParamsSchema). Pending interactions are
 // put to the handlers the session registered for the legacy reverse
 // requests, and answered with `resolveInteraction`, once each.
@@ -45,7 +45,8 @@ export interface FeedSink {
 export interface FeedParts {
   assembler(): { push(params: unknown): LogicalFrame[] | { resync: string } };
   projector(sessionId: string, sink: FeedSink): { apply(frame: LogicalFrame): void; readonly state: unknown };
-  legacyRequestOf(i: { interactionId: string }): { method: string; params: unknown };
+  /** Undefined: an interaction the legacy reverse requests cannot carry. */
+  legacyRequestOf(i: { interactionId: string }): { method: string; params: unknown } | undefined;
   resolveAnswerOf(i: { interactionId: string }, legacyAnswer: unknown): Record<string, unknown>;
 }
 
@@ -55,7 +56,6 @@ interface Subscription {
   sessionId: string;
   topic: string;
   subscriptionId?: string;
-  lastSeq?: number;
   projector: ReturnType<FeedParts["projector"]>;
   /** Resolves once the first snapshot is applied. */
   ready: Promise<void>;
@@ -156,33 +156,37 @@ export class V4Feed {
     }
   }
 
+  /**
+   * One frame notification. The assembler checks fragments, checksums and
+   * seq continuity; a fault (a gap included) answers `{resync: reason}` for
+   * the frame's topic, read here from the wire frame itself.
+   */
   private onFrame(params: unknown): void {
     const out = this.assembler.push(params);
     if (!Array.isArray(out)) {
-      const sub = [...this.subs.values()].find((s) => s.topic === out.resync);
-      if (sub) this.resync(sub, "the assembler could not use a frame");
+      const topic = (params as { topic?: unknown } | null)?.topic;
+      const sub = this.byTopic(typeof topic === "string" ? topic : "");
+      if (sub) this.resync(sub, out.resync);
       return;
     }
     for (const frame of out) {
-      const sub = [...this.subs.values()].find((s) => s.topic === frame.topic);
+      const sub = this.byTopic(frame.topic);
       // An old subscription's frames (before a resubscribe) are not this one's.
       if (!sub || (sub.subscriptionId && frame.subscriptionId !== sub.subscriptionId)) continue;
-      const snapshot = frame.payload.kind === "snapshot";
-      if (!snapshot && sub.lastSeq !== undefined && frame.fromSeq !== sub.lastSeq) {
-        this.resync(sub, `a gap: seq ${sub.lastSeq} then (${frame.fromSeq}, ${frame.toSeq}]`);
-        continue;
-      }
-      sub.lastSeq = frame.toSeq;
       sub.projector.apply(frame);
-      if (snapshot) sub.markReady();
+      if (frame.payload.kind === "snapshot") sub.markReady();
     }
+  }
+
+  private byTopic(topic: string): Subscription | undefined {
+    const id = topic.startsWith("conversation/") ? topic.slice("conversation/".length) : undefined;
+    return id === undefined ? undefined : this.subs.get(id);
   }
 
   /** A fresh snapshot of the same subscription (transport.ts v4ConversationResyncParamsSchema). */
   private resync(sub: Subscription, why: string): void {
     if (!sub.subscriptionId) return;
     logger.info(`resyncing ${sub.sessionId}: ${why}`);
-    sub.lastSeq = undefined;
     this.conn
       .request("v4/conversation/resync", {
         subscriptionId: sub.subscriptionId,
@@ -203,7 +207,12 @@ export class V4Feed {
   private onInteraction(sub: Subscription, i: { interactionId: string }): void {
     if (sub.answered.has(i.interactionId)) return;
     sub.answered.add(i.interactionId);
-    const { method, params } = this.parts.legacyRequestOf(i);
+    const asked = this.parts.legacyRequestOf(i);
+    if (!asked) {
+      logger.warn(`interaction ${i.interactionId} of ${sub.sessionId} is of a kind the editor cannot be asked; it stays pending in ZCode`);
+      return;
+    }
+    const { method, params } = asked;
     this.conn
       .ask(method, params)
       .then((answer) => this.channel.plain(sub.sessionId, "resolveInteraction", this.parts.resolveAnswerOf(i, answer)))

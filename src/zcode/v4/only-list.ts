@@ -2,16 +2,17 @@ import * as v from "valibot";
 import type { ZCodeConnection } from "../connection.ts";
 import { LOCAL_ERR, ZCodeError } from "../errors.ts";
 import type { ListResult } from "../result-schemas.ts";
-import { loose, maybe, num, str, tolerantArray } from "../schemas.ts";
+import { loose, maybe, num, str, summarizeIssues, tolerantArray } from "../schemas.ts";
 import { CLIENT_MODE, CONNECTION_ID } from "./only-ids.ts";
+import { TopicAssembler } from "./wire-frames.ts";
 
 // session/list on a v4-only child: the `sessions-index/<workspaceId>` topic
 // (sessions-index.ts), through the same `v4/conversation/subscribe` RPC as a
 // conversation ("sessions-index 与 conversation 共用同一 subscribe RPC",
 // transport.ts). Its ACK comes first, then the snapshot as a
-// `v4/conversation/frame` notification (wire frame: `complete`, or
-// `fragment`s of the logical frame's bytes, base64); the snapshot is read
-// and the topic unsubscribed at once. One workspace per list: v4 has no
+// `v4/conversation/frame` notification (a wire frame, reassembled by
+// v4feed's TopicAssembler); the snapshot is read and the topic unsubscribed
+// at once. One workspace per list: v4 has no
 // list across workspaces.
 
 const TIMEOUT_MS = 30_000;
@@ -31,73 +32,65 @@ const SnapshotFrameSchema = loose({
   subscriptionId: str,
   payload: loose({ kind: v.literal("snapshot"), snapshot: loose({ sessions: tolerantArray(SummarySchema) }) }),
 });
-/** The physical wire frame (wire.ts): whole, or one fragment of the logical frame's bytes. */
-const WireSchema = loose({
-  kind: str,
-  topic: str,
-  subscriptionId: maybe(str),
-  logicalFrameId: maybe(v.union([str, num])),
-  fragmentIndex: maybe(num),
-  fragmentCount: maybe(num),
-  dataBase64: maybe(str),
-});
 const AckSchema = loose({ ack: loose({ subscriptionId: str }) });
 
-/**
- * Reads one sessions-index snapshot out of frame notifications: a
- * `complete` frame's bytes, or a logical frame's fragments once all came.
- * Undefined while the snapshot is not whole.
- */
-export class IndexFrameReader {
-  private readonly parts = new Map<number, string>();
-  constructor(readonly topic: string) {}
+/** A sessions-index logical frame as the assembler hands it on (transport.ts createTopicFrameSchema). */
+const IndexFrameSchema = loose({
+  topic: str,
+  subscriptionId: str,
+  fromSeq: num,
+  toSeq: num,
+  payload: loose({ kind: str, snapshot: maybe(loose({ sessions: tolerantArray(SummarySchema) })) }),
+});
+type IndexFrame = v.InferOutput<typeof IndexFrameSchema>;
 
-  push(params: unknown): ListResult | undefined {
-    const w = v.safeParse(WireSchema, params);
-    if (!w.success || w.output.topic !== this.topic || w.output.dataBase64 === undefined) return undefined;
-    let bytes: Buffer;
-    if (w.output.kind === "fragment") {
-      this.parts.set(w.output.fragmentIndex ?? 0, w.output.dataBase64);
-      const count = w.output.fragmentCount ?? 1;
-      if (this.parts.size < count) return undefined;
-      bytes = Buffer.concat([...Array(count).keys()].map((i) => Buffer.from(this.parts.get(i) ?? "", "base64")));
-      this.parts.clear();
-    } else {
-      bytes = Buffer.from(w.output.dataBase64, "base64");
+function readIndexFrame(value: unknown): IndexFrame | string {
+  const r = v.safeParse(IndexFrameSchema, value);
+  return r.success ? r.output : summarizeIssues(r.issues);
+}
+
+/** The legacy list of a sessions-index snapshot: the user's sessions (not subagents'), newest first. */
+export function listOf(frame: IndexFrame): ListResult | undefined {
+  const snapshot = frame.payload.kind === "snapshot" ? frame.payload.snapshot : undefined;
+  if (!snapshot) return undefined;
+  return {
+    sessions: snapshot.sessions
+      // A subagent's session is not the user's to open (legacy lists its parent's only).
+      .filter((s) => s.parentSessionId === undefined)
+      .sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0))
+      .map((s) => ({
+        sessionId: s.sessionId,
+        title: s.title ?? null,
+        workspace: { workspacePath: s.workspaceId ?? "", workspaceKey: s.workspaceId ?? "" },
+        ...(s.phase ? { status: s.phase } : {}),
+        ...(s.createdAt !== undefined ? { createdAt: s.createdAt } : {}),
+        ...(s.lastActivityAt !== undefined ? { updatedAt: s.lastActivityAt } : {}),
+      })),
+  };
+}
+
+/** Reads the first snapshot of one sessions-index topic out of frame notifications (v4feed's TopicAssembler reassembles). */
+export function indexReader(topic: string): (params: unknown) => ListResult | undefined {
+  const assembler = new TopicAssembler(readIndexFrame, (t) => t === topic);
+  return (params) => {
+    const out = assembler.push(params);
+    if (!Array.isArray(out)) return undefined;
+    for (const f of out) {
+      const r = listOf(f);
+      if (r) return r;
     }
-    let frame: unknown;
-    try {
-      frame = JSON.parse(bytes.toString("utf8"));
-    } catch {
-      return undefined;
-    }
-    const f = v.safeParse(SnapshotFrameSchema, frame);
-    if (!f.success) return undefined;
-    return {
-      sessions: f.output.payload.snapshot.sessions
-        // A subagent's session is not the user's to open (legacy lists its parent's only).
-        .filter((s) => s.parentSessionId === undefined)
-        .sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0))
-        .map((s) => ({
-          sessionId: s.sessionId,
-          title: s.title ?? null,
-          workspace: { workspacePath: s.workspaceId ?? "", workspaceKey: s.workspaceId ?? "" },
-          ...(s.phase ? { status: s.phase } : {}),
-          ...(s.createdAt !== undefined ? { createdAt: s.createdAt } : {}),
-          ...(s.lastActivityAt !== undefined ? { updatedAt: s.lastActivityAt } : {}),
-        })),
-    };
-  }
+    return undefined;
+  };
 }
 
 /** The sessions of one workspace, newest first, at most `limit`. */
 export async function listSessions(conn: ZCodeConnection, workspaceId: string, limit: number): Promise<ListResult> {
   const topic = `sessions-index/${workspaceId}`;
-  const reader = new IndexFrameReader(topic);
+  const read = indexReader(topic);
   let done!: (r: ListResult) => void;
   const got = new Promise<ListResult>((resolve) => (done = resolve));
   const stop = conn.onNotification("v4/conversation/frame", (params) => {
-    const r = reader.push(params);
+    const r = read(params);
     if (r) done(r);
   });
   let timer: ReturnType<typeof setTimeout> | undefined;

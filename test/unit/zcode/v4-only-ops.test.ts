@@ -7,7 +7,8 @@ import { CliCapabilities } from "../../../src/zcode/capabilities.ts";
 import type { ZCodeConnection } from "../../../src/zcode/connection.ts";
 import { V4Channel } from "../../../src/zcode/v4/channel.ts";
 import { V4OnlyCommands } from "../../../src/zcode/v4/only-commands.ts";
-import { IndexFrameReader } from "../../../src/zcode/v4/only-list.ts";
+import { indexReader } from "../../../src/zcode/v4/only-list.ts";
+import { crc32 } from "../../../src/zcode/v4/wire-frames.ts";
 
 type Sent = { method: string; params: any };
 
@@ -168,18 +169,27 @@ describe("session methods on a v4-only child", () => {
         },
       },
     };
+    // wire.ts fragments of the logical frame's UTF-8 JSON (wire-codec.ts encodeTopicWireFrames).
     const bytes = Buffer.from(JSON.stringify(frame));
-    const reader = new IndexFrameReader("sessions-index//w");
     const half = Math.floor(bytes.length / 2);
-    const frag = (i: number, b: Buffer) => ({
+    const frag = (i: number, b: Buffer, topic = "sessions-index//w") => ({
+      wireVersion: 3,
       kind: "fragment",
-      topic: "sessions-index//w",
+      deliveryKind: "initial",
+      logicalFrameId: "lf-1",
+      logicalFrameOrdinal: 1,
+      topic,
+      subscriptionId: "sub1",
       fragmentIndex: i,
       fragmentCount: 2,
+      logicalBytes: bytes.length,
+      checksum: { algorithm: "crc32", value: crc32(bytes) },
       dataBase64: b.toString("base64"),
     });
-    expect(reader.push(frag(0, bytes.subarray(0, half)))).toBeUndefined();
-    const r = reader.push(frag(1, bytes.subarray(half)));
+    const read = indexReader("sessions-index//w");
+    expect(read(frag(0, bytes.subarray(0, half), "conversation/other"))).toBeUndefined();
+    expect(read(frag(0, bytes.subarray(0, half)))).toBeUndefined();
+    const r = read(frag(1, bytes.subarray(half)));
     expect(r?.sessions.map((s) => [s.sessionId, s.title])).toEqual([
       ["b", "new"],
       ["a", "old"],
