@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { findModel } from "./catalog.ts";
 import { type CallCtx, type Handler, RpcError } from "./methods.ts";
-import { arr, bool, enm, formatIssues, nonEmpty, num, obj, opt, record, type Schema, str, unknown, validate } from "./schema.ts";
+import { arr, bool, enm, lit, formatIssues, nonEmpty, num, obj, opt, record, type Schema, str, unknown, validate } from "./schema.ts";
 import type { Sim } from "./sim.ts";
 import { uuid } from "./store.ts";
 import type { SessionRecord } from "./types.ts";
@@ -192,6 +192,21 @@ const modelSelection = obj(
   { strict: false },
 );
 const SUBMISSION_MODES = ["build", "edit", "plan", "yolo", "guarded"] as const;
+/** model-execution.ts modelExecutionSchema: strict; requestAuth carries this execution's provider credentials. */
+const modelExecution = obj({
+  memoryExtraction: opt(lit("skip")),
+  selectionScope: lit("execution"),
+  requestAuth: opt(
+    obj({
+      apiKey: opt(str({ min: 1 })),
+      apiKeyId: opt(str({ trim: true, min: 1 })),
+      accountScope: opt(str({ regex: /^[a-f0-9]{64}$/ })),
+      headers: opt(record(str({ min: 1 }))),
+    }),
+  ),
+  subagents: opt(obj({ foregroundModel: lit("submission"), background: lit("deny") })),
+  selectionFallback: opt(unknown()),
+});
 
 /** command.ts commandPayloadSchemas (plain z.object: unknown keys are stripped, not refused). */
 const PAYLOADS_V4_ONLY: Record<string, Schema> = {
@@ -229,7 +244,7 @@ const PAYLOADS_V4_ONLY: Record<string, Schema> = {
       modelSelection: opt(modelSelection),
       mode: opt(enm(SUBMISSION_MODES)),
       planEnabled: opt(bool()),
-      modelExecution: opt(unknown()),
+      modelExecution: opt(modelExecution),
       conversationQuotes: opt(unknown()),
     },
     {

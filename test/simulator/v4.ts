@@ -392,6 +392,7 @@ export function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRe
     sourceCommandId: commandId,
   });
   turn.v4Started = true;
+  if (e.payload.modelExecution?.requestAuth) turn.requestAuth = e.payload.modelExecution.requestAuth;
   r.revision++;
   s.updatedAt = Date.now();
   sim.stateUpdated(s, "prompt_started", { status: "running" });
