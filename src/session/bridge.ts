@@ -38,7 +38,7 @@ const logger = log.withTag("bridge");
 function zcodeApi(config: BridgeConfig, conn = new ZCodeConnection(config)): ZCodeApi {
   const ms = config.requestTimeoutMs;
   const timeouts = ms ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, ms])) } : {};
-  return new ZCodeApi(conn, timeouts);
+  return new ZCodeApi(conn, { ...timeouts, protocol: config.zcodeProtocol });
 }
 
 /** What the bridge needs of the editor's connection (provided by the ACP layer). */

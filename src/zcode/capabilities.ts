@@ -68,6 +68,12 @@ export class CliCapabilities {
   readonly version: string;
   /** Does this child serve ZCode's v4 command channel? Unknown until probed. */
   v4: boolean | undefined;
+  /**
+   * This child answered a legacy session method -32601 and serves v4: it
+   * speaks v4 alone (ZCode deletes the legacy file whole, zcode-protocol/index.ts
+   * lines 22-33), so every session operation goes to v4 from now on.
+   */
+  legacyGone = false;
   /** False when the CLI is older than 0.14.8: the bridge refuses to run it. */
   readonly supported: boolean;
   private readonly unsupported = new Set<string>();

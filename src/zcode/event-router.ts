@@ -39,6 +39,11 @@ export class EventRouter {
       this.warnBadFrame(`skipped a ZCode event without a usable envelope (${e}): ${excerpt(line)}`);
       return;
     }
+    this.deliver(e);
+  }
+
+  /** One envelope, read already (or made by the bridge from v4 frames), to its session's listeners. */
+  deliver(e: RawEvent): void {
     const listeners = this.listeners.get(e.sessionId);
     if (!listeners || listeners.size === 0) {
       log.debug(`dropped ${e.type} #${e.seq} for session ${e.sessionId}: nobody listens`);

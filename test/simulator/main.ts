@@ -227,6 +227,7 @@ async function serve(cfg: SimConfig): Promise<void> {
   const record = recorder(cfg.record);
   const server = new Server(sim);
   let onLine = (line: string) => server.handleLine(line);
+  if (cfg.protocol === "v4-only") (await import("./v4-only.ts")).installV4Only(sim);
   if (cfg.fuzzSeed !== undefined) (await import("./fuzz.ts")).installFuzz(sim, cfg.fuzzSeed);
   if (cfg.replay)
     onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs, cfg.replayWorkspace);

@@ -73,6 +73,48 @@ const COMMAND_TYPES = [
   "pinSession",
 ] as const;
 
+/**
+ * command.ts commandPayloadSchemas keys (jimpablo/ZCode@aac4755): the envelope's `type` enum of a
+ * v4-only CLI. The default mode keeps the list above, which is not ZCode's (it predates this reading).
+ */
+export const COMMAND_TYPES_0169 = [
+  "createSession",
+  "createSelectionSideSession",
+  "sendText",
+  "sendGoalCommand",
+  "stop",
+  "compact",
+  "forkAssistant",
+  "applyFileRewind",
+  "editUserQuery",
+  "retryTurn",
+  "setAssistantFeedback",
+  "setHighspeedMetrics",
+  "sendQueuedNow",
+  "editQueueItem",
+  "reorderQueueItem",
+  "deleteQueueItem",
+  "setAutoDrain",
+  "resolveInteraction",
+  "respondWorkspaceHookReview",
+  "toggleWorkspaceHookReviewItem",
+  "revokeWorkspaceHookTrust",
+  "requestWorkspaceHookReview",
+  "snoozeInteractionAutoResolution",
+  "switchModelConfig",
+  "switchCollaborationMode",
+  "setFollowupMode",
+  "pauseGoal",
+  "resumeGoal",
+  "cancelBackgroundWork",
+  "resumeWorkflowRun",
+  "startSavedWorkflow",
+  "amendWorkflowRunSettings",
+  "renameSession",
+  "deleteSession",
+  "discardSharedContext",
+] as const;
+
 const CAS = new Set([
   "applyFileRewind",
   "forkAssistant",
@@ -121,7 +163,7 @@ const modelSelection = obj({
 });
 
 /** The payloads the simulator executes, strict as command.ts has them (the optional fields the bridge does not use are accepted, unread). */
-const PAYLOADS: Record<string, Schema> = {
+export const PAYLOADS: Record<string, Schema> = {
   sendText: obj({
     text: str(),
     attachments: opt(arr(unknown())),
@@ -165,7 +207,7 @@ const envelope = obj(
   { strict: false },
 );
 
-type Ack = Record<string, unknown> & { commandId: string; status: string; revisionAtDecision: number };
+export type Ack = Record<string, unknown> & { commandId: string; status: string; revisionAtDecision: number };
 
 /** How zod prints issues in a ZodError message: a JSON array. */
 function zodText(issues: Issue[]): string {
@@ -316,7 +358,7 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
 
 // ---- commands ------------------------------------------------------------------
 
-interface Exec {
+export interface Exec {
   sim: Sim;
   s: SessionRecord;
   r: Runtime;
@@ -328,12 +370,12 @@ interface Exec {
   after(fn: () => void): void;
 }
 
-function ack(e: Exec, status: string, extra: Record<string, unknown> = {}): Ack {
+export function ack(e: Exec, status: string, extra: Record<string, unknown> = {}): Ack {
   return { commandId: e.env.commandId, status, revisionAtDecision: e.r.v4Revision, ...extra, memoryEnabled: false };
 }
 
 /** Starts a turn for a v4 command: inputId = queryId = commandId (prompt-turn.ts). */
-function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): void {
+export function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): void {
   const { sim, s, r } = e;
   const commandId = e.env.commandId as string;
   s.promptCounts[text] = (s.promptCounts[text] ?? 0) + 1;
@@ -350,6 +392,7 @@ function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): 
     sourceCommandId: commandId,
   });
   turn.v4Started = true;
+  if (e.payload.modelExecution?.requestAuth) turn.requestAuth = e.payload.modelExecution.requestAuth;
   r.revision++;
   s.updatedAt = Date.now();
   sim.stateUpdated(s, "prompt_started", { status: "running" });
@@ -361,7 +404,7 @@ function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): 
 }
 
 /** Waits for the running turn to end after a stop (editUserQuery preempts; stop's ACK follows the end). */
-async function untilIdle(r: Runtime): Promise<void> {
+export async function untilIdle(r: Runtime): Promise<void> {
   for (let i = 0; r.turn && i < 500; i++) await new Promise((res) => setTimeout(res, 10));
 }
 
@@ -438,7 +481,7 @@ function resolveTarget(e: Exec, action: "canRewindFiles" | "canEdit" | "canRetry
   return { row };
 }
 
-const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
+export const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   async sendText(e) {
     const { r, payload } = e;
     const text: string = payload.text;
@@ -625,11 +668,20 @@ export function envelopeIssues(raw: unknown): string[] {
   return issues;
 }
 
+/** v4-only: commands that run without a session (createSession, sessionId null; v4-only.ts fills it). */
+export const SESSIONLESS: Record<
+  string,
+  (sim: Sim, env: Record<string, any>, payload: Record<string, any>, after: (fn: () => void) => void) => Promise<Ack>
+> = {};
+
+/** The envelope of a v4-only CLI: command.ts commandEnvelopeSchema with its own type list. */
+const envelopeV4Only = obj({ ...envelope.shape, type: enm(COMMAND_TYPES_0169) }, { strict: false });
+
 /** The inbox: envelope, payload, CAS, idempotency, live session, then the handler (command-inbox.ts). */
 async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): Promise<Ack> {
   const rawId = (raw as { commandId?: unknown } | null)?.commandId;
   const idOf = typeof rawId === "string" ? rawId : "";
-  const v = validate(envelope, raw);
+  const v = validate(sim.cfg.protocol === "v4-only" ? envelopeV4Only : envelope, raw);
   if (!v.ok) return rejected(idOf, "proto.invalidPayload", zodText(v.issues));
   const env = v.value as Record<string, any>;
   // ZCODE_SIM_V4_ACK (v4-faults.ts): a late command waits here, as behind a busy serial queue.
@@ -656,6 +708,16 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   if (earlier) {
     const settled = (await earlier) as Ack;
     return settled.status === "failed" ? settled : { ...settled, status: "duplicate" };
+  }
+  const sessionless = env.sessionId === null ? SESSIONLESS[env.type] : undefined;
+  if (sessionless) {
+    // v4-only createSession: remembered under the null session like any settled ACK.
+    const pending = sessionless(sim, env, payload, after);
+    if (!table) sim.v4Acks.set(key, (table = new Map()));
+    table.set(env.commandId, pending);
+    const settled = await pending;
+    if (settled.status === "rejected" || settled.status === "stale") table.delete(env.commandId);
+    return settled;
   }
   const s = env.sessionId ? sim.store.get(env.sessionId) : undefined;
   const r = env.sessionId ? sim.rt(env.sessionId) : undefined;

@@ -892,3 +892,120 @@ export const requestParams: Record<string, Schema> = {
     reason: enm(["model-request"]),
   }),
 };
+
+// ---- v4 transport (ZCODE_SIM_PROTOCOL=v4-only) ---------------------------------
+// Transcribed from jimpablo/ZCode@aac4755 packages/shared/src/zcode-protocol-v4/
+// transport.ts, snapshot.ts, delta.ts and core.ts (rayn1314/ZCode). zod's
+// `.extend()` keeps `.strict()`, so the subscribe params are strict.
+
+const CLIENT_MODES = ["desktop-continuous", "web-remote-replayable"] as const;
+const v4WorkspaceRef = obj(
+  { workspacePath: str(), workspaceKey: opt(str()), workspaceIdentity: opt(str()), remoteSessionId: opt(str()) },
+  { strict: false },
+);
+
+/** transport.ts subscribeParamsSchema.extend(v4ConversationSubscribeParamsSchema): strict. */
+export const v4SubscribeParams = obj({
+  topic: str(),
+  base: opt(obj({ logEpoch: str(), seq: num() }, { strict: false })),
+  visibility: opt(enm(["foreground", "background"])),
+  connectionId: str(),
+  clientMode: enm(CLIENT_MODES),
+  workspace: opt(v4WorkspaceRef),
+  legacyTaskIds: opt(arr(str({ min: 1 }), { max: 200 })),
+  resumeThoughtLevel: opt(str({ trim: true, min: 1 })),
+  workflowRunDeltas: opt(bool()),
+});
+
+/** transport.ts v4ConversationResyncParamsSchema (conversationResyncParamsSchema + topic, connectionId): strict. */
+export const v4ResyncParams = obj({
+  subscriptionId: str({ trim: true, min: 1, max: 1024 }),
+  base: nullable(obj({ logEpoch: str({ trim: true, min: 1, max: 1024 }), seq: nonNegInt() })),
+  forceSnapshot: opt(bool()),
+  topic: str({ trim: true, min: 1, max: 2048 }),
+  connectionId: str({ trim: true, min: 1, max: 1024 }),
+});
+
+/** transport.ts v4ConversationUnsubscribeParamsSchema: strict. */
+export const v4UnsubscribeParams = obj({
+  topic: str({ trim: true, min: 1, max: 2048 }),
+  subscriptionId: str({ trim: true, min: 1, max: 1024 }),
+  connectionId: str({ trim: true, min: 1, max: 1024 }),
+});
+
+const uploadId = str({ min: 1, max: 128, regex: /^[A-Za-z0-9][A-Za-z0-9._:-]*$/ });
+/** core.ts attachmentMaxBytes 20 MiB, attachmentUploadMaxChunks 64, attachmentChunkMaxBytes 512 KiB. */
+export const ATTACHMENT_LIMITS = { maxBytes: 20 * 1024 * 1024, maxChunks: 64, chunkMaxBytes: 512 * 1024 } as const;
+
+/** transport.ts v4AttachmentBeginParamsSchema: strict, zero bytes ⇔ zero chunks. */
+export const v4AttachmentBeginParams = obj(
+  {
+    connectionId: str({ min: 1 }),
+    uploadId,
+    sessionId: str({ min: 1 }),
+    fileName: str({ min: 1, max: 255, regex: /^[^\0\r\n]+$/ }),
+    mime: str({ min: 3, max: 255, regex: /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/ }),
+    totalBytes: int({ min: 0, max: ATTACHMENT_LIMITS.maxBytes }),
+    totalChunks: int({ min: 0, max: ATTACHMENT_LIMITS.maxChunks }),
+    checksum: str({ regex: /^sha256:[0-9a-f]{64}$/ }),
+  },
+  {
+    refine(v, issues, path) {
+      if ((v.totalBytes === 0) !== (v.totalChunks === 0))
+        issues.push({ path: [...path, "totalChunks"], message: "zero-byte upload must declare zero chunks" });
+    },
+  },
+);
+
+/** transport.ts decodedBase64ByteLength: null when not canonical base64. */
+export function decodedBase64Bytes(value: string): number | null {
+  if (value.length === 0) return 0;
+  if (value.length % 4 !== 0) return null;
+  const padding = value.endsWith("==") ? 2 : value.endsWith("=") ? 1 : 0;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value)) return null;
+  return (value.length / 4) * 3 - padding;
+}
+
+/** transport.ts v4AttachmentChunkParamsSchema: strict, canonical base64 of at most 512 KiB decoded. */
+export const v4AttachmentChunkParams = obj(
+  { connectionId: str({ min: 1 }), uploadId, sessionId: str({ min: 1 }), chunkIndex: nonNegInt(), dataBase64: str() },
+  {
+    refine(v, issues, path) {
+      const n = decodedBase64Bytes(v.dataBase64 as string);
+      if (n === null) issues.push({ path: [...path, "dataBase64"], message: "invalid base64" });
+      else if (n > ATTACHMENT_LIMITS.chunkMaxBytes)
+        issues.push({ path: [...path, "dataBase64"], message: "attachment chunk exceeds decoded byte limit" });
+    },
+  },
+);
+
+/** transport.ts v4AttachmentCommitParamsSchema = v4AttachmentAbortParamsSchema: strict. */
+export const v4AttachmentTerminalParams = obj({ connectionId: str({ min: 1 }), uploadId, sessionId: str({ min: 1 }) });
+
+/** delta.ts conversationDeltaSchema, the ops the simulator writes (rows are checked by projectRows' own shapes). */
+export const v4ConversationDelta = discriminated("op", {
+  "row.appended": obj({ op: lit("row.appended"), row: jsonObject() }, { strict: false }),
+  "row.upserted": obj({ op: lit("row.upserted"), row: jsonObject() }, { strict: false }),
+  "row.removed": obj({ op: lit("row.removed"), fromRowId: num() }, { strict: false }),
+  "row.delta": obj(
+    { op: lit("row.delta"), rowId: num(), path: enm(["text", "inputText", "output.text", "summaryText"]), append: str() },
+    { strict: false },
+  ),
+  "state.updated": obj({ op: lit("state.updated"), patch: jsonObject() }, { strict: false }),
+});
+
+/** transport.ts createTopicFrameSchema (the conversation topic's shell). */
+export const v4ConversationTopicFrame = obj(
+  {
+    topic: str({ regex: /^conversation\/.+/ }),
+    subscriptionId: str(),
+    fromSeq: num(),
+    toSeq: num(),
+    sentAt: num(),
+    payload: discriminated("kind", {
+      snapshot: obj({ kind: lit("snapshot"), snapshot: jsonObject() }, { strict: false }),
+      deltas: obj({ kind: lit("deltas"), deltas: arr(v4ConversationDelta) }, { strict: false }),
+    }),
+  },
+  { strict: false },
+);

@@ -1,0 +1,368 @@
+// ZCODE_SIM_PROTOCOL=v4-only: a ZCode CLI whose legacy protocol file is gone
+// (jimpablo/ZCode@aac4755 packages/shared/src/zcode-protocol/index.ts:22-33
+// "旧协议删除边界"; transport.ts V4_METHODS: "方法名带 v4/ 前缀与旧协议并存；
+// 旧 session/* 方法删除后，这里就是唯一协议面"). What it adds to the v4 surface
+// the default mode already has (v4.ts): conversation topic subscribe / resync /
+// unsubscribe with frames (v4-topic.ts), the sessions-index topic, attachment
+// uploads, pending interactions answered by resolveInteraction
+// (v4-interactions.ts), and the session commands a desktop client uses
+// (createSession, renameSession, switchModelConfig, switchCollaborationMode).
+// Every other method answers -32601 (methods.ts lookup).
+import { createHash } from "node:crypto";
+import { findModel } from "./catalog.ts";
+import { type CallCtx, type Handler, RpcError } from "./methods.ts";
+import { arr, bool, enm, lit, formatIssues, nonEmpty, num, obj, opt, record, type Schema, str, unknown, validate } from "./schema.ts";
+import type { Sim } from "./sim.ts";
+import { uuid } from "./store.ts";
+import type { SessionRecord } from "./types.ts";
+import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, SESSIONLESS, startV4Turn } from "./v4.ts";
+import { resolveInteraction } from "./v4-interactions.ts";
+import { onSessionEvent, publisherOf } from "./v4-topic.ts";
+import { sessionsIndexSubscribe, sessionsIndexChanged } from "./v4-sessions-index.ts";
+import { log } from "./wire.ts";
+import {
+  v4AttachmentBeginParams,
+  v4AttachmentChunkParams,
+  v4AttachmentTerminalParams,
+  v4ResyncParams,
+  v4SubscribeParams,
+  v4UnsubscribeParams,
+} from "./zcode-schemas.ts";
+
+/** A v4 query's bad params: -32603 with zod's issues (server.ts toProtocolError, as v4.ts queryParams). */
+function parse(schema: Schema, p: unknown): Record<string, any> {
+  const v = validate(schema, p);
+  if (!v.ok)
+    throw new RpcError(
+      -32603,
+      JSON.stringify(
+        v.issues.map((i) => ({ code: "custom", path: i.path, message: i.message })),
+        null,
+        2,
+      ),
+      {
+        name: "ZodError",
+        stack: `ZodError: ${formatIssues(v.issues)}`,
+      },
+    );
+  return v.value as Record<string, any>;
+}
+
+/** A session for a topic read: live, or cold-resumed (cold-session-resume.ts / activateSessionForResume: runtime only, no protocol snapshot). */
+function liveOrCold(sim: Sim, sessionId: string): { s: SessionRecord; r: NonNullable<ReturnType<Sim["rt"]>> } {
+  const s = sim.store.get(sessionId);
+  if (!s) throw new RpcError(-32004, `Session not found: ${sessionId}`);
+  const r = sim.rt(s.id) ?? sim.activate(s);
+  return { s, r };
+}
+
+function conversationIdOf(topic: string): string | null {
+  // transport.ts parseConversationTopic.
+  if (!topic.startsWith("conversation/")) return null;
+  const id = topic.slice("conversation/".length);
+  return id.length ? id : null;
+}
+
+// ---- attachments (attachment-upload-registry.ts AttachmentUploadRegistry) ---------
+
+interface Upload {
+  sessionId: string;
+  meta: { fileName: string; mime: string; totalBytes: number; totalChunks: number; checksum: string };
+  chunks: Buffer[];
+  received: number;
+  ref?: string;
+}
+const uploads = new Map<string, Upload>();
+/** Committed refs by session (what sendText.attachments may name). */
+const committedRefs = new Map<string, Set<string>>();
+const sameMeta = (a: Upload["meta"], b: Upload["meta"]) => JSON.stringify(a) === JSON.stringify(b);
+const uploadKey = (p: Record<string, any>) => `${p.connectionId}\0${p.sessionId}\0${p.uploadId}`;
+/** attachment-upload-registry.ts: failures are thrown as Error(reasonCode) → -32603 with that message. */
+const fault = (code: string) => new Error(code);
+
+const methodsV4Only: Record<string, Handler> = {
+  "v4/conversation/subscribe"(sim, p, ctx) {
+    const q = parse(v4SubscribeParams, p);
+    if ((q.topic as string).startsWith("sessions-index/")) return { ack: sessionsIndexSubscribe(sim, q, ctx) };
+    const id = conversationIdOf(q.topic);
+    if (!id) throw new RpcError(-32602, `Unsupported topic: ${q.topic}`);
+    const { s, r } = liveOrCold(sim, id);
+    return { ack: publisherOf(sim, s, r).subscribe({ connectionId: q.connectionId, clientMode: q.clientMode, base: q.base }, ctx.after) };
+  },
+
+  "v4/conversation/resync"(sim, p, ctx) {
+    const q = parse(v4ResyncParams, p);
+    const id = conversationIdOf(q.topic);
+    const r = id ? sim.rt(id) : undefined;
+    const s = id ? sim.store.get(id) : undefined;
+    const pub = s && r ? publisherOf(sim, s, r) : undefined;
+    if (!pub?.has(q.subscriptionId, q.connectionId)) throw new RpcError(-32602, `Unknown subscription: ${q.subscriptionId}`);
+    const ackBody = pub.resync(q.subscriptionId, q.base, q.forceSnapshot === true, ctx.after);
+    return { ack: ackBody };
+  },
+
+  "v4/conversation/unsubscribe"(sim, p) {
+    const q = parse(v4UnsubscribeParams, p);
+    const id = conversationIdOf(q.topic);
+    const r = id ? sim.rt(id) : undefined;
+    const s = id ? sim.store.get(id) : undefined;
+    if (s && r) publisherOf(sim, s, r).unsubscribe(q.subscriptionId, q.connectionId);
+    return {};
+  },
+
+  "v4/attachment/begin"(sim, p) {
+    const q = parse(v4AttachmentBeginParams, p);
+    if (!sim.store.get(q.sessionId)) throw new RpcError(-32004, `Session not found: ${q.sessionId}`);
+    const meta = { fileName: q.fileName, mime: q.mime, totalBytes: q.totalBytes, totalChunks: q.totalChunks, checksum: q.checksum };
+    const key = uploadKey(q);
+    const u = uploads.get(key);
+    if (u) {
+      if (!sameMeta(u.meta, meta)) throw fault("fault.attachment.beginConflict");
+      return u.ref
+        ? { uploadId: q.uploadId, state: "committed", nextChunkIndex: u.chunks.length, ref: u.ref }
+        : { uploadId: q.uploadId, state: "staging", nextChunkIndex: u.chunks.length };
+    }
+    if ([...uploads.values()].filter((x) => !x.ref).length >= 16) throw fault("fault.attachment.tooManyUploads");
+    if (q.totalChunks > 0 && q.totalBytes > q.totalChunks * 512 * 1024) throw fault("fault.attachment.chunkCountInsufficient");
+    uploads.set(key, { sessionId: q.sessionId, meta, chunks: [], received: 0 });
+    return { uploadId: q.uploadId, state: "staging", nextChunkIndex: 0 };
+  },
+
+  "v4/attachment/chunk"(_sim, p) {
+    const q = parse(v4AttachmentChunkParams, p);
+    const u = uploads.get(uploadKey(q));
+    if (!u || u.ref) throw fault("fault.attachment.uploadNotFound");
+    const bytes = Buffer.from(q.dataBase64, "base64");
+    if (q.chunkIndex < u.chunks.length) {
+      if (!u.chunks[q.chunkIndex]!.equals(bytes)) throw fault("fault.attachment.chunkConflict");
+      return { uploadId: q.uploadId, nextChunkIndex: u.chunks.length };
+    }
+    if (q.chunkIndex > u.chunks.length) throw fault("fault.attachment.chunkGap");
+    if (q.chunkIndex >= u.meta.totalChunks) throw fault("fault.attachment.tooManyChunks");
+    if (bytes.byteLength === 0) throw fault("fault.attachment.emptyChunk");
+    if (u.received + bytes.byteLength > u.meta.totalBytes) throw fault("fault.attachment.totalBytesExceeded");
+    u.chunks.push(bytes);
+    u.received += bytes.byteLength;
+    return { uploadId: q.uploadId, nextChunkIndex: u.chunks.length };
+  },
+
+  "v4/attachment/commit"(_sim, p) {
+    const q = parse(v4AttachmentTerminalParams, p);
+    const u = uploads.get(uploadKey(q));
+    if (!u) throw fault("fault.attachment.uploadNotFound");
+    if (u.ref) return { ref: u.ref };
+    if (u.chunks.length !== u.meta.totalChunks || u.received !== u.meta.totalBytes) throw fault("fault.attachment.uploadIncomplete");
+    const hash = createHash("sha256");
+    for (const c of u.chunks) hash.update(c);
+    if (`sha256:${hash.digest("hex")}` !== u.meta.checksum) throw fault("fault.attachment.checksumMismatch");
+    // [sim] putSessionAttachment's ref format is not in the index; the gateway checks refs with a `zcode-artifa…` prefix.
+    u.ref = `zcode-artifact://${u.sessionId}/${uuid()}`;
+    let set = committedRefs.get(u.sessionId);
+    if (!set) committedRefs.set(u.sessionId, (set = new Set()));
+    set.add(u.ref);
+    return { ref: u.ref };
+  },
+
+  "v4/attachment/abort"(_sim, p) {
+    const q = parse(v4AttachmentTerminalParams, p);
+    const key = uploadKey(q);
+    if (!uploads.get(key)?.ref) uploads.delete(key);
+    return {};
+  },
+};
+
+export function v4OnlyMethod(method: string): Handler | undefined {
+  return Object.hasOwn(methodsV4Only, method) ? methodsV4Only[method] : undefined;
+}
+
+// ---- commands -------------------------------------------------------------------
+
+/** attachment-ref.ts attachmentRefSchema: strict. */
+const attachmentRef = obj({
+  ref: str(),
+  fileName: str(),
+  mime: str(),
+  bytes: num(),
+  sourceKind: opt(str()),
+  messageCount: opt(num({ int: true, min: 0 })),
+  previewRef: opt(str()),
+});
+const modelSelection = obj(
+  { providerId: nonEmpty(), modelId: nonEmpty(), options: opt(obj({ reasoningLevel: opt(str()) }, { strict: false })) },
+  { strict: false },
+);
+const SUBMISSION_MODES = ["build", "edit", "plan", "yolo", "guarded"] as const;
+/** model-execution.ts modelExecutionSchema: strict; requestAuth carries this execution's provider credentials. */
+const modelExecution = obj({
+  memoryExtraction: opt(lit("skip")),
+  selectionScope: lit("execution"),
+  requestAuth: opt(
+    obj({
+      apiKey: opt(str({ min: 1 })),
+      apiKeyId: opt(str({ trim: true, min: 1 })),
+      accountScope: opt(str({ regex: /^[a-f0-9]{64}$/ })),
+      headers: opt(record(str({ min: 1 }))),
+    }),
+  ),
+  subagents: opt(obj({ foregroundModel: lit("submission"), background: lit("deny") })),
+  selectionFallback: opt(unknown()),
+});
+
+/** command.ts commandPayloadSchemas (plain z.object: unknown keys are stripped, not refused). */
+const PAYLOADS_V4_ONLY: Record<string, Schema> = {
+  createSession: obj(
+    {
+      workspaceId: str(),
+      permissionScope: opt(enm(["session"])),
+      firstInput: opt(
+        obj(
+          {
+            text: str(),
+            attachments: opt(arr(attachmentRef)),
+            modelSelection: opt(modelSelection),
+            mode: opt(enm(SUBMISSION_MODES)),
+            planEnabled: opt(bool()),
+          },
+          { strict: false },
+        ),
+      ),
+      config: opt(record()),
+      mcpServers: opt(arr(record())),
+      offPeakToolEnabled: opt(bool()),
+      dynamicWorkflowEnabled: opt(bool()),
+      dynamicWorkflowMode: opt(str()),
+    },
+    { strict: false },
+  ),
+  sendText: obj(
+    {
+      text: str(),
+      attachments: opt(arr(attachmentRef)),
+      requestedDelivery: opt(enm(["startNow", "queue", "guide"])),
+      heldQueueDisposition: opt(enm(["clearQueueAndSend", "keepQueueAndSend"])),
+      expectedHeldQueueItemIds: opt(arr(str({ min: 1 }))),
+      modelSelection: opt(modelSelection),
+      mode: opt(enm(SUBMISSION_MODES)),
+      planEnabled: opt(bool()),
+      modelExecution: opt(modelExecution),
+      conversationQuotes: opt(unknown()),
+    },
+    {
+      strict: false,
+      // command.ts requireModelSelectionForExecution.
+      refine(v, issues, path) {
+        if (v.modelExecution && !v.modelSelection)
+          issues.push({ path: [...path, "modelExecution"], message: "modelExecution requires modelSelection" });
+      },
+    },
+  ),
+  resolveInteraction: obj(
+    {
+      interactionId: str(),
+      answer: obj(
+        { optionId: opt(str()), freeText: opt(str()), action: opt(enm(["accept", "decline", "cancel"])), content: opt(record()) },
+        { strict: false },
+      ),
+    },
+    { strict: false },
+  ),
+  renameSession: obj({ title: str() }, { strict: false }),
+  switchModelConfig: obj({ provider: str(), model: str(), thought: str() }, { strict: false }),
+  switchCollaborationMode: obj({ mode: enm(SUBMISSION_MODES) }, { strict: false }),
+};
+
+function refsKnown(sessionId: string, refs: { ref: string }[] | undefined): boolean {
+  const set = committedRefs.get(sessionId);
+  return (refs ?? []).every((a) => set?.has(a.ref));
+}
+
+const HANDLERS_V4_ONLY: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
+  resolveInteraction(e) {
+    // handlers/interaction-background.ts resolveInteraction: a miss (already answered, withdrawn, unknown) settles as an
+    // idempotent success ("未命中…按幂等成功收口，不抛错——多端先到先得"): the handler returns undefined → accepted.
+    const delivered = resolveInteraction(e.payload.interactionId, e.payload.answer);
+    if (!delivered) log(`v4 resolveInteraction ${e.payload.interactionId}: no pending interaction (idempotent)`);
+    return ack(e, "accepted");
+  },
+
+  renameSession(e) {
+    // session-mgmt.ts renameSession → runtime.setCustomSessionTitle; titleSource becomes custom.
+    e.s.title = e.payload.title;
+    e.s.titleSource = "custom";
+    e.sim.store.touch(e.s, { activity: false });
+    e.sim.emit(e.s, "session.titleUpdated", { title: e.payload.title, source: "custom" });
+    return ack(e, "accepted");
+  },
+
+  switchModelConfig(e) {
+    // handlers/model-config.ts: provider/model/thought of the session config.
+    const sel = { providerId: e.payload.provider, modelId: e.payload.model };
+    if (!findModel(sel))
+      return ack(e, "failed", { reasonCode: "fault.command.executionFailed", message: `unknown model ${sel.providerId}/${sel.modelId}` });
+    e.s.model = { ...sel, ...(e.payload.thought ? { options: { reasoningLevel: e.payload.thought } } : {}) };
+    e.sim.store.touch(e.s, { activity: false });
+    e.sim.emit(e.s, "session.updated", { model: e.s.model });
+    return ack(e, "accepted");
+  },
+
+  switchCollaborationMode(e) {
+    e.s.mode = e.payload.mode;
+    e.sim.store.touch(e.s, { activity: false });
+    e.sim.emit(e.s, "session.updated", { mode: e.s.mode });
+    return ack(e, "accepted");
+  },
+};
+
+/**
+ * session-mgmt.ts createSession: a deferred ("draft") record for `workspaceId`
+ * (a local workspace's id is its path), `mcpServers` kept in the record;
+ * `firstInput` goes through the same prompt turn as sendText (the draft is
+ * promoted to immediate by it); result {type:"createSession", sessionId, input?}.
+ */
+async function createSession(
+  sim: Sim,
+  env: Record<string, any>,
+  payload: Record<string, any>,
+  after: (fn: () => void) => void,
+): Promise<Ack> {
+  const fail = (reasonCode: string, message: string): Ack => ({
+    commandId: env.commandId,
+    status: "failed",
+    reasonCode,
+    message,
+    revisionAtDecision: 0,
+  });
+  const first = payload.firstInput as { text: string; attachments?: unknown[]; mode?: string } | undefined;
+  if (first && !first.text.trim() && !first.attachments?.length) return fail("proto.invalidPayload", "input must not be empty");
+  const workspace = { workspacePath: payload.workspaceId, workspaceKey: payload.workspaceId };
+  const s = sim.store.create(workspace, first?.mode ?? "build", { persistence: "deferred" });
+  s.mcpServerNames = ((payload.mcpServers ?? []) as { name?: string }[]).map((m) => String(m.name ?? ""));
+  const r = sim.activate(s);
+  sessionsIndexChanged(sim, s);
+  const result: Record<string, unknown> = { type: "createSession", sessionId: s.id };
+  const e: Exec = { sim, s, r, env, payload: first ?? {}, after };
+  if (first) {
+    startV4Turn(e, first.text, "userInput");
+    result.input = { delivery: "startNow", inputId: env.commandId };
+  }
+  return { ...ack(e, "accepted", { result }), revisionAtDecision: 0 };
+}
+
+/** Installs the v4-only surface (main.ts, when ZCODE_SIM_PROTOCOL=v4-only). */
+export function installV4Only(sim: Sim): void {
+  Object.assign(PAYLOADS, PAYLOADS_V4_ONLY);
+  const sendText = HANDLERS.sendText!;
+  Object.assign(HANDLERS, HANDLERS_V4_ONLY);
+  // attachment-refs.ts mapAttachmentRefsToTurnAttachments: a ref must be a committed upload of this session.
+  HANDLERS.sendText = (e) =>
+    refsKnown(e.s.id, e.payload.attachments)
+      ? sendText(e)
+      : ack(e, "failed", { reasonCode: "fault.command.inputRejected", message: "attachment ref is not committed for this session" });
+  SESSIONLESS.createSession = createSession;
+  sim.v4Hook = (s) => {
+    onSessionEvent(sim, s);
+    sessionsIndexChanged(sim, s);
+  };
+}
+
+export type { CallCtx };
