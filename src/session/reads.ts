@@ -9,11 +9,6 @@ import { coldOpen } from "../zcode/v4/cold-open.ts";
 import { readTail, type TailPage } from "./history-tail.ts";
 import type { SessionHost } from "./host.ts";
 
-/** ZCodeApi.historyPage (v4ops): a page of history on a v4-only child, undefined on a legacy one. */
-interface PagedHistory {
-  historyPage?(sessionId: string, beforeRowId?: number): Promise<TailPage | undefined>;
-}
-
 // The session/read and session/messages calls a session makes around its
 // prompts: after a turn, while waiting for ZCode to be idle, and on load.
 
@@ -87,7 +82,8 @@ const REPLAY_BATCH = 64;
 export async function openStored(api: ZCodeApi, id: string, cwd: string, mcpServers: ZCodeMcpServer[] | undefined): Promise<Snapshot> {
   if (!mcpServers?.length) {
     try {
-      if ((await api.hasV4()) && (await storedIn(api, id, cwd))) {
+      // A child that speaks v4 alone is resumed by its v4 subscribe, which carries no transcript either.
+      if ((await api.hasV4()) && (await storedIn(api, id, cwd)) && (await api.protocol()) === "legacy") {
         await coldOpen(api.conn, id);
         const snapshot = await api.read(id);
         logger.debug(`${id} opened by a v4 read, without session/resume's transcript`);
@@ -122,8 +118,7 @@ interface ReplayTail {
  * with its last messages, counted from the end, in one line.
  */
 async function replayTail(s: SessionHost): Promise<ReplayTail> {
-  const api = s.api as PagedHistory;
-  const first = api.historyPage ? await s.withActive(() => api.historyPage!(s.id)) : undefined;
+  const first = await s.withActive(() => s.api.historyPage(s.id));
   if (first) {
     let next: TailPage | undefined = first;
     const tail = await readTail(async (before) => {
@@ -132,7 +127,7 @@ async function replayTail(s: SessionHost): Promise<ReplayTail> {
         next = undefined;
         return p;
       }
-      return (await s.withActive(() => api.historyPage!(s.id, before))) ?? { messages: [], oldestRowId: undefined, hasMore: false };
+      return (await s.withActive(() => s.api.historyPage(s.id, before))) ?? { messages: [], oldestRowId: undefined, hasMore: false };
     }, REPLAY_MESSAGES);
     logger.debug(`replay of ${s.id}: ${tail.messages.length} messages from ${tail.pages} rowsRange pages`);
     return { messages: tail.messages, earlier: tail.truncated, elided: false };
