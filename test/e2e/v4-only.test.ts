@@ -609,6 +609,48 @@ describe.each(MODES)("ZCODE_SIM_PROTOCOL=%s, the bridge in auto", (mode) => {
   );
 });
 
+describe.each(MODES)("ZCODE_SIM_PROTOCOL=%s: history of a long turn", (mode) => {
+  test(
+    "load replays every tool call of a 450-tool turn once, as legacy does; v4 reads it in rowsRange pages, newest first",
+    async () => {
+      const stateDir = mkdtempSync(join(tmpdir(), "zcode-v4-only-long-"));
+      try {
+        const sessionId = await withBridge(bridgeOptions(mode, { stateDir }), async (a) => {
+          const { sessionId } = await a.newSession();
+          // rows=450: 450 Reads before the scenario's own, more rows than two pages hold (core.ts rowsRangeMaxLimit 200).
+          expect((await a.prompt(sessionId, "#scenario:read rows=450")).stopReason).toBe("end_turn");
+          await a.waitFor(() => simTurnsEnded(a, sessionId) === 1, "ZCode to save the session", SCENARIO_MS);
+          return sessionId;
+        });
+        await withBridge(bridgeOptions(mode, { stateDir }), async (b) => {
+          const before = b.received.updates.length;
+          await b.agent.request(m.session.load, { sessionId, cwd: stateDir, mcpServers: [] });
+          const replay = updatesSince(b, sessionId, before);
+          const calls = replay.filter((u) => u.sessionUpdate === "tool_call");
+          expect(calls).toHaveLength(451);
+          expect(new Set(calls.map((c) => c.toolCallId)).size).toBe(451);
+          expect(chunkText(replay)).toContain("It defines greet().");
+          sameAsBoth(mode, "long load", normalize(fold(replay), b, { [sessionId]: "<session>" }));
+          const pages = simRequests(b).filter((f) => f.method === "v4/conversation/rowsRange" && f.params.sessionId === sessionId);
+          if (mode === "v4-only") {
+            // Newest first, then back from the oldest row read while hasMore: never the same page twice.
+            expect(pages.length).toBeGreaterThanOrEqual(3);
+            expect(pages[0]!.params.beforeRowId).toBeUndefined();
+            const cursors = pages.slice(1).map((p) => p.params.beforeRowId as number);
+            expect(cursors.every((c, i) => i === 0 || c < cursors[i - 1]!)).toBe(true);
+          } else {
+            // Opened by one row; the history came from session/messages.
+            expect(pages.map((p) => p.params)).toEqual([{ sessionId, limit: 1 }]);
+          }
+        });
+      } finally {
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+    },
+    RESTART_MS,
+  );
+});
+
 describe("auto picks the protocol the CLI speaks", () => {
   const legacyRequests = (h: Harness) => simRequests(h).filter((f) => !f.method.startsWith("v4/"));
   const v4Types = (h: Harness) =>
