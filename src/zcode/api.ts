@@ -10,7 +10,7 @@ import {
 } from "./api-types.ts";
 import { ZCodeApiCore, type Timeouts } from "./api-core.ts";
 import type { ZCodeConnection } from "./connection.ts";
-import { LOCAL_ERR, ZCodeError } from "./errors.ts";
+import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
 import {
   CompactResultSchema,
   EmptyResultSchema,
@@ -209,6 +209,29 @@ export class ZCodeApi extends ZCodeApiCore {
       await this.feed.open(p.sessionId);
       return { events: [] };
     });
+  }
+
+  /**
+   * ZCode's "delete" (api-core.ts). On a child that speaks v4 alone a
+   * session it does not hold is made live by subscribing to it (an implicit
+   * cold resume, no workspace needed) and deleted then; the subscription
+   * ends with it. A legacy child is left to the caller, who resumes it.
+   */
+  override async deleteSession(sessionId: string): Promise<boolean> {
+    try {
+      const done = await super.deleteSession(sessionId);
+      // A session followed on v4 is followed no more.
+      await this.release(sessionId);
+      return done;
+    } catch (err) {
+      if (!(err instanceof ZCodeError && err.code === ZCODE_ERR.notActive) || (await this.choice.current()) !== "v4") throw err;
+    }
+    await this.feed.open(sessionId);
+    try {
+      return await super.deleteSession(sessionId);
+    } finally {
+      await this.feed.close(sessionId);
+    }
   }
 
   /** Stops following a v4-only child's session (v4/conversation/unsubscribe); nothing on legacy. */

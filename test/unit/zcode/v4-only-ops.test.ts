@@ -9,6 +9,12 @@ import { V4Channel } from "../../../src/zcode/v4/channel.ts";
 import { V4OnlyCommands } from "../../../src/zcode/v4/only-commands.ts";
 import { indexReader } from "../../../src/zcode/v4/only-list.ts";
 import { crc32 } from "../../../src/zcode/v4/wire-frames.ts";
+import { complete, snapshot, snapshotFrame } from "./v4/frames.ts";
+
+/** A whole snapshot wire frame of `topic` (v4feed's test frames, moved to that topic). */
+function snapshotWire(topic: string) {
+  return { ...complete({ ...snapshotFrame(snapshot([])), topic, subscriptionId: "sub-1" }, 1, "initial"), topic, subscriptionId: "sub-1" };
+}
 
 type Sent = { method: string; params: any };
 
@@ -194,5 +200,44 @@ describe("session methods on a v4-only child", () => {
       ["b", "new"],
       ["a", "old"],
     ]);
+  });
+});
+
+describe("delete on a v4-only child", () => {
+  test("a session ZCode does not hold is subscribed to (cold resume), deleted, unsubscribed", async () => {
+    const { conn, sent } = v4child({
+      ack: (env) =>
+        env.type === "deleteSession" && commands(sent).filter((c) => c.type === "deleteSession").length === 1
+          ? { status: "rejected", reasonCode: "proto.sessionNotFound" }
+          : {},
+    });
+    const listeners: ((p: unknown) => void)[] = [];
+    const c = conn as unknown as Record<string, unknown>;
+    c.onNotification = (_m: string, cb: (p: unknown) => void) => (listeners.push(cb), () => {});
+    c.onExit = () => () => {};
+    const request = (c.request as (m: string, p: unknown, o?: unknown) => Promise<unknown>).bind(c);
+    c.request = async (m: string, p: any, o?: unknown) => {
+      if (m === "v4/conversation/subscribe") {
+        sent.push({ method: m, params: p });
+        // The snapshot follows the ACK (transport.ts: a post-response notification).
+        setTimeout(() => {
+          for (const l of listeners) l(snapshotWire(p.topic));
+        }, 0);
+        return { ack: { subscriptionId: "sub-1", mode: "snapshot", logEpoch: "e1" } };
+      }
+      return request(m, p, o);
+    };
+    expect(await new ZCodeApi(conn, { protocol: "v4" }).deleteSession("s9")).toBe(true);
+    expect(
+      sent.map((s) => (s.method === "v4/command" ? `${s.method} ${s.params.type}` : s.method)).filter((x) => x !== "v4/commands/query"),
+    ).toEqual(["v4/command deleteSession", "v4/conversation/subscribe", "v4/command deleteSession", "v4/conversation/unsubscribe"]);
+    expect(sent.find((s) => s.method === "v4/conversation/subscribe")!.params).toMatchObject({
+      topic: "conversation/s9",
+      clientMode: "desktop-continuous",
+    });
+    expect(sent.find((s) => s.method === "v4/conversation/unsubscribe")!.params).toMatchObject({
+      topic: "conversation/s9",
+      subscriptionId: "sub-1",
+    });
   });
 });
