@@ -41,6 +41,9 @@ import { historyPage, messagesOf, snapshotOf, type HistoryPage } from "./v4/only
 import { ConversationProjector } from "./v4/row-events.ts";
 import { FrameAssembler } from "./v4/wire-frames.ts";
 import * as v from "valibot";
+import { log } from "../log.ts";
+
+const logger = log.withTag("zcode");
 
 // The typed ZCode API: one method per wire method, params shaped as the CLI
 // wants them, results validated, per-method timeouts in one table. Errors are
@@ -144,7 +147,14 @@ export class ZCodeApi extends ZCodeApiCore {
         { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers },
         SnapshotSchema,
       );
-    const [snapshot] = await Promise.all([this.either(legacy, () => this.v4Snapshot(p.sessionId, p.workspace)), this.probeBeside()]);
+    const v4 = () => {
+      if (p.mcpServers?.length)
+        logger.info(
+          `v4 resumes ${p.sessionId} with the MCP servers it was created with; the ${p.mcpServers.length} given now are not applied`,
+        );
+      return this.v4Snapshot(p.sessionId, p.workspace);
+    };
+    const [snapshot] = await Promise.all([this.either(legacy, v4), this.probeBeside()]);
     return snapshot;
   }
 
