@@ -39,6 +39,22 @@ export function snapshotOf(sessionId: string, state: unknown, workspace?: Worksp
                 modelId: config.model,
                 ...(config.thought ? { options: { reasoningLevel: config.thought } } : {}),
               },
+              // The conversation tells its own model only (the catalog is the workspace-config topic's): one entry,
+              // with the levels the snapshot lists for it.
+              available: [
+                {
+                  ref: { providerId: config.provider, modelId: config.model },
+                  label: config.model,
+                  ...(levels.length
+                    ? {
+                        reasoning: {
+                          levels: levels.map((value) => ({ value })),
+                          ...(config.thought ? { defaultLevel: config.thought } : {}),
+                        },
+                      }
+                    : {}),
+                },
+              ],
             },
             thoughtLevel: {
               enabled: levels.length > 0,
