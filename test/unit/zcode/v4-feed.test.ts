@@ -154,3 +154,34 @@ describe("the feed", () => {
     });
   });
 });
+
+describe("the legacy snapshot of v4 state", () => {
+  test("read: title, context use, plan as todos, goal, running or not", async () => {
+    const c = fakeChild();
+    const api = new ZCodeApi(c.conn, { protocol: "v4" });
+    const read = api.read(ID);
+    await until(subscribed(c));
+    c.push(
+      snapshotFrame(
+        snapshot([], {
+          control: { phase: "running", activeWorks: [] },
+          meta: { title: "Fix tests", titleSource: "generated" },
+          usage: { contextWindow: { usedTokens: 1200, maxTokens: 200000 } },
+          plan: { items: [{ id: "1", content: "write it", status: "in_progress" }] },
+          goal: { objective: "ship", status: "active" },
+        }),
+        4,
+      ),
+    );
+    const r = await read;
+    expect(r.session.title).toBe("Fix tests");
+    expect(r.projection).toMatchObject({
+      status: "running",
+      contextUsed: 1200,
+      contextWindow: 200000,
+      target: { objective: "ship", status: "active" },
+    });
+    expect(r.todos).toEqual([{ content: "write it", status: "in_progress" }]);
+    expect(r.settings?.model?.available?.[0]?.ref).toEqual({ providerId: "p", modelId: "m" });
+  });
+});
