@@ -100,7 +100,10 @@ export class ConversationProjector {
   private onSnapshot(s: Snapshot): void {
     const before = this.st.applySnapshot(s);
     // Row ids mean something only within their log epoch (a new CLI process, a rebuilt projection).
-    if (before.logEpoch !== s.logEpoch) this.memory.clear();
+    if (before.logEpoch !== s.logEpoch) {
+      this.memory.clear();
+      this.highWater = -1;
+    }
     const rows = s.rows.window;
     // The live turn: the last one running, or the one we told started (it may have ended while we were away).
     const live = this.liveHeader(rows);

@@ -253,6 +253,15 @@ describe("ConversationProjector", () => {
     expect(types(es)).toEqual(["turn.started", "model.streaming", "model.streaming", "turn.completed", "session.titleUpdated"]);
   });
 
+  test("a snapshot of a new log epoch (a restarted CLI renumbers rows) starts the row memory afresh", () => {
+    const t = setup();
+    t.snap([header(1, "t1", "completedSuccess"), assistantText(2, "t1", "old", "complete"), assistantText(3, "t1", "older", "complete")]);
+    // Same rowIds, new epoch: the live turn's rows are new, whatever their numbers.
+    t.snap([header(1, "t9", "running"), assistantText(2, "t9", "fresh")], { logEpoch: "epoch-2", control: control("running") });
+    t.deltas({ op: "row.appended", row: assistantText(3, "t9", "more", "complete") });
+    expect(text(t.checked())).toBe("freshmore");
+  });
+
   test("title, mode and context usage patches become the legacy payloads", () => {
     const t = setup();
     t.snap([]);
