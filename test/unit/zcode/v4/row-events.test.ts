@@ -241,6 +241,23 @@ describe("ConversationProjector", () => {
     expect(text(es)).toBe("so far!");
   });
 
+  test("interactions pending at subscribe are asked once, across resyncs, and withdrawn when gone", () => {
+    const t = setup();
+    const ask = {
+      interactionId: "ask-1",
+      kind: "userInput",
+      anchorRowId: 2,
+      createdAt: 1,
+      payload: { kind: "userInput", prompt: "Which?", freeText: true, questions: [] },
+    };
+    const rows = [header(1, "t1", "running"), toolCall(2, "t1", "pendingApproval", { toolName: "AskUserQuestion" })];
+    t.snap(rows, { control: control("running"), pendingInteractions: [ask] });
+    t.snap(rows, { control: control("running"), pendingInteractions: [ask] });
+    expect(t.asked.map((i) => i.interactionId)).toEqual(["ask-1"]);
+    t.snap(rows, { control: control("running"), pendingInteractions: [] });
+    expect(t.gone).toEqual(["ask-1"]);
+  });
+
   test("a resync snapshot continues where the stream stopped, and ends the turn it missed ending", () => {
     const t = setup();
     t.snap([]);
