@@ -109,9 +109,13 @@ const GOAL_STATUS: Record<string, string> = { active: "active", paused: "paused"
 const TODO_STATUS: Record<string, string> = { pending: "pending", in_progress: "inProgress", completed: "completed" };
 const TITLE_SOURCE: Record<string, string> = { default: "default", first_input: "generated", generated: "generated", custom: "custom" };
 
+/** setFollowupMode's choice per session (projection config.followupMode; initial "queue"). */
+export const followupModes = new Map<string, "queue" | "guide">();
+
 /** The A zone (snapshot.ts), from the session record and runtime. */
 export function conversationState(s: SessionRecord, r: Runtime): Record<string, unknown> {
   const phase = phaseOf(s, r);
+  const followupMode = followupModes.get(s.id) ?? "queue";
   const goalStatus = s.goal ? (GOAL_STATUS[s.goal.status] ?? "active") : null;
   const turn = r.turn;
   const held = r.heldGuides.length > 0;
@@ -136,10 +140,10 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
       apiRetry: null,
     },
     availability: availability(phase, goalStatus),
-    // computeInputRouting: running → enqueue (followupMode queue); held + completed → choice.
+    // computeInputRouting: running → guide or enqueue by followupMode; held + completed → choice.
     inputRouting:
       phase === "running"
-        ? { mode: "enqueue" }
+        ? { mode: followupMode === "guide" ? "guide" : "enqueue" }
         : completed && held
           ? { mode: "choice", reasonCode: "heldQueueInputRequiresChoice" }
           : { mode: "startNow" },
@@ -149,7 +153,7 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
       model: s.model.modelId,
       thought: s.model.options?.reasoningLevel ?? "",
       thoughtLevels: [],
-      followupMode: "queue",
+      followupMode,
       mode: s.mode,
     },
     usage: {
@@ -386,15 +390,32 @@ export class ConversationPublisher {
     const base = p.base;
     const resumable = base !== undefined && base.logEpoch === this.logEpoch && base.seq >= this.floorSeq && base.seq <= this.seq;
     if (!resumable) {
-      after(() => this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, "initial"));
+      after(() => this.initial(sub, null, "initial"));
       return { subscriptionId: sub.subscriptionId, mode: "snapshot", logEpoch: this.logEpoch };
     }
     sub.sentSeq = base.seq;
-    if (base.seq !== this.seq) {
-      const replay = this.log.filter((e) => e.seq > base.seq).flatMap((e) => e.deltas);
-      after(() => this.send(sub, { fromSeq: base.seq, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, "initial"));
-    }
+    after(() => this.initial(sub, base.seq, "initial"));
     return { subscriptionId: sub.subscriptionId, mode: "resume", logEpoch: this.logEpoch };
+  }
+
+  /**
+   * The first frame of a (re)subscription, written after the answer: the projection is brought up to date and the
+   * buffer emptied first, so what changed between the answer and now is in this frame once, not again in the next
+   * flush. `from` null: a snapshot; else the logged deltas after it (nothing to send when already at seq).
+   */
+  private initial(sub: Subscription, from: number | null, deliveryKind: DeliveryKind): void {
+    if (this.subs.get(sub.subscriptionId) !== sub) return;
+    this.step();
+    if (sub.timer) clearTimeout(sub.timer);
+    sub.timer = undefined;
+    sub.buffer = [];
+    if (from === null) {
+      this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, deliveryKind);
+      return;
+    }
+    if (from === this.seq && deliveryKind === "initial") return;
+    const replay = this.log.filter((e) => e.seq > from).flatMap((e) => e.deltas);
+    this.send(sub, { fromSeq: from, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, deliveryKind);
   }
 
   /** resyncReserved: same subscription, the client's base or a snapshot, delivered as `recovery`. Null: no such subscription. */
@@ -406,18 +427,15 @@ export class ConversationPublisher {
   ): { subscriptionId: string; mode: "snapshot" | "resume"; logEpoch: string } | null {
     const sub = this.subs.get(subscriptionId);
     if (!sub) return null;
-    this.step();
-    if (sub.timer) clearTimeout(sub.timer);
-    sub.timer = undefined;
-    sub.buffer = [];
     const resumable =
       !forceSnapshot && base !== null && base.logEpoch === this.logEpoch && base.seq >= this.floorSeq && base.seq <= this.seq;
     if (!resumable) {
-      after(() => this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, "recovery"));
+      sub.sentSeq = 0;
+      after(() => this.initial(sub, null, "recovery"));
       return { subscriptionId, mode: "snapshot", logEpoch: this.logEpoch };
     }
-    const replay = this.log.filter((e) => e.seq > base.seq).flatMap((e) => e.deltas);
-    after(() => this.send(sub, { fromSeq: base.seq, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, "recovery"));
+    sub.sentSeq = base.seq;
+    after(() => this.initial(sub, base.seq, "recovery"));
     return { subscriptionId, mode: "resume", logEpoch: this.logEpoch };
   }
 

@@ -472,7 +472,10 @@ function rewindConversation(e: Exec, t: TurnLog): void {
 }
 
 /** §3-§4 step 5: the row a targeting command names, checked against the projection. */
-function resolveTarget(e: Exec, action: "canRewindFiles" | "canEdit" | "canRetry"): { row: Row; refused?: undefined } | { refused: Ack } {
+export function resolveTarget(
+  e: Exec,
+  action: "canRewindFiles" | "canEdit" | "canRetry" | "canFork",
+): { row: Row; refused?: undefined } | { refused: Ack } {
   const t = e.payload.target as { rowId: number; entityId: string };
   const row = projectRows(e.sim, e.s, e.r).find((x) => x.rowId === t.rowId);
   if (!row || row.entityId !== t.entityId) return { refused: ack(e, "stale", { reasonCode: "proto.staleTarget" }) };
