@@ -18,7 +18,7 @@ import type { SessionRecord } from "./types.ts";
 import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, resolveTarget, SESSIONLESS, startV4Turn } from "./v4.ts";
 import { followupModes } from "./v4-topic.ts";
 import { resolveInteraction } from "./v4-interactions.ts";
-import { onSessionEvent, publisherOf } from "./v4-topic.ts";
+import { connectionFlow, onSessionEvent, publisherOf } from "./v4-topic.ts";
 import { sessionsIndexSubscribe, sessionsIndexChanged } from "./v4-sessions-index.ts";
 import { log } from "./wire.ts";
 import {
@@ -82,6 +82,13 @@ const uploadKey = (p: Record<string, any>) => `${p.connectionId}\0${p.sessionId}
 const fault = (code: string) => new Error(code);
 
 const methodsV4Only: Record<string, Handler> = {
+  "v4/connection/flow"(sim, p) {
+    // transport.ts v4ConnectionFlowParamsSchema (strict) → v4ConnectionFlowResultSchema {} (strict).
+    const q = parse(obj({ connectionId: str({ min: 1 }), state: enm(["saturated", "drained", "closed"]) }), p);
+    connectionFlow(sim, q.connectionId, q.state);
+    return {};
+  },
+
   "v4/conversation/subscribe"(sim, p, ctx) {
     const q = parse(v4SubscribeParams, p);
     if ((q.topic as string).startsWith("sessions-index/")) return { ack: sessionsIndexSubscribe(sim, q, ctx) };

@@ -335,10 +335,11 @@ export class ConversationPublisher {
     }
   }
 
-  /** reserveFlush: the buffer as one deltas frame over (sentSeq, seq]. */
+  /** reserveFlush: the buffer as one deltas frame over (sentSeq, seq]; held while its connection is saturated. */
   private flush(sub: Subscription): void {
     sub.timer = undefined;
     if (this.subs.get(sub.subscriptionId) !== sub) return;
+    if (pausedConnections.has(sub.connectionId)) return;
     if (sub.buffer.length === 0 && sub.sentSeq === this.seq) return;
     const deltas = sub.buffer;
     sub.buffer = [];
@@ -439,6 +440,15 @@ export class ConversationPublisher {
     return { subscriptionId, mode: "resume", logEpoch: this.logEpoch };
   }
 
+  /** v4/connection/flow for one connection: drained → flush what was held; closed → its subscriptions end. */
+  connectionFlow(connectionId: string, state: string): void {
+    for (const sub of [...this.subs.values()]) {
+      if (sub.connectionId !== connectionId) continue;
+      if (state === "closed") this.drop(sub.subscriptionId);
+      else if (state === "drained" && !sub.timer && sub.buffer.length) this.flush(sub);
+    }
+  }
+
   has(subscriptionId: string, connectionId: string): boolean {
     return this.subs.get(subscriptionId)?.connectionId === connectionId;
   }
@@ -458,7 +468,17 @@ export class ConversationPublisher {
   }
 }
 
+/** v4-gateway pausedConnections: connections that said `saturated` (v4/connection/flow); their flushes wait. */
+export const pausedConnections = new Set<string>();
+
 const publishers = new WeakMap<Runtime, ConversationPublisher>();
+
+/** v4/connection/flow: saturated pauses the connection's flushes, drained resumes them, closed ends its subscriptions. */
+export function connectionFlow(sim: Sim, connectionId: string, state: string): void {
+  if (state === "saturated") pausedConnections.add(connectionId);
+  else pausedConnections.delete(connectionId);
+  if (state !== "saturated") for (const r of sim.runtimes.values()) publishers.get(r)?.connectionFlow(connectionId, state);
+}
 
 /** The session's publisher (made on first use: v4-gateway makes it on the first event ingested or subscribe). */
 export function publisherOf(sim: Sim, s: SessionRecord, r: Runtime): ConversationPublisher {
