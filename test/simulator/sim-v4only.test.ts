@@ -215,6 +215,11 @@ describe("v4-only: pending interactions", () => {
     const tool = reader.sortedRows().find((r) => r.kind === "toolCall" && r.status === "pendingApproval");
     expect(tool).toMatchObject({ approvalInteractionId: pi.interactionId, rowId: pi.anchorRowId });
     expect(c.frames.some((f) => f.method === "interaction/requestPermission")).toBe(false);
+    const during = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
+    expect(during.rows.find((r: any) => r.rowId === tool!.rowId)).toMatchObject({
+      status: "pendingApproval",
+      approvalInteractionId: pi.interactionId,
+    });
     const first = await command(c, id, "resolveInteraction", { interactionId: pi.interactionId, answer: { optionId: "allow_once" } });
     expect(first.status).toBe("accepted");
     const late = await command(c, id, "resolveInteraction", { interactionId: pi.interactionId, answer: { optionId: "deny" } });

@@ -65,16 +65,9 @@ const REVISION_KEYS = new Set([
   "plan",
 ]);
 
-/** Rows with the pending approvals overlaid (rows.ts toolCall status pendingApproval + approvalInteractionId). */
+/** The rows as published (v4.ts projectRows: pending approvals included). */
 export function wireRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
-  const rows = projectRows(sim, s, r) as Row[];
-  const waiting = new Map(pendingInteractionsOf(s.id).map((p) => [p.toolCallId, p.view.interactionId as string]));
-  if (waiting.size === 0) return rows;
-  return rows.map((row) =>
-    row.kind === "toolCall" && waiting.has(row.toolCallId)
-      ? { ...row, status: "pendingApproval", approvalInteractionId: waiting.get(row.toolCallId) }
-      : row,
-  );
+  return projectRows(sim, s, r) as Row[];
 }
 
 function phaseOf(s: SessionRecord, r: Runtime): string {
