@@ -181,11 +181,56 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
   };
 }
 
+/**
+ * coalesce.ts coalesceConversationDeltas (rules 1-4; no workflowRun ops here): adjacent row.delta of one
+ * (rowId, path) concatenate, adjacent state.updated merge shallowly, a row.upserted swallows earlier row.delta of
+ * its row back to that row's previous appended/upserted, adjacent upserts of a row keep the last; row.removed is a
+ * barrier. Applying the result equals applying the input.
+ */
+export function coalesce(deltas: readonly Delta[]): Delta[] {
+  const out: Delta[] = [];
+  for (const d of deltas) {
+    if (d.op === "row.upserted") {
+      const id = (d.row as Row).rowId;
+      for (let i = out.length - 1; i >= 0; i--) {
+        const prev = out[i]!;
+        if (prev.op === "row.removed") break;
+        if (prev.op === "row.delta" && prev.rowId === id) {
+          out.splice(i, 1);
+          continue;
+        }
+        if ((prev.op === "row.upserted" || prev.op === "row.appended") && (prev.row as Row).rowId === id) break;
+      }
+    }
+    const last = out[out.length - 1];
+    if (d.op === "row.delta" && last?.op === "row.delta" && last.rowId === d.rowId && last.path === d.path) {
+      out[out.length - 1] = { op: "row.delta", rowId: d.rowId, path: d.path, append: (last.append as string) + (d.append as string) };
+      continue;
+    }
+    if (d.op === "state.updated" && last?.op === "state.updated") {
+      out[out.length - 1] = { op: "state.updated", patch: { ...(last.patch as object), ...(d.patch as object) } };
+      continue;
+    }
+    if (d.op === "row.upserted" && last?.op === "row.upserted" && (last.row as Row).rowId === (d.row as Row).rowId) {
+      out[out.length - 1] = d;
+      continue;
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+/** core.ts subscriberBufferMaxOps / subscriberBufferMaxBytes (the byte floor; conversationSubscriberBufferByteLimit). */
+const SUBSCRIBER_BUFFER_MAX_OPS = 500;
+const SUBSCRIBER_BUFFER_MAX_BYTES = 1024 * 1024;
+
 interface Subscription {
   subscriptionId: string;
   connectionId: string;
   profile: Profile;
   buffer: Delta[];
+  /** The buffer overflowed: the next flush is a snapshot (appendConversationSubscriberBuffer → resyncRequired). */
+  resyncRequired: boolean;
   sentSeq: number;
   ordinal: number;
   timer?: ReturnType<typeof setTimeout>;
@@ -323,7 +368,18 @@ export class ConversationPublisher {
     this.log.push({ seq: this.seq, deltas: logged });
     while (this.log.length > EVENT_RETENTION_PER_SESSION) this.floorSeq = this.log.shift()!.seq;
     for (const sub of this.subs.values()) {
-      sub.buffer.push(...perProfile.get(sub.profile)!, ...statePatch);
+      if (!sub.resyncRequired) {
+        const next = coalesce([...sub.buffer, ...perProfile.get(sub.profile)!, ...statePatch]);
+        // Overflow (ops, or bytes past the floor and past the snapshot it would replace): drop the buffer, resync.
+        const big =
+          next.length > SUBSCRIBER_BUFFER_MAX_OPS ||
+          (Buffer.byteLength(JSON.stringify(next)) > SUBSCRIBER_BUFFER_MAX_BYTES &&
+            Buffer.byteLength(JSON.stringify({ kind: "deltas", deltas: next })) > Buffer.byteLength(JSON.stringify(this.snapshot())));
+        if (big) {
+          sub.buffer = [];
+          sub.resyncRequired = true;
+        } else sub.buffer = next;
+      }
       if (!sub.timer) sub.timer = setTimeout(() => this.flush(sub), sub.profile.flushWindowMs);
     }
   }
@@ -333,6 +389,11 @@ export class ConversationPublisher {
     sub.timer = undefined;
     if (this.subs.get(sub.subscriptionId) !== sub) return;
     if (pausedConnections.has(sub.connectionId)) return;
+    if (sub.resyncRequired) {
+      sub.resyncRequired = false;
+      this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, "online");
+      return;
+    }
     if (sub.buffer.length === 0 && sub.sentSeq === this.seq) return;
     const deltas = sub.buffer;
     sub.buffer = [];
@@ -376,6 +437,7 @@ export class ConversationPublisher {
       // v4-gateway: desktop-continuous → continuous, otherwise replayable (deliveryProfile default "replayable").
       profile: p.clientMode === "desktop-continuous" ? PROFILES.continuous : PROFILES.replayable,
       buffer: [],
+      resyncRequired: false,
       sentSeq: 0,
       ordinal: 1,
     };
@@ -403,12 +465,13 @@ export class ConversationPublisher {
     if (sub.timer) clearTimeout(sub.timer);
     sub.timer = undefined;
     sub.buffer = [];
+    sub.resyncRequired = false;
     if (from === null) {
       this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, deliveryKind);
       return;
     }
     if (from === this.seq && deliveryKind === "initial") return;
-    const replay = this.log.filter((e) => e.seq > from).flatMap((e) => e.deltas);
+    const replay = coalesce(this.log.filter((e) => e.seq > from).flatMap((e) => e.deltas));
     this.send(sub, { fromSeq: from, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, deliveryKind);
   }
 
