@@ -124,18 +124,23 @@ export class TopicReader {
     return this.logical.flatMap((f) => (f.payload.kind === "deltas" ? f.payload.deltas : []));
   }
 
-  /** Waits until the model satisfies `pred` (re-checked on every frame). */
+  /** Waits until the model satisfies `pred` (re-checked on every frame); a frame the reader refuses fails the wait. */
   async until(pred: (r: TopicReader) => boolean, timeoutMs = 10_000): Promise<void> {
-    this.pump();
-    if (pred(this)) return;
-    await this.c.waitFor(
-      () => {
+    let failure: unknown;
+    const check = () => {
+      try {
         this.pump();
-        return pred(this);
-      },
-      timeoutMs,
-      this.c.frames.length,
-    );
+      } catch (e) {
+        failure ??= e;
+        return true;
+      }
+      return pred(this);
+    };
+    if (!check())
+      await this.c.waitFor(check, timeoutMs, this.c.frames.length).catch((e) => {
+        throw failure ?? e;
+      });
+    if (failure) throw failure;
   }
 
   sortedRows(): Frame[] {

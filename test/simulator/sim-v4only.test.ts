@@ -2,7 +2,7 @@
 // (v4-only.ts), driven over raw stdio.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ensureSimBuilt, type SimClient } from "./sim-client.ts";
-import { bare, command, createSession, subscribe, v4Sim } from "./sim-v4only-support.ts";
+import { bare, command, createSession, subscribe, type TopicReader, v4Sim } from "./sim-v4only-support.ts";
 
 beforeAll(ensureSimBuilt, 120_000);
 
@@ -153,18 +153,40 @@ describe("v4-only: createSession, subscribe, deltas", () => {
       extra: 1,
     });
     expect(strict.error?.code).toBe(-32603);
+    const other = await subscribe(c, `conversation/${id}`, { connectionId: "conn-2" });
     await c.call("v4/conversation/unsubscribe", {
       topic: `conversation/${id}`,
       subscriptionId: ack.subscriptionId,
       connectionId: "conn-1",
     });
+    reader.pump();
     const before = reader.wires.length;
     await command(c, id, "sendText", { text: "#scenario:default two" });
-    const range = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
-    expect(range.rows.length).toBeGreaterThan(0);
+    // conn-2 getting the turn means conn-1 would have had it too.
+    await other.reader.until(
+      (r) => r.sortedRows().some((x) => x.kind === "userInput" && x.text.includes("two")) && r.state.control?.phase === "completedSuccess",
+    );
     reader.pump();
     expect(reader.wires.length).toBe(before);
   }, 30_000);
+
+  test("v4/connection/flow: saturated holds the connection's frames, drained sends them", async () => {
+    const c = sim();
+    const id = (await createSession(c)).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`);
+    const other = await subscribe(c, `conversation/${id}`, { connectionId: "conn-2" });
+    expect(await c.call("v4/connection/flow", { connectionId: "conn-1", state: "saturated" })).toEqual({});
+    const held = reader.wires.length;
+    await command(c, id, "sendText", { text: "#scenario:default held" });
+    // conn-1's flush timer was armed with conn-2's, and first: once conn-2 has the turn, conn-1's flush has run.
+    await other.reader.until((r) => r.state.control?.phase === "completedSuccess");
+    reader.pump();
+    expect(reader.wires.length).toBe(held);
+    await c.call("v4/connection/flow", { connectionId: "conn-1", state: "drained" });
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "userInput" && x.text.includes("held")));
+    const bad = await c.request("v4/connection/flow", { connectionId: "conn-1", state: "open" });
+    expect(bad.error?.code).toBe(-32603);
+  });
 
   test("strict subscribe params: an unknown key is refused", async () => {
     const c = sim();
@@ -193,6 +215,11 @@ describe("v4-only: pending interactions", () => {
     const tool = reader.sortedRows().find((r) => r.kind === "toolCall" && r.status === "pendingApproval");
     expect(tool).toMatchObject({ approvalInteractionId: pi.interactionId, rowId: pi.anchorRowId });
     expect(c.frames.some((f) => f.method === "interaction/requestPermission")).toBe(false);
+    const during = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
+    expect(during.rows.find((r: any) => r.rowId === tool!.rowId)).toMatchObject({
+      status: "pendingApproval",
+      approvalInteractionId: pi.interactionId,
+    });
     const first = await command(c, id, "resolveInteraction", { interactionId: pi.interactionId, answer: { optionId: "allow_once" } });
     expect(first.status).toBe("accepted");
     const late = await command(c, id, "resolveInteraction", { interactionId: pi.interactionId, answer: { optionId: "deny" } });
@@ -242,10 +269,11 @@ describe("v4-only: list, history, attachments", () => {
   test("rowsRange pages a long conversation back with beforeRowId while hasMore; the snapshot holds the 60-row tail", async () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;
+    const live = await subscribe(c, `conversation/${id}`, { connectionId: "live" });
+    const done = (r: TopicReader) => r.sortedRows().filter((x) => x.kind === "turnHeader" && x.state === "completedSuccess").length;
     for (let i = 0; i < 6; i++) {
-      const { reader } = await subscribe(c, `conversation/${id}`, { connectionId: `turn-${i}` });
       await command(c, id, "sendText", { text: "#scenario:tools" });
-      await reader.until((r) => r.state.control?.phase === "completedSuccess" && r.seq > 0 && !r.state.control.activeWorks.length, 20_000);
+      await live.reader.until((r) => done(r) === i + 1 && r.state.control?.phase === "completedSuccess", 20_000);
     }
     const all: any[] = [];
     let page = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 25 });

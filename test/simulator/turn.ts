@@ -201,6 +201,8 @@ export class Turn {
    * aborts only the record's activeAbortController, which that path never sets).
    */
   v4Started = false;
+  /** v4-only: sendText.modelExecution.requestAuth, this execution's provider credentials (runner.ts v4RequestAuth). */
+  requestAuth?: Record<string, unknown>;
   /**
    * The core's turn is over (turn.completed/failed emitted): the runtime's projection, which
    * session/read reports (session-mapper.ts buildSessionSnapshot → runtime.getProjection()), is
