@@ -241,3 +241,40 @@ describe("delete on a v4-only child", () => {
     });
   });
 });
+
+describe("a plan's credentials on a v4-only child", () => {
+  const plan = { provider: "account:zai-coding-plan", model: "GLM-5", thought: "high" };
+  test("an account provider: the legacy handler's key rides sendText.modelExecution beside the modelSelection", async () => {
+    const { conn, sent } = v4child();
+    const asked: any[] = [];
+    (conn as unknown as Record<string, unknown>).ask = async (method: string, params: any) => {
+      asked.push({ method, params });
+      return { headersApplied: true, requestAuth: { apiKey: "k-1", accountScope: "a".repeat(64) } };
+    };
+    await new V4OnlyCommands(conn, new V4Channel(conn), () => plan).send({ sessionId: "s1", content: "go" });
+    expect(asked.map((a) => [a.method, a.params.providerId, a.params.sessionId, a.params.reason])).toEqual([
+      ["interaction/requestProviderRuntimeHeaders", "account:zai-coding-plan", "s1", "model-request"],
+    ]);
+    expect(commands(sent)[0].payload).toEqual({
+      text: "go",
+      modelSelection: { providerId: "account:zai-coding-plan", modelId: "GLM-5", options: { reasoningLevel: "high" } },
+      modelExecution: { selectionScope: "execution", requestAuth: { apiKey: "k-1", accountScope: "a".repeat(64) } },
+    });
+  });
+
+  test("no key: the prompt fails with the handler's words, nothing sent; another provider is never asked", async () => {
+    const { conn, sent } = v4child();
+    let asks = 0;
+    (conn as unknown as Record<string, unknown>).ask = async () => (asks++, { headersApplied: false, errorMessage: "Sign in first" });
+    await expect(new V4OnlyCommands(conn, new V4Channel(conn), () => plan).send({ sessionId: "s1", content: "go" })).rejects.toThrow(
+      "Sign in first",
+    );
+    expect(commands(sent)).toEqual([]);
+    await new V4OnlyCommands(conn, new V4Channel(conn), () => ({ provider: "builtin:openai", model: "gpt" })).send({
+      sessionId: "s1",
+      content: "go",
+    });
+    expect(asks).toBe(1);
+    expect(commands(sent)[0].payload).toEqual({ text: "go" });
+  });
+});
