@@ -42,7 +42,7 @@ describe("v4-only: the legacy surface is gone", () => {
 });
 
 describe("v4-only: createSession, subscribe, deltas", () => {
-  test("a draft (no rows, phase draft) until the first sendText; the text turn streams as row.delta, state.updated moves phase", async () => {
+  test("a draft (no rows, phase draft) until the first sendText; the text turn arrives as row deltas, state.updated moves phase", async () => {
     const c = sim();
     const created = await createSession(c);
     const id = created.result.sessionId as string;
@@ -78,10 +78,17 @@ describe("v4-only: createSession, subscribe, deltas", () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;
     const { reader } = await subscribe(c, `conversation/${id}`, { clientMode: "desktop-continuous" });
-    await command(c, id, "sendText", { text: "#scenario:tools" });
-    await reader.until((r) => r.state.control?.phase === "completedSuccess", 20_000);
-    const deltas = reader.deltas();
-    expect(deltas.some((d) => d.op === "row.delta" && d.path === "text" && d.append.length > 0)).toBe(true);
+    await command(c, id, "sendText", { text: "#scenario:slow n=100000" });
+    // Once the streaming row is on the client, later text can only come as row.delta (no upsert until the turn ends).
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "assistantText" && x.state === "streaming"), 15_000);
+    const seen = reader.logical.length;
+    await reader.until(
+      (r) => r.logical.slice(seen).some((f) => f.payload.deltas?.some((d: any) => d.op === "row.delta" && d.path === "text")),
+      15_000,
+    );
+    const fx = reader.state.control.activeWorks[0].foregroundExecutionId;
+    expect((await command(c, id, "stop", { expectedForegroundExecutionId: fx })).status).toBe("accepted");
+    await reader.until((r) => r.state.control?.phase === "completedInterrupted", 15_000);
     const range = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
     expect(bare(reader.sortedRows())).toEqual(bare(range.rows));
   }, 30_000);
