@@ -10,7 +10,7 @@ import {
 } from "./api-types.ts";
 import { ZCodeApiCore, type Timeouts } from "./api-core.ts";
 import type { ZCodeConnection } from "./connection.ts";
-import { LOCAL_ERR, ZCodeError } from "./errors.ts";
+import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "./errors.ts";
 import {
   CompactResultSchema,
   EmptyResultSchema,
@@ -41,6 +41,9 @@ import { historyPage, messagesOf, snapshotOf, type HistoryPage } from "./v4/only
 import { ConversationProjector } from "./v4/row-events.ts";
 import { FrameAssembler } from "./v4/wire-frames.ts";
 import * as v from "valibot";
+import { log } from "../log.ts";
+
+const logger = log.withTag("zcode");
 
 // The typed ZCode API: one method per wire method, params shaped as the CLI
 // wants them, results validated, per-method timeouts in one table. Errors are
@@ -144,7 +147,14 @@ export class ZCodeApi extends ZCodeApiCore {
         { sessionId: p.sessionId, workspace: workspaceOf(p.workspace), mcpServers: p.mcpServers },
         SnapshotSchema,
       );
-    const [snapshot] = await Promise.all([this.either(legacy, () => this.v4Snapshot(p.sessionId, p.workspace)), this.probeBeside()]);
+    const v4 = () => {
+      if (p.mcpServers?.length)
+        logger.info(
+          `v4 resumes ${p.sessionId} with the MCP servers it was created with; the ${p.mcpServers.length} given now are not applied`,
+        );
+      return this.v4Snapshot(p.sessionId, p.workspace);
+    };
+    const [snapshot] = await Promise.all([this.either(legacy, v4), this.probeBeside()]);
     return snapshot;
   }
 
@@ -209,6 +219,29 @@ export class ZCodeApi extends ZCodeApiCore {
       await this.feed.open(p.sessionId);
       return { events: [] };
     });
+  }
+
+  /**
+   * ZCode's "delete" (api-core.ts). On a child that speaks v4 alone a
+   * session it does not hold is made live by subscribing to it (an implicit
+   * cold resume, no workspace needed) and deleted then; the subscription
+   * ends with it. A legacy child is left to the caller, who resumes it.
+   */
+  override async deleteSession(sessionId: string): Promise<boolean> {
+    try {
+      const done = await super.deleteSession(sessionId);
+      // A session followed on v4 is followed no more.
+      await this.release(sessionId);
+      return done;
+    } catch (err) {
+      if (!(err instanceof ZCodeError && err.code === ZCODE_ERR.notActive) || (await this.choice.current()) !== "v4") throw err;
+    }
+    await this.feed.open(sessionId);
+    try {
+      return await super.deleteSession(sessionId);
+    } finally {
+      await this.feed.close(sessionId);
+    }
   }
 
   /** Stops following a v4-only child's session (v4/conversation/unsubscribe); nothing on legacy. */

@@ -174,7 +174,7 @@ function copyMessages(messages: Message[], sessionId: string): Message[] {
   return out;
 }
 
-const methods: Record<string, Handler> = {
+export const methods: Record<string, Handler> = {
   "session/create"(sim, p, ctx) {
     if (p.sessionId && !p.importedHistory) throw new RpcError(-32602, "sessionId is only supported for imported history creates");
     const s = sim.store.create(p.workspace, p.mode ?? "build", { persistence: p.persistence, ...(p.sessionId ? { id: p.sessionId } : {}) });

@@ -131,6 +131,54 @@ describe("v4-only commands", () => {
     expect(r.error?.code).toBe(-32004);
   }, 30_000);
 
+  test("compact, forkAssistant (CAS on the latest reply), setFollowupMode", async () => {
+    const c = sim();
+    const id = (await createSession(c, { firstInput: { text: "#scenario:default one" } })).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`);
+    await reader.until((r) => r.state.control?.phase === "completedSuccess", 15_000);
+    const range = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 50 });
+    const reply = range.rows.filter((r: any) => r.kind === "assistantText").at(-1);
+    expect(reply.actions.canFork).toBe(true);
+    const fork = await command(
+      c,
+      id,
+      "forkAssistant",
+      { target: { rowId: reply.rowId, entityId: reply.entityId } },
+      { baseRevision: range.atRevision, baseLogEpoch: range.atLogEpoch },
+    );
+    // (bun's toMatchObject writes an asymmetric matcher into the received object: check the id apart)
+    expect(fork).toMatchObject({ status: "accepted", result: { type: "forkAssistant" } });
+    expect(fork.result.sessionId).toBeString();
+    expect(fork.result.sessionId).not.toBe(id);
+    // [sim] the fork copies the transcript, not the turn log the rows are projected from: its rows are empty.
+    const forked = await c.call("v4/conversation/rowsRange", { sessionId: fork.result.sessionId, limit: 50 });
+    expect(forked.atLogEpoch).toBeString();
+    const follow = await command(c, id, "setFollowupMode", { mode: "guide" }, { baseRevision: await revision(c, id) });
+    expect(follow.status).toBe("accepted");
+    await reader.until((r) => r.state.config?.followupMode === "guide");
+    const compact = await command(c, id, "compact", {});
+    expect(compact).toMatchObject({ status: "accepted", result: { type: "inputAccepted", delivery: "startNow" } });
+    // [sim] the compaction itself is not projected as a row; the session settles again.
+    await reader.until((r) => r.state.control?.phase === "completedSuccess" && r.state.control.activeWorks.length === 0, 15_000);
+  }, 30_000);
+
+  test("sendGoalCommand sets a goal (snapshot.goal), pauseGoal / resumeGoal are CAS and guarded by its status", async () => {
+    const c = sim();
+    const id = (await createSession(c, { firstInput: { text: "#scenario:default warm up" } })).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`);
+    await reader.until((r) => r.state.control?.phase === "completedSuccess", 15_000);
+    const noGoal = await command(c, id, "pauseGoal", {}, { baseRevision: await revision(c, id) });
+    expect(noGoal).toMatchObject({ status: "failed", reasonCode: "noGoalToPause" });
+    const set = await command(c, id, "sendGoalCommand", { text: "#scenario:default ship it" });
+    expect(set).toMatchObject({ status: "accepted", result: { type: "inputAccepted" } });
+    await reader.until((r) => r.state.goal?.objective === "#scenario:default ship it", 15_000);
+    await reader.until((r) => r.state.control?.phase !== "running", 15_000);
+    const pause = await command(c, id, "pauseGoal", {}, { baseRevision: await revision(c, id) });
+    expect(pause.status).toBe("accepted");
+    await reader.until((r) => r.state.goal?.status === "paused");
+    expect(reader.state.availability.resumeGoal).toEqual({ allowed: true });
+  }, 30_000);
+
   test("ZCODE_SIM_PROTOCOL must be both or v4-only", async () => {
     const p = Bun.spawn([SIM_BIN, "app-server", "--stdio"], {
       env: { ...process.env, ZCODE_SIM_STATE_DIR: tempDir(), ZCODE_SIM_PROTOCOL: "v5" },

@@ -2,7 +2,7 @@
 // (v4-only.ts), driven over raw stdio.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ensureSimBuilt, type SimClient } from "./sim-client.ts";
-import { bare, command, createSession, subscribe, v4Sim } from "./sim-v4only-support.ts";
+import { bare, command, createSession, subscribe, type TopicReader, v4Sim } from "./sim-v4only-support.ts";
 
 beforeAll(ensureSimBuilt, 120_000);
 
@@ -42,7 +42,7 @@ describe("v4-only: the legacy surface is gone", () => {
 });
 
 describe("v4-only: createSession, subscribe, deltas", () => {
-  test("a draft (no rows, phase draft) until the first sendText; the text turn streams as row.delta, state.updated moves phase", async () => {
+  test("a draft (no rows, phase draft) until the first sendText; the text turn arrives as row deltas, state.updated moves phase", async () => {
     const c = sim();
     const created = await createSession(c);
     const id = created.result.sessionId as string;
@@ -78,10 +78,17 @@ describe("v4-only: createSession, subscribe, deltas", () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;
     const { reader } = await subscribe(c, `conversation/${id}`, { clientMode: "desktop-continuous" });
-    await command(c, id, "sendText", { text: "#scenario:tools" });
-    await reader.until((r) => r.state.control?.phase === "completedSuccess", 20_000);
-    const deltas = reader.deltas();
-    expect(deltas.some((d) => d.op === "row.delta" && d.path === "text" && d.append.length > 0)).toBe(true);
+    await command(c, id, "sendText", { text: "#scenario:slow n=100000" });
+    // Once the streaming row is on the client, later text can only come as row.delta (no upsert until the turn ends).
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "assistantText" && x.state === "streaming"), 15_000);
+    const seen = reader.logical.length;
+    await reader.until(
+      (r) => r.logical.slice(seen).some((f) => f.payload.deltas?.some((d: any) => d.op === "row.delta" && d.path === "text")),
+      15_000,
+    );
+    const fx = reader.state.control.activeWorks[0].foregroundExecutionId;
+    expect((await command(c, id, "stop", { expectedForegroundExecutionId: fx })).status).toBe("accepted");
+    await reader.until((r) => r.state.control?.phase === "completedInterrupted", 15_000);
     const range = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
     expect(bare(reader.sortedRows())).toEqual(bare(range.rows));
   }, 30_000);
@@ -153,18 +160,40 @@ describe("v4-only: createSession, subscribe, deltas", () => {
       extra: 1,
     });
     expect(strict.error?.code).toBe(-32603);
+    const other = await subscribe(c, `conversation/${id}`, { connectionId: "conn-2" });
     await c.call("v4/conversation/unsubscribe", {
       topic: `conversation/${id}`,
       subscriptionId: ack.subscriptionId,
       connectionId: "conn-1",
     });
+    reader.pump();
     const before = reader.wires.length;
     await command(c, id, "sendText", { text: "#scenario:default two" });
-    const range = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
-    expect(range.rows.length).toBeGreaterThan(0);
+    // conn-2 getting the turn means conn-1 would have had it too.
+    await other.reader.until(
+      (r) => r.sortedRows().some((x) => x.kind === "userInput" && x.text.includes("two")) && r.state.control?.phase === "completedSuccess",
+    );
     reader.pump();
     expect(reader.wires.length).toBe(before);
   }, 30_000);
+
+  test("v4/connection/flow: saturated holds the connection's frames, drained sends them", async () => {
+    const c = sim();
+    const id = (await createSession(c)).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`);
+    const other = await subscribe(c, `conversation/${id}`, { connectionId: "conn-2" });
+    expect(await c.call("v4/connection/flow", { connectionId: "conn-1", state: "saturated" })).toEqual({});
+    const held = reader.wires.length;
+    await command(c, id, "sendText", { text: "#scenario:default held" });
+    // conn-1's flush timer was armed with conn-2's, and first: once conn-2 has the turn, conn-1's flush has run.
+    await other.reader.until((r) => r.state.control?.phase === "completedSuccess");
+    reader.pump();
+    expect(reader.wires.length).toBe(held);
+    await c.call("v4/connection/flow", { connectionId: "conn-1", state: "drained" });
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "userInput" && x.text.includes("held")));
+    const bad = await c.request("v4/connection/flow", { connectionId: "conn-1", state: "open" });
+    expect(bad.error?.code).toBe(-32603);
+  });
 
   test("strict subscribe params: an unknown key is refused", async () => {
     const c = sim();
@@ -193,6 +222,11 @@ describe("v4-only: pending interactions", () => {
     const tool = reader.sortedRows().find((r) => r.kind === "toolCall" && r.status === "pendingApproval");
     expect(tool).toMatchObject({ approvalInteractionId: pi.interactionId, rowId: pi.anchorRowId });
     expect(c.frames.some((f) => f.method === "interaction/requestPermission")).toBe(false);
+    const during = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
+    expect(during.rows.find((r: any) => r.rowId === tool!.rowId)).toMatchObject({
+      status: "pendingApproval",
+      approvalInteractionId: pi.interactionId,
+    });
     const first = await command(c, id, "resolveInteraction", { interactionId: pi.interactionId, answer: { optionId: "allow_once" } });
     expect(first.status).toBe("accepted");
     const late = await command(c, id, "resolveInteraction", { interactionId: pi.interactionId, answer: { optionId: "deny" } });
@@ -242,10 +276,11 @@ describe("v4-only: list, history, attachments", () => {
   test("rowsRange pages a long conversation back with beforeRowId while hasMore; the snapshot holds the 60-row tail", async () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;
+    const live = await subscribe(c, `conversation/${id}`, { connectionId: "live" });
+    const done = (r: TopicReader) => r.sortedRows().filter((x) => x.kind === "turnHeader" && x.state === "completedSuccess").length;
     for (let i = 0; i < 6; i++) {
-      const { reader } = await subscribe(c, `conversation/${id}`, { connectionId: `turn-${i}` });
       await command(c, id, "sendText", { text: "#scenario:tools" });
-      await reader.until((r) => r.state.control?.phase === "completedSuccess" && r.seq > 0 && !r.state.control.activeWorks.length, 20_000);
+      await live.reader.until((r) => done(r) === i + 1 && r.state.control?.phase === "completedSuccess", 20_000);
     }
     const all: any[] = [];
     let page = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 25 });

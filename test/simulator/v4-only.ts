@@ -10,14 +10,15 @@
 // Every other method answers -32601 (methods.ts lookup).
 import { createHash } from "node:crypto";
 import { findModel } from "./catalog.ts";
-import { type CallCtx, type Handler, RpcError } from "./methods.ts";
+import { type CallCtx, type Handler, methods as legacyCore, RpcError } from "./methods.ts";
 import { arr, bool, enm, lit, formatIssues, nonEmpty, num, obj, opt, record, type Schema, str, unknown, validate } from "./schema.ts";
 import type { Sim } from "./sim.ts";
 import { uuid } from "./store.ts";
 import type { SessionRecord } from "./types.ts";
-import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, SESSIONLESS, startV4Turn } from "./v4.ts";
+import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, resolveTarget, SESSIONLESS, startV4Turn } from "./v4.ts";
+import { followupModes } from "./v4-topic.ts";
 import { resolveInteraction } from "./v4-interactions.ts";
-import { onSessionEvent, publisherOf } from "./v4-topic.ts";
+import { connectionFlow, onSessionEvent, publisherOf } from "./v4-topic.ts";
 import { sessionsIndexSubscribe, sessionsIndexChanged } from "./v4-sessions-index.ts";
 import { log } from "./wire.ts";
 import {
@@ -81,6 +82,13 @@ const uploadKey = (p: Record<string, any>) => `${p.connectionId}\0${p.sessionId}
 const fault = (code: string) => new Error(code);
 
 const methodsV4Only: Record<string, Handler> = {
+  "v4/connection/flow"(sim, p) {
+    // transport.ts v4ConnectionFlowParamsSchema (strict) → v4ConnectionFlowResultSchema {} (strict).
+    const q = parse(obj({ connectionId: str({ min: 1 }), state: enm(["saturated", "drained", "closed"]) }), p);
+    connectionFlow(sim, q.connectionId, q.state);
+    return {};
+  },
+
   "v4/conversation/subscribe"(sim, p, ctx) {
     const q = parse(v4SubscribeParams, p);
     if ((q.topic as string).startsWith("sessions-index/")) return { ack: sessionsIndexSubscribe(sim, q, ctx) };
@@ -269,7 +277,36 @@ const PAYLOADS_V4_ONLY: Record<string, Schema> = {
   renameSession: obj({ title: str() }, { strict: false }),
   switchModelConfig: obj({ provider: str(), model: str(), thought: str() }, { strict: false }),
   switchCollaborationMode: obj({ mode: enm(SUBMISSION_MODES) }, { strict: false }),
+  setFollowupMode: obj({ mode: enm(["queue", "guide"]) }, { strict: false }),
+  compact: obj({}, { strict: false }),
+  forkAssistant: obj({ target: obj({ rowId: num({ int: true, min: 0 }), entityId: nonEmpty() }) }, { strict: false }),
+  sendGoalCommand: obj(
+    {
+      text: str(),
+      displayText: opt(str()),
+      modelSelection: opt(modelSelection),
+      mode: opt(enm(SUBMISSION_MODES)),
+      planEnabled: opt(bool()),
+      heldQueueDisposition: opt(enm(["clearQueueAndSend", "keepQueueAndSend"])),
+      expectedHeldQueueItemIds: opt(arr(str({ min: 1 }))),
+    },
+    { strict: false },
+  ),
+  pauseGoal: obj({}, { strict: false }),
+  resumeGoal: obj({}, { strict: false }),
 };
+
+/** Runs one of the simulator's core operations (the legacy method's body: what ZCode's core does for both protocols). */
+async function core(e: Exec, method: string, params: Record<string, unknown>): Promise<Record<string, any>> {
+  const ctx: CallCtx = { after: e.after, dropAnswer() {} };
+  return (await legacyCore[method]!(e.sim, { sessionId: e.s.id, ...params }, ctx)) as Record<string, any>;
+}
+
+/** A core refusal (RpcError) as the failed ACK the gateway turns a handler error into. */
+function failedOf(e: Exec, err: unknown): Ack {
+  const code = err instanceof RpcError && err.code === -32010 ? "activePrompt" : "fault.command.executionFailed";
+  return ack(e, "failed", { reasonCode: code, message: (err as Error).message });
+}
 
 function refsKnown(sessionId: string, refs: { ref: string }[] | undefined): boolean {
   const set = committedRefs.get(sessionId);
@@ -302,6 +339,81 @@ const HANDLERS_V4_ONLY: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     e.s.model = { ...sel, ...(e.payload.thought ? { options: { reasoningLevel: e.payload.thought } } : {}) };
     e.sim.store.touch(e.s, { activity: false });
     e.sim.emit(e.s, "session.updated", { model: e.s.model });
+    return ack(e, "accepted");
+  },
+
+  setFollowupMode(e) {
+    // projection config.followupMode; computeInputRouting reads it (guide while running).
+    followupModes.set(e.s.id, e.payload.mode);
+    e.sim.v4Hook?.(e.s);
+    return ack(e, "accepted");
+  },
+
+  async compact(e) {
+    // goal-compact.ts compact: an input-type maintenance command; idle → runs now. [sim] busy/held → ZCode queues it
+    // (typed FIFO); the simulator does not, and says so.
+    if (e.r.turn)
+      return ack(e, "failed", {
+        reasonCode: "fault.command.notImplemented",
+        message: "the simulator does not queue a compact behind a running turn",
+      });
+    try {
+      await core(e, "session/compact", { inputId: e.env.commandId });
+    } catch (err) {
+      return failedOf(e, err);
+    }
+    return ack(e, "accepted", { result: { type: "inputAccepted", delivery: "startNow", inputId: e.env.commandId } });
+  },
+
+  async forkAssistant(e) {
+    // fork-edit-retry.ts forkAssistant: the target must be the turn's latest assistant segment (canFork); the result
+    // names the child session (command.ts commandResultSchema {type:"forkAssistant", sessionId}).
+    const found = resolveTarget(e, "canFork");
+    if (found.refused) return found.refused;
+    try {
+      const res = await core(e, "session/fork", { target: { kind: "message", messageId: found.row.assistantResponseId } });
+      sessionsIndexChanged(e.sim, e.s);
+      return ack(e, "accepted", { result: { type: "forkAssistant", sessionId: res.forkedSessionId } });
+    } catch (err) {
+      return failedOf(e, err);
+    }
+  },
+
+  async sendGoalCommand(e) {
+    // goal-compact.ts sendGoalCommand: the /goal argument (text) — a verb (pause, resume, clear, show, replace …) or
+    // an objective; input-type, answered as inputAccepted.
+    const text = (e.payload.text as string).trim();
+    const [verb, ...rest] = text.split(/\s+/);
+    const action = ["pause", "resume", "clear", "show"].includes(verb ?? "") ? verb : verb === "replace" ? "replace" : "set";
+    const objective = action === "replace" ? rest.join(" ") : text;
+    try {
+      await core(e, "session/goal", {
+        action,
+        ...(action === "set" || action === "replace" ? { objective } : {}),
+        inputId: e.env.commandId,
+      });
+    } catch (err) {
+      return failedOf(e, err);
+    }
+    return ack(e, "accepted", { result: { type: "inputAccepted", delivery: "startNow", inputId: e.env.commandId } });
+  },
+
+  async pauseGoal(e) {
+    // projection-state.ts computeAvailability.pauseGoal: only an active goal. [sim] a refusal is a failed ACK with that guard.
+    const st = e.s.goal?.status;
+    if (st !== "active") return ack(e, "failed", { reasonCode: st ? "goalNotActive" : "noGoalToPause" });
+    await core(e, "session/goal", { action: "pause" });
+    return ack(e, "accepted");
+  },
+
+  async resumeGoal(e) {
+    const st = e.s.goal?.status;
+    if (st !== "paused") return ack(e, "failed", { reasonCode: st ? "goalNotPaused" : "noGoalToResume" });
+    try {
+      await core(e, "session/goal", { action: "resume" });
+    } catch (err) {
+      return failedOf(e, err);
+    }
     return ack(e, "accepted");
   },
 
@@ -353,6 +465,15 @@ export function installV4Only(sim: Sim): void {
   Object.assign(PAYLOADS, PAYLOADS_V4_ONLY);
   const sendText = HANDLERS.sendText!;
   Object.assign(HANDLERS, HANDLERS_V4_ONLY);
+  // A command that changes the record without an event (goal pause, settings …) is still a projection change.
+  for (const [type, h] of Object.entries(HANDLERS))
+    HANDLERS[type] = async (e) => {
+      try {
+        return await h(e);
+      } finally {
+        sim.v4Hook?.(e.s);
+      }
+    };
   // attachment-refs.ts mapAttachmentRefsToTurnAttachments: a ref must be a committed upload of this session.
   HANDLERS.sendText = (e) =>
     refsKnown(e.s.id, e.payload.attachments)

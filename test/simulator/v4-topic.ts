@@ -65,16 +65,9 @@ const REVISION_KEYS = new Set([
   "plan",
 ]);
 
-/** Rows with the pending approvals overlaid (rows.ts toolCall status pendingApproval + approvalInteractionId). */
+/** The rows as published (v4.ts projectRows: pending approvals included). */
 export function wireRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
-  const rows = projectRows(sim, s, r) as Row[];
-  const waiting = new Map(pendingInteractionsOf(s.id).map((p) => [p.toolCallId, p.view.interactionId as string]));
-  if (waiting.size === 0) return rows;
-  return rows.map((row) =>
-    row.kind === "toolCall" && waiting.has(row.toolCallId)
-      ? { ...row, status: "pendingApproval", approvalInteractionId: waiting.get(row.toolCallId) }
-      : row,
-  );
+  return projectRows(sim, s, r) as Row[];
 }
 
 function phaseOf(s: SessionRecord, r: Runtime): string {
@@ -109,9 +102,13 @@ const GOAL_STATUS: Record<string, string> = { active: "active", paused: "paused"
 const TODO_STATUS: Record<string, string> = { pending: "pending", in_progress: "inProgress", completed: "completed" };
 const TITLE_SOURCE: Record<string, string> = { default: "default", first_input: "generated", generated: "generated", custom: "custom" };
 
+/** setFollowupMode's choice per session (projection config.followupMode; initial "queue"). */
+export const followupModes = new Map<string, "queue" | "guide">();
+
 /** The A zone (snapshot.ts), from the session record and runtime. */
 export function conversationState(s: SessionRecord, r: Runtime): Record<string, unknown> {
   const phase = phaseOf(s, r);
+  const followupMode = followupModes.get(s.id) ?? "queue";
   const goalStatus = s.goal ? (GOAL_STATUS[s.goal.status] ?? "active") : null;
   const turn = r.turn;
   const held = r.heldGuides.length > 0;
@@ -136,10 +133,10 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
       apiRetry: null,
     },
     availability: availability(phase, goalStatus),
-    // computeInputRouting: running → enqueue (followupMode queue); held + completed → choice.
+    // computeInputRouting: running → guide or enqueue by followupMode; held + completed → choice.
     inputRouting:
       phase === "running"
-        ? { mode: "enqueue" }
+        ? { mode: followupMode === "guide" ? "guide" : "enqueue" }
         : completed && held
           ? { mode: "choice", reasonCode: "heldQueueInputRequiresChoice" }
           : { mode: "startNow" },
@@ -149,7 +146,7 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
       model: s.model.modelId,
       thought: s.model.options?.reasoningLevel ?? "",
       thoughtLevels: [],
-      followupMode: "queue",
+      followupMode,
       mode: s.mode,
     },
     usage: {
@@ -184,11 +181,56 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
   };
 }
 
+/**
+ * coalesce.ts coalesceConversationDeltas (rules 1-4; no workflowRun ops here): adjacent row.delta of one
+ * (rowId, path) concatenate, adjacent state.updated merge shallowly, a row.upserted swallows earlier row.delta of
+ * its row back to that row's previous appended/upserted, adjacent upserts of a row keep the last; row.removed is a
+ * barrier. Applying the result equals applying the input.
+ */
+export function coalesce(deltas: readonly Delta[]): Delta[] {
+  const out: Delta[] = [];
+  for (const d of deltas) {
+    if (d.op === "row.upserted") {
+      const id = (d.row as Row).rowId;
+      for (let i = out.length - 1; i >= 0; i--) {
+        const prev = out[i]!;
+        if (prev.op === "row.removed") break;
+        if (prev.op === "row.delta" && prev.rowId === id) {
+          out.splice(i, 1);
+          continue;
+        }
+        if ((prev.op === "row.upserted" || prev.op === "row.appended") && (prev.row as Row).rowId === id) break;
+      }
+    }
+    const last = out[out.length - 1];
+    if (d.op === "row.delta" && last?.op === "row.delta" && last.rowId === d.rowId && last.path === d.path) {
+      out[out.length - 1] = { op: "row.delta", rowId: d.rowId, path: d.path, append: (last.append as string) + (d.append as string) };
+      continue;
+    }
+    if (d.op === "state.updated" && last?.op === "state.updated") {
+      out[out.length - 1] = { op: "state.updated", patch: { ...(last.patch as object), ...(d.patch as object) } };
+      continue;
+    }
+    if (d.op === "row.upserted" && last?.op === "row.upserted" && (last.row as Row).rowId === (d.row as Row).rowId) {
+      out[out.length - 1] = d;
+      continue;
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+/** core.ts subscriberBufferMaxOps / subscriberBufferMaxBytes (the byte floor; conversationSubscriberBufferByteLimit). */
+const SUBSCRIBER_BUFFER_MAX_OPS = 500;
+const SUBSCRIBER_BUFFER_MAX_BYTES = 1024 * 1024;
+
 interface Subscription {
   subscriptionId: string;
   connectionId: string;
   profile: Profile;
   buffer: Delta[];
+  /** The buffer overflowed: the next flush is a snapshot (appendConversationSubscriberBuffer → resyncRequired). */
+  resyncRequired: boolean;
   sentSeq: number;
   ordinal: number;
   timer?: ReturnType<typeof setTimeout>;
@@ -326,15 +368,32 @@ export class ConversationPublisher {
     this.log.push({ seq: this.seq, deltas: logged });
     while (this.log.length > EVENT_RETENTION_PER_SESSION) this.floorSeq = this.log.shift()!.seq;
     for (const sub of this.subs.values()) {
-      sub.buffer.push(...perProfile.get(sub.profile)!, ...statePatch);
+      if (!sub.resyncRequired) {
+        const next = coalesce([...sub.buffer, ...perProfile.get(sub.profile)!, ...statePatch]);
+        // Overflow (ops, or bytes past the floor and past the snapshot it would replace): drop the buffer, resync.
+        const big =
+          next.length > SUBSCRIBER_BUFFER_MAX_OPS ||
+          (Buffer.byteLength(JSON.stringify(next)) > SUBSCRIBER_BUFFER_MAX_BYTES &&
+            Buffer.byteLength(JSON.stringify({ kind: "deltas", deltas: next })) > Buffer.byteLength(JSON.stringify(this.snapshot())));
+        if (big) {
+          sub.buffer = [];
+          sub.resyncRequired = true;
+        } else sub.buffer = next;
+      }
       if (!sub.timer) sub.timer = setTimeout(() => this.flush(sub), sub.profile.flushWindowMs);
     }
   }
 
-  /** reserveFlush: the buffer as one deltas frame over (sentSeq, seq]. */
+  /** reserveFlush: the buffer as one deltas frame over (sentSeq, seq]; held while its connection is saturated. */
   private flush(sub: Subscription): void {
     sub.timer = undefined;
     if (this.subs.get(sub.subscriptionId) !== sub) return;
+    if (pausedConnections.has(sub.connectionId)) return;
+    if (sub.resyncRequired) {
+      sub.resyncRequired = false;
+      this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, "online");
+      return;
+    }
     if (sub.buffer.length === 0 && sub.sentSeq === this.seq) return;
     const deltas = sub.buffer;
     sub.buffer = [];
@@ -378,6 +437,7 @@ export class ConversationPublisher {
       // v4-gateway: desktop-continuous → continuous, otherwise replayable (deliveryProfile default "replayable").
       profile: p.clientMode === "desktop-continuous" ? PROFILES.continuous : PROFILES.replayable,
       buffer: [],
+      resyncRequired: false,
       sentSeq: 0,
       ordinal: 1,
     };
@@ -386,15 +446,33 @@ export class ConversationPublisher {
     const base = p.base;
     const resumable = base !== undefined && base.logEpoch === this.logEpoch && base.seq >= this.floorSeq && base.seq <= this.seq;
     if (!resumable) {
-      after(() => this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, "initial"));
+      after(() => this.initial(sub, null, "initial"));
       return { subscriptionId: sub.subscriptionId, mode: "snapshot", logEpoch: this.logEpoch };
     }
     sub.sentSeq = base.seq;
-    if (base.seq !== this.seq) {
-      const replay = this.log.filter((e) => e.seq > base.seq).flatMap((e) => e.deltas);
-      after(() => this.send(sub, { fromSeq: base.seq, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, "initial"));
-    }
+    after(() => this.initial(sub, base.seq, "initial"));
     return { subscriptionId: sub.subscriptionId, mode: "resume", logEpoch: this.logEpoch };
+  }
+
+  /**
+   * The first frame of a (re)subscription, written after the answer: the projection is brought up to date and the
+   * buffer emptied first, so what changed between the answer and now is in this frame once, not again in the next
+   * flush. `from` null: a snapshot; else the logged deltas after it (nothing to send when already at seq).
+   */
+  private initial(sub: Subscription, from: number | null, deliveryKind: DeliveryKind): void {
+    if (this.subs.get(sub.subscriptionId) !== sub) return;
+    this.step();
+    if (sub.timer) clearTimeout(sub.timer);
+    sub.timer = undefined;
+    sub.buffer = [];
+    sub.resyncRequired = false;
+    if (from === null) {
+      this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, deliveryKind);
+      return;
+    }
+    if (from === this.seq && deliveryKind === "initial") return;
+    const replay = coalesce(this.log.filter((e) => e.seq > from).flatMap((e) => e.deltas));
+    this.send(sub, { fromSeq: from, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, deliveryKind);
   }
 
   /** resyncReserved: same subscription, the client's base or a snapshot, delivered as `recovery`. Null: no such subscription. */
@@ -406,19 +484,25 @@ export class ConversationPublisher {
   ): { subscriptionId: string; mode: "snapshot" | "resume"; logEpoch: string } | null {
     const sub = this.subs.get(subscriptionId);
     if (!sub) return null;
-    this.step();
-    if (sub.timer) clearTimeout(sub.timer);
-    sub.timer = undefined;
-    sub.buffer = [];
     const resumable =
       !forceSnapshot && base !== null && base.logEpoch === this.logEpoch && base.seq >= this.floorSeq && base.seq <= this.seq;
     if (!resumable) {
-      after(() => this.send(sub, { fromSeq: 0, toSeq: this.seq, payload: { kind: "snapshot", snapshot: this.snapshot() } }, "recovery"));
+      sub.sentSeq = 0;
+      after(() => this.initial(sub, null, "recovery"));
       return { subscriptionId, mode: "snapshot", logEpoch: this.logEpoch };
     }
-    const replay = this.log.filter((e) => e.seq > base.seq).flatMap((e) => e.deltas);
-    after(() => this.send(sub, { fromSeq: base.seq, toSeq: this.seq, payload: { kind: "deltas", deltas: replay } }, "recovery"));
+    sub.sentSeq = base.seq;
+    after(() => this.initial(sub, base.seq, "recovery"));
     return { subscriptionId, mode: "resume", logEpoch: this.logEpoch };
+  }
+
+  /** v4/connection/flow for one connection: drained → flush what was held; closed → its subscriptions end. */
+  connectionFlow(connectionId: string, state: string): void {
+    for (const sub of [...this.subs.values()]) {
+      if (sub.connectionId !== connectionId) continue;
+      if (state === "closed") this.drop(sub.subscriptionId);
+      else if (state === "drained" && !sub.timer && sub.buffer.length) this.flush(sub);
+    }
   }
 
   has(subscriptionId: string, connectionId: string): boolean {
@@ -440,7 +524,17 @@ export class ConversationPublisher {
   }
 }
 
+/** v4-gateway pausedConnections: connections that said `saturated` (v4/connection/flow); their flushes wait. */
+export const pausedConnections = new Set<string>();
+
 const publishers = new WeakMap<Runtime, ConversationPublisher>();
+
+/** v4/connection/flow: saturated pauses the connection's flushes, drained resumes them, closed ends its subscriptions. */
+export function connectionFlow(sim: Sim, connectionId: string, state: string): void {
+  if (state === "saturated") pausedConnections.add(connectionId);
+  else pausedConnections.delete(connectionId);
+  if (state !== "saturated") for (const r of sim.runtimes.values()) publishers.get(r)?.connectionFlow(connectionId, state);
+}
 
 /** The session's publisher (made on first use: v4-gateway makes it on the first event ingested or subscribe). */
 export function publisherOf(sim: Sim, s: SessionRecord, r: Runtime): ConversationPublisher {

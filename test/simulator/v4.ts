@@ -31,6 +31,7 @@ import type { Runtime, Sim } from "./sim.ts";
 import { newId } from "./store.ts";
 import type { SessionRecord, TurnLog } from "./types.ts";
 import type { AckFault } from "./v4-faults.ts";
+import { pendingInteractionsOf } from "./v4-interactions.ts";
 import { deleteQueueItem, heldQueueDisposition, withSteerAckSwitch } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 
@@ -247,6 +248,7 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
   const rows: Row[] = [];
   const byId = new Map(s.messages.map((m) => [m.info.messageId, m]));
   const idle = !r.turn && r.pendingPermissions.size === 0;
+  const approvals = new Map(pendingInteractionsOf(s.id).map((p) => [p.toolCallId, p.view.interactionId as string]));
   for (const t of s.turnLog ?? []) {
     const base = { turnId: t.turnId, productTurnId: t.turnId, createdAt: t.startedAt, createdAtSeq: 1 };
     const header: Row = {
@@ -318,6 +320,9 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
           // rows.ts toolCallRowSchema: status inputStreaming | pendingApproval | running | success | error | cancelled;
           // output {text} (toolDisplay.ts toolOutputSchema) once done; error {code, message} "status=error 时必带".
           const st = p.state;
+          // v4-only: a tool waiting for its permission is `pendingApproval` with the interaction's id (the projection's
+          // `seeded.approvalInteractionId`, rows.ts toolCall). None in the default mode, which asks by reverse request.
+          const approval = approvals.get(p.callId);
           rows.push({
             rowId: rowId(r, `t:${p.callId}`),
             ...base,
@@ -326,7 +331,8 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             assistantResponseId: id,
             toolCallId: p.callId,
             toolName: p.tool,
-            status: TOOL_ROW_STATUS[st.status],
+            status: approval ? "pendingApproval" : TOOL_ROW_STATUS[st.status],
+            ...(approval ? { approvalInteractionId: approval } : {}),
             inputText: JSON.stringify(st.input),
             input: st.input,
             ...(st.status === "completed" ? { output: { text: st.output } } : {}),
@@ -472,7 +478,10 @@ function rewindConversation(e: Exec, t: TurnLog): void {
 }
 
 /** §3-§4 step 5: the row a targeting command names, checked against the projection. */
-function resolveTarget(e: Exec, action: "canRewindFiles" | "canEdit" | "canRetry"): { row: Row; refused?: undefined } | { refused: Ack } {
+export function resolveTarget(
+  e: Exec,
+  action: "canRewindFiles" | "canEdit" | "canRetry" | "canFork",
+): { row: Row; refused?: undefined } | { refused: Ack } {
   const t = e.payload.target as { rowId: number; entityId: string };
   const row = projectRows(e.sim, e.s, e.r).find((x) => x.rowId === t.rowId);
   if (!row || row.entityId !== t.entityId) return { refused: ack(e, "stale", { reasonCode: "proto.staleTarget" }) };

@@ -40,6 +40,7 @@ export const errors = {
     forkNothing: "There is no answer of the assistant to fork at yet",
     rewindConversation:
       "This ZCode CLI serves only its v4 protocol, which rewinds a conversation by editing a prompt: use /rewind <new prompt>",
+    noPlanCredentials: "The bridge found no credentials for this model's plan to send with the prompt",
     modelUnknown: "This ZCode CLI serves only its v4 protocol, and the session's current model is not known yet: choose a model first",
     attachmentTooBig: (name: string, max: number) =>
       `${name} is larger than the ${Math.floor(max / 1024 / 1024)} MiB ZCode's v4 protocol takes for an attachment`,

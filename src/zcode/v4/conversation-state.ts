@@ -46,7 +46,7 @@ export interface ConversationStateView {
 /** The state keys a patch may replace (delta.ts `statePatchSchema`, the ones the feed reads). */
 export const STATE_KEYS = ["control", "meta", "config", "usage", "queue", "pendingInteractions", "subagents", "goal", "plan"] as const;
 export type StateKey = (typeof STATE_KEYS)[number];
-type StateValues = Pick<ConversationStateView, StateKey>;
+export type StateValues = Pick<ConversationStateView, StateKey>;
 
 /** What one delta changed (undefined: nothing). */
 export type Change =
@@ -59,7 +59,7 @@ export const DEFAULT_MAX_ROWS = 2000;
 
 export class ConversationState {
   private readonly rows = new Map<number, Row>();
-  private values: StateValues = emptyState();
+  private values_: StateValues = emptyState();
   private epoch: string | undefined;
   private rev = 0;
   private total = 0;
@@ -76,9 +76,9 @@ export class ConversationState {
     this.rows.clear();
     const window = s.rows.window;
     for (const row of window.length > this.maxRows ? window.slice(-this.maxRows) : window) this.rows.set(row.rowId, row);
-    this.values = emptyState();
-    for (const key of STATE_KEYS) if (s[key] !== undefined) (this.values as Record<string, unknown>)[key] = s[key];
-    this.values.pendingInteractions ??= [];
+    this.values_ = emptyState();
+    for (const key of STATE_KEYS) if (s[key] !== undefined) (this.values_ as Record<string, unknown>)[key] = s[key];
+    this.values_.pendingInteractions ??= [];
     this.epoch = s.logEpoch;
     this.rev = s.revision;
     this.total = s.rows.totalCount ?? window.length;
@@ -134,11 +134,22 @@ export class ConversationState {
     return this.rows.get(rowId);
   }
 
+  /** The state keys alone (no copy of the rows). */
+  get values(): Readonly<StateValues> {
+    return this.values_;
+  }
+
+  /** The newest row matching, without copying the rows. */
+  findRow(match: (row: Row) => boolean): Row | undefined {
+    for (const row of this.rows.values()) if (match(row)) return row;
+    return undefined;
+  }
+
   get view(): ConversationStateView {
     return {
       logEpoch: this.epoch,
       revision: this.rev,
-      ...this.values,
+      ...this.values_,
       rows: [...this.rows.values()],
       totalCount: this.total,
       firstRowId: this.first,
@@ -166,8 +177,8 @@ export class ConversationState {
     for (const key of STATE_KEYS) {
       if (!Object.hasOwn(p, key)) continue;
       keys.push(key);
-      (previous as Record<string, unknown>)[key] = this.values[key];
-      (this.values as Record<string, unknown>)[key] = key === "pendingInteractions" ? (p[key] ?? []) : p[key];
+      (previous as Record<string, unknown>)[key] = this.values_[key];
+      (this.values_ as Record<string, unknown>)[key] = key === "pendingInteractions" ? (p[key] ?? []) : p[key];
     }
     if (typeof p.revision === "number") this.rev = p.revision;
     return keys.length > 0 ? { op: "state", keys, previous } : undefined;

@@ -232,4 +232,8 @@ export const ProjectedStateSchema = loose({
     }),
   ),
   meta: maybe(loose({ title: maybe(str), updatedAt: maybe(num) })),
+  control: maybe(loose({ phase: maybe(str) })),
+  usage: maybe(loose({ contextWindow: maybe(v.nullable(loose({ usedTokens: num, maxTokens: num }))) })),
+  plan: maybe(v.nullable(loose({ items: v.array(loose({ content: str, status: maybe(str) })) }))),
+  goal: maybe(v.nullable(loose({ objective: str, status: maybe(str) }))),
 });

@@ -4,6 +4,7 @@ import type { CliCapabilities } from "../capabilities.ts";
 import type { ZCodeConnection } from "../connection.ts";
 import { LOCAL_ERR, ZCODE_ERR, ZCodeError } from "../errors.ts";
 import { type ProbeAnswer, V4_TIMEOUTS, V4Channel } from "./channel.ts";
+import { LEGACY_SESSION_METHODS } from "./only-methods.ts";
 
 // Which of ZCode's protocols carries a session operation, per child
 // (--zcode-protocol / ZCODE_ACP_ZCODE_PROTOCOL):
@@ -27,29 +28,7 @@ const logger = log.withTag("v4");
 
 export type Protocol = "legacy" | "v4";
 
-/**
- * Legacy methods whose -32601 means the legacy protocol is gone, not merely
- * this one method (0.16 answers session/steer and session/rewind -32601
- * while serving every other one).
- */
-export const LEGACY_SESSION_METHODS: ReadonlySet<string> = new Set([
-  "runtime/capabilities",
-  "session/create",
-  "session/resume",
-  "session/list",
-  "session/read",
-  "session/messages",
-  "session/subscribe",
-  "session/send",
-  "session/stop",
-  "session/close",
-  "session/fork",
-  "session/compact",
-  "session/goal",
-  "session/setMode",
-  "session/setModel",
-  "session/setThoughtLevel",
-]);
+export { LEGACY_SESSION_METHODS } from "./only-methods.ts";
 
 /** Does this error say the child's legacy protocol is gone? */
 export function legacyGoneError(err: unknown): boolean {
@@ -84,7 +63,7 @@ export class ProtocolChoice {
     const caps = this.caps();
     if (!caps || !(await this.hasV4())) return false;
     if (!caps.legacyGone) {
-      caps.legacyGone = true;
+      caps.markLegacyGone();
       logger.info(`ZCode ${caps.version} answered ${(err as ZCodeError).method} "method not found": using its v4 protocol alone`);
     }
     return true;

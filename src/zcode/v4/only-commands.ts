@@ -7,6 +7,7 @@ import type { CompactResult, ForkResult, GoalResult, SendResult, SettingsResult 
 import { loose, str } from "../schemas.ts";
 import { type Targeting, targetOf, V4Channel, V4CommandError } from "./channel.ts";
 import { uploadAll } from "./only-attachments.ts";
+import { uuidv7 } from "./uuid7.ts";
 
 // Session operations on a child that speaks v4 alone, one v4 command each,
 // with the payloads of ZCode's command.ts `commandPayloadSchemas` (strict:
@@ -24,6 +25,14 @@ export interface V4Config {
 
 /** command.ts commandResultSchema: createSession / forkAssistant answer the session they made. */
 const SessionResultSchema = loose({ type: str, sessionId: str });
+
+const PROVIDER_HEADERS = "interaction/requestProviderRuntimeHeaders";
+/** request-schemas.ts ProviderHeadersAnswer. */
+const HeadersAnswerSchema = loose({
+  headersApplied: v.boolean(),
+  requestAuth: v.optional(loose({ apiKey: str, accountScope: v.optional(str) })),
+  errorMessage: v.optional(str),
+});
 
 /** The CollaborationMode values switchCollaborationMode takes (command.ts; `auto` is not switchable). */
 const SWITCHABLE_MODES = new Set(["build", "edit", "plan", "yolo", "guarded"]);
@@ -85,8 +94,9 @@ export class V4OnlyCommands {
    * are never dropped by the bridge).
    */
   async send(p: { sessionId: string; content: string; attachments?: ZCodeAttachment[] }): Promise<SendResult> {
+    const auth = await this.executionAuth(p.sessionId);
     const refs = p.attachments?.length ? await uploadAll(this.conn, p.sessionId, p.attachments) : [];
-    const payload = { text: p.content, ...(refs.length ? { attachments: refs } : {}) };
+    const payload = { text: p.content, ...(refs.length ? { attachments: refs } : {}), ...auth };
     try {
       await this.v4.plain(p.sessionId, "sendText", payload);
     } catch (err) {
@@ -94,6 +104,49 @@ export class V4OnlyCommands {
       await this.v4.plain(p.sessionId, "sendText", { ...payload, heldQueueDisposition: "keepQueueAndSend" });
     }
     return { accepted: true };
+  }
+
+  /**
+   * A plan's credentials for the turn this input starts. A v4-only CLI has
+   * no interaction/requestProviderRuntimeHeaders to ask its host (that
+   * reverse request lives in the deleted legacy file, index.ts
+   * `zcodeProtocolMethods`): the input carries them, `sendText.modelExecution
+   * {selectionScope:"execution", requestAuth}` beside the `modelSelection` it
+   * requires (model-execution.ts: "凭据只属于单次执行，不进入 Session 配置";
+   * command.ts requireModelSelectionForExecution). The key is the one the
+   * legacy answer would give (the handler the session registered for that
+   * request, session/provider-headers.ts), asked only for an account
+   * provider (`account:<id>`), the kind ZCode asked it for: no other
+   * provider is ever sent a key it did not ask for.
+   */
+  private async executionAuth(sessionId: string): Promise<Record<string, unknown> | undefined> {
+    const config = this.configOf(sessionId);
+    if (!config?.provider.startsWith("account:")) return undefined;
+    const modelSelection = {
+      providerId: config.provider,
+      modelId: config.model,
+      ...(config.thought ? { options: { reasoningLevel: config.thought } } : {}),
+    };
+    const answer = await this.conn.ask(PROVIDER_HEADERS, {
+      requestId: uuidv7(),
+      sessionId,
+      providerId: config.provider,
+      modelSelection,
+      reason: "model-request",
+    });
+    const r = v.safeParse(HeadersAnswerSchema, answer);
+    if (!r.success) throw new ZCodeError("No credentials for this model's plan", { code: LOCAL_ERR.internal, method: PROVIDER_HEADERS });
+    if (!r.output.headersApplied || !r.output.requestAuth) {
+      throw new ZCodeError(r.output.errorMessage ?? "No credentials for this model's plan", {
+        code: LOCAL_ERR.internal,
+        method: PROVIDER_HEADERS,
+      });
+    }
+    const { apiKey, accountScope } = r.output.requestAuth;
+    return {
+      modelSelection,
+      modelExecution: { selectionScope: "execution", requestAuth: { apiKey, ...(accountScope ? { accountScope } : {}) } },
+    };
   }
 
   /** v4 `stop` of whatever runs (no expected execution: a legacy stop named none either). */

@@ -17,13 +17,32 @@ import type { Row } from "./schemas.ts";
 /** The most rowsRange pages one history read asks for (200 rows each). */
 const MAX_PAGES = 50;
 
+/**
+ * Legacy's projection status from v4's control phase: "running" while a
+ * turn is under way (a wait for an answer included), else the phase as it
+ * is (idle, a draft, how the last turn ended). The bridge asks only
+ * "running or not" (turn.ts checkIdle, reads.ts waitIdle).
+ */
+export function statusOf(phase: string): string {
+  return /^(draft|idle|completed|failed|cancelled|interrupted|ended)/i.test(phase) ? phase : "running";
+}
+
 /** A legacy snapshot of the session from its projected state (what v4 has of it: no model list). */
 export function snapshotOf(sessionId: string, state: unknown, workspace?: WorkspaceArg): Snapshot {
   const r = v.safeParse(ProjectedStateSchema, state);
   const s = r.success ? r.output : {};
   const config = s.config;
   const levels = config?.thoughtLevels ?? [];
+  const window = s.usage?.contextWindow;
   return {
+    // What legacy's projection, todos and goal target carried: context use, the plan's items, the goal.
+    projection: {
+      ...(s.control?.phase ? { status: statusOf(s.control.phase) } : {}),
+      ...(config?.mode ? { mode: config.mode } : {}),
+      ...(window ? { contextUsed: window.usedTokens, contextWindow: window.maxTokens } : {}),
+      target: s.goal ? { objective: s.goal.objective, ...(s.goal.status ? { status: s.goal.status } : {}) } : null,
+    },
+    ...(s.plan ? { todos: s.plan.items.map((i) => ({ content: i.content, ...(i.status ? { status: i.status } : {}) })) } : {}),
     session: {
       sessionId,
       ...(s.meta?.title !== undefined ? { title: s.meta.title } : {}),
@@ -39,6 +58,22 @@ export function snapshotOf(sessionId: string, state: unknown, workspace?: Worksp
                 modelId: config.model,
                 ...(config.thought ? { options: { reasoningLevel: config.thought } } : {}),
               },
+              // The conversation tells its own model only (the catalog is the workspace-config topic's): one entry,
+              // with the levels the snapshot lists for it.
+              available: [
+                {
+                  ref: { providerId: config.provider, modelId: config.model },
+                  label: config.model,
+                  ...(levels.length
+                    ? {
+                        reasoning: {
+                          levels: levels.map((value) => ({ value })),
+                          ...(config.thought ? { defaultLevel: config.thought } : {}),
+                        },
+                      }
+                    : {}),
+                },
+              ],
             },
             thoughtLevel: {
               enabled: levels.length > 0,

@@ -100,7 +100,10 @@ export class ConversationProjector {
   private onSnapshot(s: Snapshot): void {
     const before = this.st.applySnapshot(s);
     // Row ids mean something only within their log epoch (a new CLI process, a rebuilt projection).
-    if (before.logEpoch !== s.logEpoch) this.memory.clear();
+    if (before.logEpoch !== s.logEpoch) {
+      this.memory.clear();
+      this.highWater = -1;
+    }
     const rows = s.rows.window;
     // The live turn: the last one running, or the one we told started (it may have ended while we were away).
     const live = this.liveHeader(rows);
@@ -156,7 +159,7 @@ export class ConversationProjector {
   }
 
   private readonly ctx: RowContext = {
-    subagentTitle: (child) => this.st.view.subagents?.running.find((r) => r.childSessionId === child)?.title,
+    subagentTitle: (child) => this.st.values.subagents?.running.find((r) => r.childSessionId === child)?.title,
     steerIdOf: (commandId) => this.steers.get(commandId)?.queueItemId,
   };
 
@@ -195,7 +198,7 @@ export class ConversationProjector {
         turnId,
         payload: {},
         fill: (s, p) => {
-          const e = s.view.control?.lastError;
+          const e = s.values.control?.lastError;
           if (e) {
             p.payload.error = errorDetail(e);
             return;
@@ -216,7 +219,7 @@ export class ConversationProjector {
       turnId,
       payload: { resultType },
       fill: (s) => {
-        const usage = usageBetween(started.usageAtStart, s.view.usage?.cumulative);
+        const usage = usageBetween(started.usageAtStart, s.values.usage?.cumulative);
         if (usage) ev.payload.usage = usage;
       },
     };
@@ -229,7 +232,7 @@ export class ConversationProjector {
       turnId,
       payload: row.sourceCommandId ? { queryId: row.sourceCommandId } : {},
       fill: (s) => {
-        const view = s.view;
+        const view = s.values;
         turn.usageAtStart = view.usage?.cumulative;
         // What a v4 stop names (snapshot.ts activeWorkSummarySchema): the work this turn's command started, else the primary turn.
         const works = view.control?.activeWorks ?? [];
@@ -237,7 +240,7 @@ export class ConversationProjector {
           works.find((w) => row.sourceCommandId !== undefined && w.sourceCommandId === row.sourceCommandId) ??
           works.find((w) => w.kind === "primaryTurn");
         if (work?.foregroundExecutionId) ev.payload.foregroundExecutionId = work.foregroundExecutionId;
-        const input = view.rows.find((r) => r.kind === "userInput" && r.turnId === row.turnId && r.rowId > row.rowId);
+        const input = s.findRow((r) => r.kind === "userInput" && r.turnId === row.turnId && r.rowId > row.rowId);
         if (input?.text !== undefined) ev.payload.input = input.text;
       },
     };
@@ -246,7 +249,7 @@ export class ConversationProjector {
 
   /** A state key replaced: the legacy payloads that told the same. */
   private onState(key: string, previous: unknown): void {
-    const view = this.st.view;
+    const view = this.st.values;
     if (key === "meta") {
       const title = view.meta?.title;
       if (title && title !== (previous as { title?: string } | undefined)?.title)
@@ -318,7 +321,7 @@ export class ConversationProjector {
       });
     }
     const now = new Set<string>();
-    for (const i of this.st.view.pendingInteractions) {
+    for (const i of this.st.values.pendingInteractions) {
       now.add(i.interactionId);
       if (!this.asked.has(i.interactionId)) this.out.interaction({ ...i, sessionId: this.sessionId });
     }

@@ -133,6 +133,15 @@ export class TopicAssembler<F extends TopicFrame> {
     return this.fragment(route, wire, deliveryKind, now);
   }
 
+  /**
+   * Drops frames whose fragments stopped coming (ZCode: 30 s), for a caller's timer: push() checks too,
+   * but only when something arrives. A dropped frame means a resync.
+   */
+  check(now = Date.now()): { resync: string } | undefined {
+    const expired = this.expire(now);
+    return expired ? { resync: expired } : undefined;
+  }
+
   /** Forgets a subscription (after unsubscribe, or before a new subscribe of the same topic). */
   discard(topic: string, subscriptionId: string): void {
     const key = `${topic}\0${subscriptionId}`;

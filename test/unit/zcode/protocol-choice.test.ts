@@ -117,3 +117,18 @@ describe("forced", () => {
     expect(methods(c.sent)).toEqual([]);
   });
 });
+
+test("a v4-only child's menu: the legacy methods its -32601 marked are served by v4, and listeners hear the switch", async () => {
+  const c = child("v4-only");
+  let heard = 0;
+  c.caps.onChange(() => heard++);
+  const api = new ZCodeApi(c.conn);
+  await api.compact({ sessionId: "s1" });
+  expect(methods(c.sent)).toEqual(["session/compact", "v4/command compact"]);
+  expect(c.caps.supports("session/compact")).toBe(true);
+  expect(heard).toBeGreaterThan(0);
+  // 0.16 without the switch: a -32601 still marks the method off.
+  const d = child("0.16");
+  d.caps.markUnsupported("session/compact");
+  expect(d.caps.supports("session/compact")).toBe(false);
+});

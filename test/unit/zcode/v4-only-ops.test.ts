@@ -9,6 +9,12 @@ import { V4Channel } from "../../../src/zcode/v4/channel.ts";
 import { V4OnlyCommands } from "../../../src/zcode/v4/only-commands.ts";
 import { indexReader } from "../../../src/zcode/v4/only-list.ts";
 import { crc32 } from "../../../src/zcode/v4/wire-frames.ts";
+import { complete, snapshot, snapshotFrame } from "./v4/frames.ts";
+
+/** A whole snapshot wire frame of `topic` (v4feed's test frames, moved to that topic). */
+function snapshotWire(topic: string) {
+  return { ...complete({ ...snapshotFrame(snapshot([])), topic, subscriptionId: "sub-1" }, 1, "initial"), topic, subscriptionId: "sub-1" };
+}
 
 type Sent = { method: string; params: any };
 
@@ -194,5 +200,81 @@ describe("session methods on a v4-only child", () => {
       ["b", "new"],
       ["a", "old"],
     ]);
+  });
+});
+
+describe("delete on a v4-only child", () => {
+  test("a session ZCode does not hold is subscribed to (cold resume), deleted, unsubscribed", async () => {
+    const { conn, sent } = v4child({
+      ack: (env) =>
+        env.type === "deleteSession" && commands(sent).filter((c) => c.type === "deleteSession").length === 1
+          ? { status: "rejected", reasonCode: "proto.sessionNotFound" }
+          : {},
+    });
+    const listeners: ((p: unknown) => void)[] = [];
+    const c = conn as unknown as Record<string, unknown>;
+    c.onNotification = (_m: string, cb: (p: unknown) => void) => (listeners.push(cb), () => {});
+    c.onExit = () => () => {};
+    const request = (c.request as (m: string, p: unknown, o?: unknown) => Promise<unknown>).bind(c);
+    c.request = async (m: string, p: any, o?: unknown) => {
+      if (m === "v4/conversation/subscribe") {
+        sent.push({ method: m, params: p });
+        // The snapshot follows the ACK (transport.ts: a post-response notification).
+        setTimeout(() => {
+          for (const l of listeners) l(snapshotWire(p.topic));
+        }, 0);
+        return { ack: { subscriptionId: "sub-1", mode: "snapshot", logEpoch: "e1" } };
+      }
+      return request(m, p, o);
+    };
+    expect(await new ZCodeApi(conn, { protocol: "v4" }).deleteSession("s9")).toBe(true);
+    expect(
+      sent.map((s) => (s.method === "v4/command" ? `${s.method} ${s.params.type}` : s.method)).filter((x) => x !== "v4/commands/query"),
+    ).toEqual(["v4/command deleteSession", "v4/conversation/subscribe", "v4/command deleteSession", "v4/conversation/unsubscribe"]);
+    expect(sent.find((s) => s.method === "v4/conversation/subscribe")!.params).toMatchObject({
+      topic: "conversation/s9",
+      clientMode: "desktop-continuous",
+    });
+    expect(sent.find((s) => s.method === "v4/conversation/unsubscribe")!.params).toMatchObject({
+      topic: "conversation/s9",
+      subscriptionId: "sub-1",
+    });
+  });
+});
+
+describe("a plan's credentials on a v4-only child", () => {
+  const plan = { provider: "account:zai-coding-plan", model: "GLM-5", thought: "high" };
+  test("an account provider: the legacy handler's key rides sendText.modelExecution beside the modelSelection", async () => {
+    const { conn, sent } = v4child();
+    const asked: any[] = [];
+    (conn as unknown as Record<string, unknown>).ask = async (method: string, params: any) => {
+      asked.push({ method, params });
+      return { headersApplied: true, requestAuth: { apiKey: "k-1", accountScope: "a".repeat(64) } };
+    };
+    await new V4OnlyCommands(conn, new V4Channel(conn), () => plan).send({ sessionId: "s1", content: "go" });
+    expect(asked.map((a) => [a.method, a.params.providerId, a.params.sessionId, a.params.reason])).toEqual([
+      ["interaction/requestProviderRuntimeHeaders", "account:zai-coding-plan", "s1", "model-request"],
+    ]);
+    expect(commands(sent)[0].payload).toEqual({
+      text: "go",
+      modelSelection: { providerId: "account:zai-coding-plan", modelId: "GLM-5", options: { reasoningLevel: "high" } },
+      modelExecution: { selectionScope: "execution", requestAuth: { apiKey: "k-1", accountScope: "a".repeat(64) } },
+    });
+  });
+
+  test("no key: the prompt fails with the handler's words, nothing sent; another provider is never asked", async () => {
+    const { conn, sent } = v4child();
+    let asks = 0;
+    (conn as unknown as Record<string, unknown>).ask = async () => (asks++, { headersApplied: false, errorMessage: "Sign in first" });
+    await expect(new V4OnlyCommands(conn, new V4Channel(conn), () => plan).send({ sessionId: "s1", content: "go" })).rejects.toThrow(
+      "Sign in first",
+    );
+    expect(commands(sent)).toEqual([]);
+    await new V4OnlyCommands(conn, new V4Channel(conn), () => ({ provider: "builtin:openai", model: "gpt" })).send({
+      sessionId: "s1",
+      content: "go",
+    });
+    expect(asks).toBe(1);
+    expect(commands(sent)[0].payload).toEqual({ text: "go" });
   });
 });

@@ -241,6 +241,23 @@ describe("ConversationProjector", () => {
     expect(text(es)).toBe("so far!");
   });
 
+  test("interactions pending at subscribe are asked once, across resyncs, and withdrawn when gone", () => {
+    const t = setup();
+    const ask = {
+      interactionId: "ask-1",
+      kind: "userInput",
+      anchorRowId: 2,
+      createdAt: 1,
+      payload: { kind: "userInput", prompt: "Which?", freeText: true, questions: [] },
+    };
+    const rows = [header(1, "t1", "running"), toolCall(2, "t1", "pendingApproval", { toolName: "AskUserQuestion" })];
+    t.snap(rows, { control: control("running"), pendingInteractions: [ask] });
+    t.snap(rows, { control: control("running"), pendingInteractions: [ask] });
+    expect(t.asked.map((i) => i.interactionId)).toEqual(["ask-1"]);
+    t.snap(rows, { control: control("running"), pendingInteractions: [] });
+    expect(t.gone).toEqual(["ask-1"]);
+  });
+
   test("a resync snapshot continues where the stream stopped, and ends the turn it missed ending", () => {
     const t = setup();
     t.snap([]);
@@ -251,6 +268,15 @@ describe("ConversationProjector", () => {
     const es = t.checked();
     expect(text(es)).toBe("abcdef");
     expect(types(es)).toEqual(["turn.started", "model.streaming", "model.streaming", "turn.completed", "session.titleUpdated"]);
+  });
+
+  test("a snapshot of a new log epoch (a restarted CLI renumbers rows) starts the row memory afresh", () => {
+    const t = setup();
+    t.snap([header(1, "t1", "completedSuccess"), assistantText(2, "t1", "old", "complete"), assistantText(3, "t1", "older", "complete")]);
+    // Same rowIds, new epoch: the live turn's rows are new, whatever their numbers.
+    t.snap([header(1, "t9", "running"), assistantText(2, "t9", "fresh")], { logEpoch: "epoch-2", control: control("running") });
+    t.deltas({ op: "row.appended", row: assistantText(3, "t9", "more", "complete") });
+    expect(text(t.checked())).toBe("freshmore");
   });
 
   test("title, mode and context usage patches become the legacy payloads", () => {

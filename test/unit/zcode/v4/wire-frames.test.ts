@@ -108,6 +108,12 @@ describe("FrameAssembler", () => {
     frames(a.push(fragments(snap, 1, 2)[0], 1000));
     expect(a.push(complete(deltasFrame(0, []), 2), 1000 + 30_000)).toEqual({ resync: "proto.frameAssemblyTimedOut" });
     expect(a.stats.assemblies).toBe(0);
+    // The same from a timer, with nothing arriving.
+    const b = new FrameAssembler();
+    frames(b.push(fragments(snap, 1, 2)[0], 1000));
+    expect(b.check(1000 + 29_999)).toBeUndefined();
+    expect(b.check(1000 + 30_000)).toEqual({ resync: "proto.frameAssemblyTimedOut" });
+    expect(b.stats).toEqual({ assemblies: 0, stagedBytes: 0 });
   });
 
   test("other topics on the same notification (sessions-index, transport.ts) are left alone", () => {
