@@ -163,13 +163,9 @@ const V4_ONLY_TODO: Record<string, string> = {
   new: "the v4 snapshot has no model list and no thought levels: only the current model is offered, no thought_level option",
   prompt: "no usage_update: the v4 feed gives no context usage",
   switch: "GLM-4.7 is refused: the v4 snapshot offers only the current model",
-  fork: "the v4-only simulator does not simulate forkAssistant",
-  compact: "the v4-only simulator does not simulate the compact command: the compaction tool call fails",
   goal: "`/goal` (show) has no v4 command in the bridge, and the simulator does not simulate sendGoalCommand",
   subagent: "no subagent_update: the v4 feed does not announce subagents",
   attachments: "the v4-only simulator's turn does not see sendText's attachment refs (no 'Attachments:' echo)",
-  frames: "sendGoalCommand, compact and forkAssistant payloads are not in the v4-only simulator's command table",
-  restart: "no plan in the replay: the v4 snapshot has no todos",
 };
 
 /** The scenarios whose views are compared between the modes. */
@@ -196,6 +192,11 @@ const V4_ONLY_DIFFERS: Partial<Record<(typeof COMPARED)[number], string>> = {
   tools: "a Bash call's 'exit code 0' and an Edit's location line are missing: the simulator's toolCall rows carry no output.display",
   permission: "the Bash call shows '(no output)' where legacy shows 'exit code 0' (no output.display in the rows)",
   rewind: "the Edit's location has no line (no output.display in the rows)",
+  cancel:
+    "thought and reply interleave ('The user said: after can' | 'Echo: ' | 'cel. …'): reasoning and text deltas reach the editor out of their order",
+  fork: "thought and reply interleave, as in cancel",
+  compact: "no 'Context in use: … tokens' after the compaction: the v4 feed gives no context usage",
+  load: "the replayed plan's priorities and statuses differ from ZCode's todos (high/in_progress/low → medium/pending/medium), and the Edit's location has no line",
 };
 
 /** What each mode showed, per scenario: the v4-only run is compared with the `both` run. */
