@@ -473,8 +473,10 @@ describe.each(MODES)("ZCODE_SIM_PROTOCOL=%s, the bridge in auto", (mode) => {
     "cancel: the turn ends cancelled; the next prompt runs",
     async () => {
       const r = await run("cancel");
-      expect(r.stopReasons).toEqual(["cancelled", "end_turn"]);
-      expect(r.text).toContain("Echo: after cancel");
+      expect({ stopReasons: r.stopReasons, tail: r.text.slice(-300) }).toEqual({
+        stopReasons: ["cancelled", "end_turn"],
+        tail: expect.stringContaining("Echo: after cancel"),
+      });
       // How far the cancelled turn streamed depends on the machine: only what follows is compared.
       keepShown(mode, "cancel", named(r, r.data.after));
     },
