@@ -757,6 +757,8 @@ describe("auto picks the protocol the CLI speaks", () => {
     withBridge({ simVersion: "0.16.9", record: true }, async (h) => {
       await oneTurn(h);
       expect(legacyRequests(h).map((f) => f.method)).toEqual(expect.arrayContaining(["session/create", "session/send"]));
+      // v4 probed for the commands legacy lost (/steer, /rewind: the main describe runs them), the turn itself on legacy.
+      expect(simRequests(h).some((f) => f.method === "v4/commands/query")).toBe(true);
       expect(v4Types(h)).toEqual([]);
     }));
 
