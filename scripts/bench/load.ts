@@ -15,7 +15,9 @@
 // and the bridge's peak RSS above its RSS before the load (sampled from /proc
 // every 20 ms), and, apart, the simulator's own time: the requests the bridge
 // sent it (ZCODE_SIM_RECORD) sent again to a fresh simulator, each timed to
-// the first and last byte of its answer (sim-timing.ts).
+// the first and last byte of its answer (sim-timing.ts; a v4 subscribe's
+// frames come after its answer and are not in that figure), and the CPU time
+// the bridge and the simulator each used during the load.
 // Checks (legacy and v4-only): first update within 1 s of the bridge's own
 // time, peak growth under 100 MB, no update over 4 MB.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -55,7 +57,7 @@ function modesOf(argv: string[]): Mode[] {
  * the stored session, as ZCode's store would have them. Only v4 reads look at
  * the turn log: the legacy loads see the same session as before.
  */
-function giveTurns(stateDir: string, sessionId: string): number {
+export function giveTurns(stateDir: string, sessionId: string): number {
   const file = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, "_")}.json`);
   const s = JSON.parse(readFileSync(file, "utf8")) as {
     messages: Array<{ info: { messageId: string; role: string; time?: { created?: number } } }>;
@@ -99,6 +101,30 @@ function envFor(stateDir: string, mode?: Mode): Record<string, string> {
   };
 }
 
+/** CPU time (user + system) a process has used, in ms; NaN once it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the ")" that ends the command name.
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The kernel's clock ticks per second (USER_HZ): 100 on Linux. */
+const CLOCK_TICKS = 100;
+
+/** The first child of `pid` (the bridge's ZCode), if any. */
+export function childOf(pid: number): number | undefined {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)[0];
+    return first ? Number(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 interface LoadRun {
   mode: Mode;
   failed?: string;
@@ -111,6 +137,8 @@ interface LoadRun {
   sim?: SimTiming;
   /** The simulator's time for the calls answered before the first update. */
   simFirst?: number;
+  /** CPU time used during the load by the bridge and by its simulator (the frames a v4 subscribe pushes included). */
+  cpu?: { bridge: number; sim: number };
 }
 
 async function loadOnce(stateDir: string, sessionId: string, mode: Mode): Promise<LoadRun> {
@@ -138,6 +166,8 @@ async function loadOnce(stateDir: string, sessionId: string, mode: Mode): Promis
   await loader.request("session/list", { cwd: stateDir });
   const warmup = recordedRequests(record);
   const base = rssOf(loader.pid).total;
+  const simPid = childOf(loader.pid);
+  const cpu0 = { bridge: cpuMs(loader.pid), sim: simPid ? cpuMs(simPid) : Number.NaN };
   let peak = base;
   const sampler = setInterval(() => {
     try {
@@ -158,8 +188,9 @@ async function loadOnce(stateDir: string, sessionId: string, mode: Mode): Promis
   const answeredAt = Date.now();
   clearInterval(sampler);
   peak = Math.max(peak, rssOf(loader.pid).total);
+  const cpu = { bridge: cpuMs(loader.pid) - cpu0.bridge, sim: simPid ? cpuMs(simPid) - cpu0.sim : Number.NaN };
   await loader.close();
-  const run: LoadRun = { mode, first, total, count, largest, base, peak, ...(failed ? { failed } : {}) };
+  const run: LoadRun = { mode, first, total, count, largest, base, peak, cpu, ...(failed ? { failed } : {}) };
   if (failed) return run;
   // The simulator's share: the load's requests again, to a fresh simulator on the same store.
   const all = recordedRequests(record);
@@ -181,6 +212,7 @@ function print(r: LoadRun): void {
   console.log(`time to first update: ${r.first.toFixed(0)} ms${sim(r.simFirst)}`);
   console.log(`total load time:      ${r.total.toFixed(0)} ms${sim(r.sim?.lastByteMs)} (${r.count.toLocaleString("en-US")} updates)`);
   console.log(`largest update:       ${(r.largest / 1024).toFixed(0)} KB`);
+  if (r.cpu) console.log(`CPU during the load:  bridge ${r.cpu.bridge.toFixed(0)} ms, simulator ${r.cpu.sim.toFixed(0)} ms`);
   console.log(
     `peak RSS:             ${r.peak.toFixed(0)} MB (+${(r.peak - r.base).toFixed(0)} MB over ${r.base.toFixed(0)} MB before the load)`,
   );
