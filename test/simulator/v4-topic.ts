@@ -105,8 +105,35 @@ const TITLE_SOURCE: Record<string, string> = { default: "default", first_input: 
 /** setFollowupMode's choice per session (projection config.followupMode; initial "queue"). */
 export const followupModes = new Map<string, "queue" | "guide">();
 
+/**
+ * snapshot.ts subagentProjectionStateSchema: the children of this session live in this process (running ones
+ * with their summary, the ended ones counted). [sim] `revision` counts children plus ended ones (it only grows).
+ */
+function subagentsOf(sim: Sim, s: SessionRecord): Record<string, unknown> {
+  const children: SessionRecord[] = [];
+  for (const id of sim.runtimes.keys()) {
+    const c = sim.store.get(id);
+    if (c?.taskType === "subagent_child" && c.parentSessionId === s.id && c.subagent) children.push(c);
+  }
+  const running = children.filter((c) => !c.subagent!.status);
+  return {
+    revision: children.length * 2 - running.length,
+    childSessionIds: children.map((c) => c.id),
+    running: running.map((c) => ({
+      childSessionId: c.id,
+      agentId: c.subagent!.agentId,
+      toolCallId: c.subagent!.toolCallId,
+      subagentType: c.subagent!.subagentType,
+      title: c.title,
+      status: "running",
+      startedAt: c.subagent!.startedAt,
+    })),
+    endedTotal: children.length - running.length,
+  };
+}
+
 /** The A zone (snapshot.ts), from the session record and runtime. */
-export function conversationState(s: SessionRecord, r: Runtime): Record<string, unknown> {
+export function conversationState(sim: Sim, s: SessionRecord, r: Runtime): Record<string, unknown> {
   const phase = phaseOf(s, r);
   const followupMode = followupModes.get(s.id) ?? "queue";
   const goalStatus = s.goal ? (GOAL_STATUS[s.goal.status] ?? "active") : null;
@@ -158,7 +185,7 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
     pendingInteractions: pendingInteractionsOf(s.id).map((p) => p.view),
     pendingCommands: [],
     backgroundWorks: [],
-    subagents: { revision: 0, childSessionIds: [], running: [], endedTotal: 0 },
+    subagents: subagentsOf(sim, s),
     goal: s.goal
       ? {
           targetId: s.goal.targetId,
@@ -289,7 +316,7 @@ export class ConversationPublisher {
   ) {
     this.topic = `conversation/${s.id}`;
     for (const row of wireRows(sim, s, r)) this.rows.set(row.rowId, row);
-    const st = conversationState(s, r);
+    const st = conversationState(sim, s, r);
     for (const k of STATE_KEYS) this.state[k] = JSON.stringify(st[k]);
     this.floorSeq = this.seq;
   }
@@ -345,7 +372,7 @@ export class ConversationPublisher {
   /** ingest: project, log and fan the deltas out to every subscription's buffer. */
   step(): void {
     const rows = wireRows(this.sim, this.s, this.r);
-    const st = conversationState(this.s, this.r);
+    const st = conversationState(this.sim, this.s, this.r);
     const patch: Record<string, unknown> = {};
     let bumps = false;
     for (const k of STATE_KEYS) {
