@@ -372,7 +372,8 @@ const HANDLERS_V4_ONLY: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     if (found.refused) return found.refused;
     try {
       const res = await core(e, "session/fork", { target: { kind: "message", messageId: found.row.assistantResponseId } });
-      sessionsIndexChanged(e.sim, e.s);
+      const forked = e.sim.store.get(res.forkedSessionId);
+      if (forked) sessionsIndexChanged(e.sim, forked);
       return ack(e, "accepted", { result: { type: "forkAssistant", sessionId: res.forkedSessionId } });
     } catch (err) {
       return failedOf(e, err);

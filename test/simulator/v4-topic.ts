@@ -308,6 +308,8 @@ export class ConversationPublisher {
   private readonly subs = new Map<string, Subscription>();
   private readonly byConnection = new Map<string, string>();
   private stepping = false;
+  /** Events came while nobody was subscribed: the baseline is out of date (see changed). */
+  private dirty = false;
 
   constructor(
     private readonly sim: Sim,
@@ -315,10 +317,15 @@ export class ConversationPublisher {
     private readonly r: Runtime,
   ) {
     this.topic = `conversation/${s.id}`;
-    for (const row of wireRows(sim, s, r)) this.rows.set(row.rowId, row);
-    const st = conversationState(sim, s, r);
-    for (const k of STATE_KEYS) this.state[k] = JSON.stringify(st[k]);
+    this.rebase();
     this.floorSeq = this.seq;
+  }
+
+  /** The published baseline = the projection now (no deltas: nobody saw the difference). */
+  private rebase(): void {
+    this.rows = new Map(wireRows(this.sim, this.s, this.r).map((row) => [row.rowId, row]));
+    const st = conversationState(this.sim, this.s, this.r);
+    for (const k of STATE_KEYS) this.state[k] = JSON.stringify(st[k]);
   }
 
   get logEpoch(): string {
@@ -361,6 +368,14 @@ export class ConversationPublisher {
 
   /** Schedules one projection step (several events of a tick are one step). */
   changed(): void {
+    // [sim] Nobody listens: no projection per event (a huge session's turn would re-project it on every delta). The
+    // retained log is cut here, so a later resume from an older base gets a snapshot, as past the retention window.
+    if (this.subs.size === 0) {
+      this.dirty = true;
+      this.log.length = 0;
+      this.floorSeq = this.seq;
+      return;
+    }
     if (this.stepping) return;
     this.stepping = true;
     queueMicrotask(() => {
@@ -371,6 +386,11 @@ export class ConversationPublisher {
 
   /** ingest: project, log and fan the deltas out to every subscription's buffer. */
   step(): void {
+    if (this.dirty) {
+      this.dirty = false;
+      this.rebase();
+      return;
+    }
     const rows = wireRows(this.sim, this.s, this.r);
     const st = conversationState(this.sim, this.s, this.r);
     const patch: Record<string, unknown> = {};
