@@ -93,6 +93,7 @@ const methodsV4Only: Record<string, Handler> = {
     const q = parse(v4SubscribeParams, p);
     if ((q.topic as string).startsWith("sessions-index/")) return { ack: sessionsIndexSubscribe(sim, q, ctx) };
     const id = conversationIdOf(q.topic);
+    // [sim] the gateway's answer to a topic it does not serve is not in the index.
     if (!id) throw new RpcError(-32602, `Unsupported topic: ${q.topic}`);
     const { s, r } = liveOrCold(sim, id);
     return { ack: publisherOf(sim, s, r).subscribe({ connectionId: q.connectionId, clientMode: q.clientMode, base: q.base }, ctx.after) };
@@ -104,6 +105,7 @@ const methodsV4Only: Record<string, Handler> = {
     const r = id ? sim.rt(id) : undefined;
     const s = id ? sim.store.get(id) : undefined;
     const pub = s && r ? publisherOf(sim, s, r) : undefined;
+    // [sim] resyncReserved returns null for an unknown subscription; the gateway's error for it is not in the index.
     if (!pub?.has(q.subscriptionId, q.connectionId)) throw new RpcError(-32602, `Unknown subscription: ${q.subscriptionId}`);
     const ackBody = pub.resync(q.subscriptionId, q.base, q.forceSnapshot === true, ctx.after);
     return { ack: ackBody };

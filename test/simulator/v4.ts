@@ -840,7 +840,10 @@ export const v4Methods: Record<string, Handler> = {
     if (q.beforeRowId !== undefined) rows = rows.filter((x) => x.rowId < q.beforeRowId);
     const hasMore = rows.length > q.limit;
     rows = rows.slice(-q.limit);
-    return { rows, atSeq: r.seq, atRevision: r.v4Revision, atLogEpoch: r.logEpoch, hasMore };
+    // v4-only: atSeq is the topic's seq (conversation-topic-publisher.ts getRowsRange: `atSeq: snapshot.seq`, the last
+    // ingested event's sequenceNumber), which a v4-only client compares with frames; the default mode keeps its own.
+    const atSeq = sim.cfg.protocol === "v4-only" ? r.sourceSeq : r.seq;
+    return { rows, atSeq, atRevision: r.v4Revision, atLogEpoch: r.logEpoch, hasMore };
   },
 
   "v4/conversation/subscribe"() {
