@@ -360,7 +360,10 @@ describe("v4-only: list, history, attachments", () => {
     const { ref } = await c.call("v4/attachment/commit", base);
     expect(ref).toBeString();
     const att = { ref, fileName: "a.txt", mime: "text/plain", bytes: data.length };
+    const { reader } = await subscribe(c, `conversation/${id}`);
     expect((await command(c, id, "sendText", { text: "#scenario:default see file", attachments: [att] })).status).toBe("accepted");
+    // The turn got the file (the simulator's reply names what it was given).
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "assistantText" && x.text.includes("a.txt 16 bytes")), 15_000);
     const unknown = await command(c, id, "sendText", { text: "x", attachments: [{ ...att, ref: "zcode-artifact://nope" }] });
     expect(unknown).toMatchObject({ status: "failed", reasonCode: "fault.command.inputRejected" });
     const b2 = { connectionId: "conn-1", uploadId: "up-2", sessionId: id };
