@@ -6,7 +6,7 @@ import { expect } from "bun:test";
 import { validate } from "./schema.ts";
 import { type Frame, SimClient, tempDir } from "./sim-client.ts";
 import { crc32Hex } from "./v4-wire.ts";
-import { v4ConversationTopicFrame } from "./zcode-schemas.ts";
+import { v4ConversationSnapshot, v4ConversationTopicFrame, v4PendingInteraction } from "./zcode-schemas.ts";
 
 export function v4Sim(env: Record<string, string> = {}): SimClient {
   return new SimClient(tempDir(), { env: { ZCODE_SIM_PROTOCOL: "v4-only", ...env }, autoPreferences: false });
@@ -82,6 +82,10 @@ export class TopicReader {
     if (frame.payload.kind === "snapshot") {
       expect(frame.fromSeq).toBe(0);
       const snap = frame.payload.snapshot;
+      if (this.topic.startsWith("conversation/")) {
+        const sv = validate(v4ConversationSnapshot, snap);
+        if (!sv.ok) throw new Error(`invalid snapshot: ${JSON.stringify(sv.issues)}`);
+      }
       this.state = { ...snap };
       if (snap.rows) this.rows = new Map(snap.rows.window.map((r: Frame) => [r.rowId, r]));
     } else {
@@ -108,6 +112,10 @@ export class TopicReader {
         break;
       }
       case "state.updated":
+        for (const pi of d.patch.pendingInteractions ?? []) {
+          const pv = validate(v4PendingInteraction, pi);
+          if (!pv.ok) throw new Error(`invalid pendingInteraction: ${JSON.stringify(pv.issues)}`);
+        }
         Object.assign(this.state, d.patch);
         break;
       case "session.upserted":

@@ -42,7 +42,7 @@ describe("v4-only: the legacy surface is gone", () => {
 });
 
 describe("v4-only: createSession, subscribe, deltas", () => {
-  test("a draft (no rows, phase draft) until the first sendText; the text turn streams as row.delta, state.updated moves phase", async () => {
+  test("a draft (no rows, phase draft) until the first sendText; the text turn arrives as row deltas, state.updated moves phase", async () => {
     const c = sim();
     const created = await createSession(c);
     const id = created.result.sessionId as string;
@@ -78,10 +78,17 @@ describe("v4-only: createSession, subscribe, deltas", () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;
     const { reader } = await subscribe(c, `conversation/${id}`, { clientMode: "desktop-continuous" });
-    await command(c, id, "sendText", { text: "#scenario:tools" });
-    await reader.until((r) => r.state.control?.phase === "completedSuccess", 20_000);
-    const deltas = reader.deltas();
-    expect(deltas.some((d) => d.op === "row.delta" && d.path === "text" && d.append.length > 0)).toBe(true);
+    await command(c, id, "sendText", { text: "#scenario:slow n=100000" });
+    // Once the streaming row is on the client, later text can only come as row.delta (no upsert until the turn ends).
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "assistantText" && x.state === "streaming"), 15_000);
+    const seen = reader.logical.length;
+    await reader.until(
+      (r) => r.logical.slice(seen).some((f) => f.payload.deltas?.some((d: any) => d.op === "row.delta" && d.path === "text")),
+      15_000,
+    );
+    const fx = reader.state.control.activeWorks[0].foregroundExecutionId;
+    expect((await command(c, id, "stop", { expectedForegroundExecutionId: fx })).status).toBe("accepted");
+    await reader.until((r) => r.state.control?.phase === "completedInterrupted", 15_000);
     const range = await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 });
     expect(bare(reader.sortedRows())).toEqual(bare(range.rows));
   }, 30_000);
@@ -187,6 +194,40 @@ describe("v4-only: createSession, subscribe, deltas", () => {
     const bad = await c.request("v4/connection/flow", { connectionId: "conn-1", state: "open" });
     expect(bad.error?.code).toBe(-32603);
   });
+
+  test("rowsRange atSeq is the topic's seq; a base from before events nobody listened to resumes as a snapshot", async () => {
+    const c = sim();
+    const id = (await createSession(c, { firstInput: { text: "#scenario:default one" } })).result.sessionId as string;
+    const first = await subscribe(c, `conversation/${id}`);
+    await first.reader.until((r) => r.state.control?.phase === "completedSuccess", 15_000);
+    expect((await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 1 })).atSeq).toBe(first.reader.seq);
+    const same = await c.call("v4/conversation/subscribe", {
+      topic: `conversation/${id}`,
+      connectionId: "conn-1",
+      clientMode: "web-remote-replayable",
+      base: { logEpoch: first.ack.logEpoch, seq: first.reader.seq },
+    });
+    expect(same.ack.mode).toBe("resume");
+    await c.call("v4/conversation/unsubscribe", {
+      topic: `conversation/${id}`,
+      subscriptionId: same.ack.subscriptionId,
+      connectionId: "conn-1",
+    });
+    await command(c, id, "sendText", { text: "#scenario:default two" });
+    const idx = await subscribe(c, "sessions-index//tmp/ws-v4only", { connectionId: "index" });
+    await idx.reader.until(
+      (r) =>
+        r.state.sessions?.some((s: any) => s.sessionId === id && s.phase === "completedSuccess" && s.lastAssistantPreview?.includes("two")),
+      15_000,
+    );
+    const later = await c.call("v4/conversation/subscribe", {
+      topic: `conversation/${id}`,
+      connectionId: "conn-1",
+      clientMode: "web-remote-replayable",
+      base: { logEpoch: first.ack.logEpoch, seq: first.reader.seq },
+    });
+    expect(later.ack.mode).toBe("snapshot");
+  }, 30_000);
 
   test("strict subscribe params: an unknown key is refused", async () => {
     const c = sim();
@@ -319,7 +360,10 @@ describe("v4-only: list, history, attachments", () => {
     const { ref } = await c.call("v4/attachment/commit", base);
     expect(ref).toBeString();
     const att = { ref, fileName: "a.txt", mime: "text/plain", bytes: data.length };
+    const { reader } = await subscribe(c, `conversation/${id}`);
     expect((await command(c, id, "sendText", { text: "#scenario:default see file", attachments: [att] })).status).toBe("accepted");
+    // The turn got the file (the simulator's reply names what it was given).
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "assistantText" && x.text.includes("a.txt 16 bytes")), 15_000);
     const unknown = await command(c, id, "sendText", { text: "x", attachments: [{ ...att, ref: "zcode-artifact://nope" }] });
     expect(unknown).toMatchObject({ status: "failed", reasonCode: "fault.command.inputRejected" });
     const b2 = { connectionId: "conn-1", uploadId: "up-2", sessionId: id };

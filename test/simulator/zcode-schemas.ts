@@ -1009,3 +1009,91 @@ export const v4ConversationTopicFrame = obj(
   },
   { strict: false },
 );
+
+const phaseEnum = enm(["draft", "prewarming", "running", "completedSuccess", "completedInterrupted", "error"]);
+const availabilityItem = discriminated("allowed", {
+  true: obj({ allowed: lit(true) }, { strict: false }),
+  false: obj({ allowed: lit(false), reasonCode: str() }, { strict: false }),
+});
+const plain = (shape: Record<string, Schema>) => obj(shape, { strict: false });
+
+/** snapshot.ts pendingInteractionSchema (permission and userInput payloads). */
+export const v4PendingInteraction = plain({
+  interactionId: str(),
+  kind: enm(["permission", "userInput", "workspaceHookReview"]),
+  anchorRowId: nullable(num()),
+  createdAt: num(),
+  payload: discriminated("kind", {
+    permission: plain({
+      kind: lit("permission"),
+      toolCallId: str(),
+      toolName: str(),
+      summary: str(),
+      detail: unknown(),
+      options: arr(
+        plain({ optionId: str(), label: str(), kind: enm(["allowOnce", "allowAlways", "deny", "custom"]), response: opt(jsonObject()) }),
+      ),
+    }),
+    userInput: plain({
+      kind: lit("userInput"),
+      prompt: str(),
+      freeText: bool(),
+      toolName: opt(str()),
+      toolCallId: opt(str()),
+      questions: opt(arr(jsonObject())),
+    }),
+  }),
+});
+
+/** snapshot.ts conversationSnapshotSchema: the A zone and the rows window. */
+export const v4ConversationSnapshot = plain({
+  protocolVersion: lit(1),
+  sessionId: str(),
+  logEpoch: str(),
+  seq: num(),
+  revision: num(),
+  control: plain({
+    phase: phaseEnum,
+    sessionEnded: bool(),
+    canStop: bool(),
+    stopState: enm(["idle", "stoppable", "stopping"]),
+    stopTargetKind: enm(["assistant", "tool", "subagent", "compact", "goalVerifier", "goalContinuation", "turnSteer", "mixed", "unknown"]),
+    activeWorks: arr(
+      plain({ kind: str(), foregroundExecutionId: opt(str({ min: 1 })), sourceCommandId: opt(str({ min: 1 })), startedAt: num() }),
+    ),
+    lastError: nullable(jsonObject()),
+    apiRetry: nullable(jsonObject()),
+  }),
+  availability: plain(
+    Object.fromEntries(
+      ["fork", "compact", "switchModelConfig", "setFollowupMode", "queueEdit", "sendQueuedNow", "pauseGoal", "resumeGoal"].map((k) => [
+        k,
+        availabilityItem,
+      ]),
+    ),
+  ),
+  inputRouting: plain({ mode: enm(["startNow", "enqueue", "guide", "reject", "choice"]), reasonCode: opt(str()) }),
+  meta: plain({ title: str(), titleSource: enm(["default", "generated", "custom"]) }),
+  config: jsonObject(),
+  usage: plain({
+    contextWindow: nullable(jsonObject()),
+    cumulative: plain({ inputTokens: num(), outputTokens: num(), cacheReadTokens: num(), cacheWriteTokens: num() }),
+  }),
+  queue: plain({ items: arr(jsonObject()), autoDrain: bool(), pauseReason: opt(enm(["stopped", "manual", "error"])) }),
+  pendingInteractions: arr(v4PendingInteraction),
+  pendingCommands: arr(jsonObject()),
+  backgroundWorks: arr(jsonObject()),
+  subagents: opt(plain({ revision: nonNegInt(), childSessionIds: arr(str()), running: arr(jsonObject()), endedTotal: nonNegInt() })),
+  goal: nullable(
+    plain({
+      objective: str(),
+      status: enm(["active", "paused", "verifying", "verified", "notSatisfied", "failed"]),
+      iteration: num(),
+      verifications: arr(jsonObject()),
+    }),
+  ),
+  plan: nullable(
+    plain({ items: arr(plain({ id: str(), content: str(), status: enm(["pending", "inProgress", "completed"]) })), updatedAt: num() }),
+  ),
+  rows: plain({ window: arr(jsonObject()), totalCount: num(), firstRowId: nullable(num()) }),
+});
