@@ -59,10 +59,23 @@ export interface BridgeConfig {
    * a turn that left this much context in use (off when absent).
    */
   autoCompact?: AutoCompact;
+  /**
+   * --zcode-protocol / ZCODE_ACP_ZCODE_PROTOCOL: which of ZCode's protocols
+   * carries the sessions. auto (the default): the legacy session/* methods
+   * where the CLI has them, v4 alone once it answers one of them -32601.
+   */
+  zcodeProtocol: ZCodeProtocolSetting;
   /** ZCODE_ACP_REQUEST_TIMEOUT_MS (hidden, for tests): one timeout for every ZCode request instead of the per-method table. */
   requestTimeoutMs?: number;
   /** Environment the child is started with (defaults to process.env). */
   env: Record<string, string | undefined>;
+}
+
+export const ZCODE_PROTOCOL_SETTINGS = ["auto", "legacy", "v4"] as const;
+export type ZCodeProtocolSetting = (typeof ZCODE_PROTOCOL_SETTINGS)[number];
+
+export function isZCodeProtocolSetting(s: string): s is ZCodeProtocolSetting {
+  return (ZCODE_PROTOCOL_SETTINGS as readonly string[]).includes(s);
 }
 
 /** A context-use threshold: tokens in use, or a percentage of the model's context window. */
@@ -109,6 +122,7 @@ export function defaultConfig(overrides: Partial<BridgeConfig> = {}): BridgeConf
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     prewarm: true,
+    zcodeProtocol: "auto",
     env: process.env,
     ...overrides,
   };

@@ -1,4 +1,13 @@
-import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_MESSAGE_BYTES, defaultConfig, type AutoCompact, type BridgeConfig } from "../config.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  defaultConfig,
+  isZCodeProtocolSetting,
+  ZCODE_PROTOCOL_SETTINGS,
+  type AutoCompact,
+  type BridgeConfig,
+  type ZCodeProtocolSetting,
+} from "../config.ts";
 import { t } from "../i18n/index.ts";
 import { languageOf, type Language } from "../i18n/language.ts";
 import { isLogLevel, LOG_LEVEL_NAMES } from "../log.ts";
@@ -124,6 +133,11 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
     throw new UsageError(t().cli.usage.notAModel(model.from, model.value));
   }
 
+  const protocol = pick("zcode-protocol", "ZCODE_ACP_ZCODE_PROTOCOL");
+  if (protocol && !isZCodeProtocolSetting(protocol.value.trim().toLowerCase())) {
+    throw new UsageError(t().cli.usage.notAProtocol(protocol.from, protocol.value, ZCODE_PROTOCOL_SETTINGS));
+  }
+
   const bytes = (flag: string, envName: string, fallback: number): number => {
     const max = pick(flag, envName);
     if (!max) return fallback;
@@ -151,6 +165,7 @@ export function resolveConfig(flags: Record<string, string | boolean>, env: Env)
   const logFile = pick("log-file", "ZCODE_ACP_LOG_FILE");
   if (logFile) config.logFile = logFile.value;
   if (mode) config.mode = mode.value;
+  if (protocol) config.zcodeProtocol = protocol.value.trim().toLowerCase() as ZCodeProtocolSetting;
   const autoCompact = pick("auto-compact", "ZCODE_ACP_AUTO_COMPACT");
   if (autoCompact) config.autoCompact = parseAutoCompact(autoCompact.value, autoCompact.from);
   if (model) config.model = model.value.trim();

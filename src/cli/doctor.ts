@@ -14,6 +14,7 @@ import { resolveZCode, type ZCodeLaunch } from "../zcode/resolve.ts";
 import { jetbrainsSnippet, zedSnippet } from "./editor-snippets.ts";
 import { editorEnv, stableCommand } from "./editor-launch.ts";
 import { isCompiledBinary, selfCommand } from "./self.ts";
+import { protocolCheck } from "./doctor-protocol.ts";
 import { selfChecks } from "./self-check.ts";
 
 // `zcode-acp-server doctor`: everything that decides whether an editor will
@@ -56,6 +57,7 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
     }
   }
 
+  let versionOk = false;
   if (launch) {
     // resolveZCode only returns a JS entry together with a working Node.
     checks.push({
@@ -69,6 +71,7 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
     try {
       const version = await detectVersion(launch, launchEnv(launch, config.env));
       const caps = new CliCapabilities(version);
+      if (caps.supported) versionOk = true;
       checks.push(
         caps.supported
           ? { ok: true, label: say.labels.zcodeVersion, detail: say.versionOk(version) }
@@ -88,6 +91,9 @@ export async function runDoctor(config: BridgeConfig, out: (line: string) => voi
       });
     }
   }
+
+  // Which protocol the sessions get: only worth asking a CLI whose version is supported.
+  if (launch && versionOk) checks.push(await protocolCheck(config, launch));
 
   checks.push(signInCheck(config.env));
 

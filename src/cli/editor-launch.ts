@@ -60,6 +60,7 @@ export function editorEnv(config: BridgeConfig, language: string | undefined, cw
   const abs = (p: string) => path.resolve(cwd, p);
   if (config.zcodeBin) out.ZCODE_BIN = abs(config.zcodeBin);
   if (config.zcodeNode) out.ZCODE_NODE = abs(config.zcodeNode);
+  if (config.zcodeProtocol !== "auto") out.ZCODE_ACP_ZCODE_PROTOCOL = config.zcodeProtocol;
   if (language) out.ZCODE_ACP_LANG = language;
   const level = config.env.ZCODE_ACP_LOG_LEVEL;
   if (config.logLevel !== "warn" || level) out.ZCODE_ACP_LOG_LEVEL = config.logLevel;

@@ -41,6 +41,11 @@ export const zcodeFlags = {
     description: described["zcode-node"],
     valueHint: "path",
   },
+  "zcode-protocol": {
+    type: "string",
+    description: described["zcode-protocol"],
+    valueHint: "auto|legacy|v4",
+  },
 } as const satisfies ArgsDef;
 
 export const serveFlags = {

@@ -20,7 +20,7 @@ import { providerHeadersAnswer } from "./provider-headers.ts";
 import type { SessionDeps } from "./deps.ts";
 import { QuotaPush } from "./quota-push.ts";
 import { Session } from "./session.ts";
-import { replayHistory } from "./reads.ts";
+import { openStored, replayHistory } from "./reads.ts";
 import { deleteInZCode, notDeleted } from "./deletion.ts";
 import { Lifecycle, succeeded } from "./lifecycle.ts";
 import { Tombstones } from "./tombstones.ts";
@@ -38,7 +38,7 @@ const logger = log.withTag("bridge");
 function zcodeApi(config: BridgeConfig, conn = new ZCodeConnection(config)): ZCodeApi {
   const ms = config.requestTimeoutMs;
   const timeouts = ms ? { timeouts: Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((k) => [k, ms])) } : {};
-  return new ZCodeApi(conn, timeouts);
+  return new ZCodeApi(conn, { ...timeouts, protocol: config.zcodeProtocol });
 }
 
 /** What the bridge needs of the editor's connection (provided by the ACP layer). */
@@ -263,7 +263,7 @@ export class Bridge {
     const { info, snapshot } = await this.lifecycle.open(id, async () => {
       if ((await this.appHistory.deletedAmong([id])).size) throw sessionNotFound(id);
       const info = await this.conn.start();
-      return { info, snapshot: await this.api.resume({ sessionId: id, workspace: cwd, mcpServers }) };
+      return { info, snapshot: await openStored(this.api, id, cwd, mcpServers) };
     });
     if (snapshot.session.sessionKind === "subagent_child") {
       // A child this connection never announced (its parent ran elsewhere): ZCode keeps it read-only too.

@@ -1,4 +1,5 @@
 import { MIN_ZCODE_VERSION } from "./errors.ts";
+import { LEGACY_SESSION_METHODS } from "./v4/only-methods.ts";
 
 // What the running ZCode CLI can do, from its version (the compatibility
 // table of ZCODE-PROTOCOL.md and ZCODE-FIELD-NOTES.md), corrected at run time:
@@ -68,6 +69,12 @@ export class CliCapabilities {
   readonly version: string;
   /** Does this child serve ZCode's v4 command channel? Unknown until probed. */
   v4: boolean | undefined;
+  /**
+   * This child answered a legacy session method -32601 and serves v4: it
+   * speaks v4 alone (ZCode deletes the legacy file whole, zcode-protocol/index.ts
+   * lines 22-33), so every session operation goes to v4 from now on.
+   */
+  legacyGone = false;
   /** False when the CLI is older than 0.14.8: the bridge refuses to run it. */
   readonly supported: boolean;
   private readonly unsupported = new Set<string>();
@@ -83,6 +90,8 @@ export class CliCapabilities {
   }
 
   supports(method: string): boolean {
+    // A v4-only child: its -32601 answers to legacy methods say nothing of what v4 serves in their place.
+    if (this.legacyGone && LEGACY_SESSION_METHODS.has(method)) return true;
     const legacy = OPERATIONS[method];
     if (legacy !== undefined) return this.v4 === true || this.supports(legacy);
     if (this.unsupported.has(method)) return false;
@@ -99,6 +108,13 @@ export class CliCapabilities {
   setV4(available: boolean): void {
     if (this.v4 === available) return;
     this.v4 = available;
+    this.changed();
+  }
+
+  /** The child speaks v4 alone (v4/only-choice.ts); listeners hear it: the menu offers what v4 serves. */
+  markLegacyGone(): void {
+    if (this.legacyGone) return;
+    this.legacyGone = true;
     this.changed();
   }
 

@@ -23,6 +23,17 @@ export class ChildRequests {
     this.handlers.set(method, handler);
   }
 
+  /**
+   * The registered handler's answer to `params`, without a request from the
+   * child (a v4 pending interaction put to the legacy handler); -32601 when
+   * none is registered.
+   */
+  async ask(method: string, params: unknown): Promise<unknown> {
+    const handler = this.handlers.get(method);
+    if (!handler) throw Object.assign(new Error(`Method not found: ${method}`), { code: ZCODE_ERR.methodNotFound });
+    return handler(params);
+  }
+
   /** Answers request `id`; `send` gets the encoded answer line, once. */
   answer(id: FrameId, method: string, params: unknown, send: (line: string) => void): void {
     let answered = false;

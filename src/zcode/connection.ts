@@ -7,6 +7,7 @@ import { how, stopChild, watchChild, type Child as WatchedChild } from "./child.
 import { detectVersion, knownVersion, stopVersionProbe } from "./cli-version.ts";
 import { LOCAL_ERR, ZCodeError, ZCodeExitedError, ZCodeUnsupportedError, type ExitInfo } from "./errors.ts";
 import { EventRouter, type EventListener } from "./event-router.ts";
+import type { RawEvent } from "./event-schemas.ts";
 import { decodeFrame, encodeNotification, encodeRequest, excerpt, type Frame } from "./frames.ts";
 import { launchEnv } from "./launch-env.ts";
 import { LogLimiter } from "./log-limit.ts";
@@ -86,6 +87,8 @@ export class ZCodeConnection {
   private readonly pending = new PendingRequests(this.warnBadFrame, (generation, timeoutMs) => this.onTimeout(generation, timeoutMs));
   private readonly events = new EventRouter(this.warnBadFrame);
   private readonly childRequests = new ChildRequests();
+  /** Notifications other than session/event (v4 conversation frames), by method. */
+  private readonly notificationListeners = new Map<string, Set<(params: unknown) => void>>();
 
   constructor(config: BridgeConfig, opts: ConnectionOptions = {}) {
     this.config = config;
@@ -250,6 +253,31 @@ export class ZCodeConnection {
     return this.events.on(sessionId, cb);
   }
 
+  /** An event the bridge made from a v4-only child's frames (v4/feed.ts), routed as ZCode's own. */
+  deliverEvent(e: RawEvent): void {
+    this.events.deliver(e);
+  }
+
+  /** `cb(sessionId)` once no event listener of that session is left (v4/feed.ts unsubscribes then). */
+  onUnwatched(cb: (sessionId: string) => void): () => void {
+    return this.events.onUnwatched(cb);
+  }
+
+  /** Listens to a notification method other than session/event; returns the stop. */
+  onNotification(method: string, cb: (params: unknown) => void): () => void {
+    let set = this.notificationListeners.get(method);
+    if (!set) this.notificationListeners.set(method, (set = new Set()));
+    set.add(cb);
+    return () => {
+      set.delete(cb);
+    };
+  }
+
+  /** The answer of the handler registered for a child-request method (v4/feed.ts: a pending interaction). */
+  ask(method: string, params: unknown): Promise<unknown> {
+    return this.childRequests.ask(method, params);
+  }
+
   /** Handles requests from the child with this method (one handler per method). */
   onRequest(method: string, handler: RequestHandler): void {
     this.childRequests.set(method, handler);
@@ -331,6 +359,17 @@ export class ZCodeConnection {
     }
   }
 
+  /** A notification to each of its listeners; one that throws does not stop the others. */
+  private tellListeners(method: string, params: unknown): void {
+    for (const cb of [...(this.notificationListeners.get(method) ?? [])]) {
+      try {
+        cb(params);
+      } catch (e) {
+        log.error(`a ${method} listener failed: ${(e as Error).stack ?? e}`);
+      }
+    }
+  }
+
   private dispatch(child: Child, frame: Frame, line: string): void {
     switch (frame.kind) {
       case "response":
@@ -347,6 +386,7 @@ export class ZCodeConnection {
         return;
       case "notification":
         if (frame.method === "session/event") this.events.route(frame.params, line);
+        else if (this.notificationListeners.get(frame.method)?.size) this.tellListeners(frame.method, frame.params);
         else log.debug(`ignored notification ${frame.method} from ZCode`);
         return;
     }

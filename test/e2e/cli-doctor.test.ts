@@ -42,6 +42,33 @@ test("all well: names the CLI and how it was found, its version, sign-in; prints
   expect(r.code).toBe(0);
 });
 
+describe("which ZCode protocol the sessions get", () => {
+  const doctor = (env: Record<string, string>, args: string[] = []) =>
+    run([BRIDGE_BIN, "doctor", ...args], { env: { PATH: process.env.PATH, HOME: home, ZCODE_BIN: SIM_BIN, ...env } });
+
+  test("auto: legacy for 0.15 and 0.16, v4 for a CLI without its legacy methods", async () => {
+    expect((await doctor({ ZCODE_SIM_VERSION: "0.15.3" })).stdout).toContain(
+      "ok    ZCode protocol: legacy: the CLI serves the legacy session methods and no v4",
+    );
+    expect((await doctor({ ZCODE_SIM_VERSION: "0.16.9" })).stdout).toContain(
+      "ok    ZCode protocol: legacy: the CLI serves the legacy session methods (v4 too",
+    );
+    const v4only = await doctor({ ZCODE_SIM_PROTOCOL: "v4-only" });
+    expect(v4only.stdout).toContain("ok    ZCode protocol: v4: the CLI answers the legacy methods 'method not found' and serves v4");
+    expect(v4only.code).toBe(0);
+  }, 30_000);
+
+  test("forced v4 on a CLI without v4: fails with the fix; in Chinese too", async () => {
+    const r = await doctor({ ZCODE_SIM_VERSION: "0.15.3" }, ["--zcode-protocol", "v4"]);
+    expect(r.stdout).toContain("FAIL  ZCode protocol: --zcode-protocol v4 asks for the v4 protocol, but this CLI does not serve it");
+    expect(r.stdout).toContain("--zcode-protocol auto");
+    expect(r.stdout).toContain('"ZCODE_ACP_ZCODE_PROTOCOL": "v4"');
+    expect(r.code).toBe(1);
+    const zh = await doctor({ ZCODE_SIM_PROTOCOL: "v4-only", ZCODE_ACP_LANG: "zh" });
+    expect(zh.stdout).toContain("ZCode 协议：v4：此 CLI 对旧版方法回答“方法不存在”，并提供 v4");
+  }, 30_000);
+});
+
 test("--zcode-bin works like ZCODE_BIN", async () => {
   const r = await run([BRIDGE_BIN, "doctor", "--zcode-bin", SIM_BIN], { env: { PATH: process.env.PATH, HOME: home } });
   expect(r.stdout).toContain(SIM_BIN);

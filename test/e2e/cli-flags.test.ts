@@ -118,6 +118,8 @@ const usageErrors: Array<[string, string[], Record<string, string>, string]> = [
   ["--auto-compact 0.001%: below the percent minimum", ["--auto-compact", "0.001%"], {}, "'0.001%' is below 10% of the context window"],
   ["--auto-compact with a fractional token count", ["--auto-compact", "15000.5"], {}, "is not a token count"],
   ["blank --model", ["--model", "  "], {}, "is not a model name or id"],
+  ["bad --zcode-protocol", ["--zcode-protocol", "v3"], {}, "--zcode-protocol: 'v3' is not a ZCode protocol (one of auto, legacy, v4)"],
+  ["bad ZCODE_ACP_ZCODE_PROTOCOL", [], { ZCODE_ACP_ZCODE_PROTOCOL: "new" }, "ZCODE_ACP_ZCODE_PROTOCOL: 'new' is not a ZCode protocol"],
   ["ZCODE_ACP_MODEL with a control character", [], { ZCODE_ACP_MODEL: "glm\u0007" }, "ZCODE_ACP_MODEL: 'glm"],
   ["bad --max-line-bytes", ["--max-line-bytes", "12x"], {}, "is not a byte count"],
   [

@@ -23,6 +23,8 @@ export type ElicitationHandler = (
   req: acp.CreateElicitationRequest,
 ) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>;
 
+export type SimProtocol = "both" | "v4-only";
+
 export interface HarnessOptions {
   /** Extra environment for the bridge (inherited by the simulator). */
   env?: Record<string, string | undefined>;
@@ -33,6 +35,12 @@ export interface HarnessOptions {
   wrap?: string[];
   /** Simulator personality (ZCODE_SIM_VERSION). */
   simVersion?: string;
+  /**
+   * The protocols the simulator serves (ZCODE_SIM_PROTOCOL): `both` (legacy
+   * and v4, as ZCode 0.16 does; the default) or `v4-only` (every legacy method
+   * answers -32601, as a ZCode whose legacy protocol is deleted would).
+   */
+  simProtocol?: SimProtocol;
   /** Share a state dir between bridges to test persistence; default: fresh temp dir. */
   stateDir?: string;
   /** Record what the simulator receives (ZCODE_SIM_RECORD); see `simFrames()`. */
@@ -180,6 +188,7 @@ export class Harness {
             ZCODE_ACP_LANG: "en",
           }),
       ...(opts.simVersion ? { ZCODE_SIM_VERSION: opts.simVersion } : {}),
+      ...(opts.simProtocol ? { ZCODE_SIM_PROTOCOL: opts.simProtocol } : {}),
       ...(recordFile ? { ZCODE_SIM_RECORD: recordFile } : {}),
       ...opts.env,
     };

@@ -22,6 +22,8 @@ export const cli = {
   flags: {
     "zcode-bin": "ZCode CLI binary or its .cjs/.mjs/.js entry (env ZCODE_BIN; default: PATH, then the ZCode app bundle)",
     "zcode-node": "Node.js >= 22 used to run a .cjs/.mjs/.js ZCode entry (env ZCODE_NODE)",
+    "zcode-protocol":
+      "Which ZCode protocol carries the sessions: auto, legacy or v4 (env ZCODE_ACP_ZCODE_PROTOCOL; default auto: the legacy session methods where the CLI has them, v4 alone once it answers them 'method not found')",
     "log-level": `Log verbosity: ${LOG_LEVEL_NAMES.join("|")} (env ZCODE_ACP_LOG_LEVEL; default warn). Logs go to stderr.`,
     "log-file": "Also append log lines to this file, created with mode 0600 (env ZCODE_ACP_LOG_FILE)",
     lang: "Language of what the bridge says: zh or en (env ZCODE_ACP_LANG; default: the ZCode app's language, then the locale)",
@@ -70,6 +72,8 @@ export const cli = {
     notAModeName: (from: string, raw: string, modes: readonly string[]) =>
       `${from}: '${raw}' is not a mode ZCode knows (one of ${modes.join(", ")})`,
     notAModel: (from: string, raw: string) => `${from}: '${raw}' is not a model name or id`,
+    notAProtocol: (from: string, raw: string, choices: readonly string[]) =>
+      `${from}: '${raw}' is not a ZCode protocol (one of ${choices.join(", ")})`,
     notAByteCount: (from: string, raw: string) => `${from}: '${raw}' is not a byte count (a whole number >= 1024)`,
     notAutoCompact: (from: string, raw: string) =>
       `${from}: '${raw}' is not a token count (like 150000 or 150k) or a percentage of the context window (like 80%)`,
@@ -107,6 +111,7 @@ export const cli = {
       node: "Node for the JS entry",
       desktopApp: "ZCode desktop app",
       zcodeVersion: "ZCode version",
+      protocol: "ZCode protocol",
       signIn: "ZCode sign-in",
     },
 
@@ -157,6 +162,22 @@ export const cli = {
     versionFix: "Update ZCode (the desktop app updates its bundled CLI; or reinstall the CLI).",
     versionFailed: (command: string, reason: string) => `\`${command}\` failed: ${reason}`,
     versionFailedFix: "Check that this ZCode CLI runs from a terminal; reinstall it if it does not.",
+
+    // Which protocol the sessions use (--zcode-protocol), and why.
+    protocolReasons: {
+      forcedLegacy: "legacy: --zcode-protocol legacy (ZCODE_ACP_ZCODE_PROTOCOL) asks for it",
+      forcedLegacyGone:
+        "--zcode-protocol legacy asks for the legacy protocol, but this CLI answers its methods 'method not found': no session would open",
+      forcedV4: "v4: --zcode-protocol v4 (ZCODE_ACP_ZCODE_PROTOCOL) asks for it, and the CLI serves it",
+      forcedV4Missing: "--zcode-protocol v4 asks for the v4 protocol, but this CLI does not serve it: no session would open",
+      autoLegacyAndV4: "legacy: the CLI serves the legacy session methods (v4 too: /steer and /rewind use it)",
+      autoLegacyOnly: "legacy: the CLI serves the legacy session methods and no v4",
+      autoV4Only: "v4: the CLI answers the legacy methods 'method not found' and serves v4",
+      autoUnknown: "legacy, for now: the CLI did not say whether it still serves the legacy methods",
+      neither: "the CLI serves neither the legacy session methods nor v4: no session would open",
+    },
+    protocolFailed: (message: string) => `could not ask the CLI: ${message}`,
+    protocolFix: "Use --zcode-protocol auto (the default), or a ZCode CLI that serves the protocol asked for.",
 
     // The desktop app's provider tables (desktop 3.12+).
     appVersion: (version: string) => `version ${version}`,

@@ -27,6 +27,22 @@ export const errors = {
   rejected: (message: string) => `ZCode rejected the request: ${message}`,
   unsupportedMethod: (method: string, message: string) => `${method} is not supported by this ZCode CLI version (${message})`,
   notActive: (message: string) => `ZCode session is not active: ${message}`,
+  /** --zcode-protocol v4 on a CLI whose v4 probe answered "method not found" (or never answered). */
+  noV4: (version: string) =>
+    `This ZCode CLI (${version}) does not serve the v4 protocol that --zcode-protocol v4 (ZCODE_ACP_ZCODE_PROTOCOL=v4) asks for; use auto or legacy, or ZCode 0.16 or later`,
+  /** Something the legacy protocol did that ZCode's v4 protocol has no command for. */
+  v4Cannot: {
+    listEverywhere: "This ZCode CLI serves only its v4 protocol, which lists the sessions of one workspace at a time: give a cwd to list",
+    clearGoal: "This ZCode CLI serves only its v4 protocol, which has no command to clear a goal: pause it instead (/goal pause)",
+    showGoal: "This ZCode CLI serves only its v4 protocol, which has no command to show a goal: it is shown in the session's plan",
+    compactInstructions: "This ZCode CLI serves only its v4 protocol, whose compact takes no instructions: run /compact alone",
+    forkAtCheckpoint: "This ZCode CLI serves only its v4 protocol, which forks at an answer of the assistant, not at a checkpoint",
+    forkNothing: "There is no answer of the assistant to fork at yet",
+    noPlanCredentials: "The bridge found no credentials for this model's plan to send with the prompt",
+    modelUnknown: "This ZCode CLI serves only its v4 protocol, and the session's current model is not known yet: choose a model first",
+    attachmentTooBig: (name: string, max: number) =>
+      `${name} is larger than the ${Math.floor(max / 1024 / 1024)} MiB ZCode's v4 protocol takes for an attachment`,
+  },
   /** An editor asked to prompt, load, resume, fork, set or delete a subagent's session (ACP: no mutations of a child). */
   subagentReadOnly: (parentId: string | undefined) =>
     `this is a subagent's session, read-only${parentId ? ` (a child of session ${parentId})` : ""}: ZCode runs it for its parent session; prompt the parent instead`,

@@ -22,6 +22,8 @@ export const cli: typeof en = {
   flags: {
     "zcode-bin": "ZCode CLI 可执行文件，或其 .cjs/.mjs/.js 入口文件（环境变量 ZCODE_BIN；默认先在 PATH 中查找，再用 ZCode 应用自带的）",
     "zcode-node": "用来运行 .cjs/.mjs/.js 形式 ZCode 入口的 Node.js，需 >= 22（环境变量 ZCODE_NODE）",
+    "zcode-protocol":
+      "会话使用 ZCode 的哪种协议：`auto`、`legacy` 或 `v4`（环境变量 ZCODE_ACP_ZCODE_PROTOCOL；默认 `auto`：CLI 还提供旧版会话方法时用旧协议，它对这些方法回答“方法不存在”后只用 v4）",
     "log-level": `日志详细程度：\`${LOG_LEVEL_NAMES.join("|")}\`（环境变量 ZCODE_ACP_LOG_LEVEL；默认 \`warn\`）。日志写到 stderr。`,
     "log-file": "同时把日志追加写入此文件，文件以 0600 权限创建（环境变量 ZCODE_ACP_LOG_FILE）",
     lang: "桥接程序使用的语言：`zh` 或 `en`（环境变量 ZCODE_ACP_LANG；默认依次取 ZCode 应用的语言设置、系统区域设置）",
@@ -63,6 +65,7 @@ export const cli: typeof en = {
     unknownLogLevel: (from, raw, levels) => `${from}：未知的日志级别 '${raw}'（可选值：${levels.join("、")}）`,
     notAModeName: (from, raw, modes) => `${from}：'${raw}' 不是 ZCode 支持的模式（可选值：${modes.map((m) => `\`${m}\``).join("、")}）`,
     notAModel: (from, raw) => `${from}：'${raw}' 不是有效的模型名称或 ID`,
+    notAProtocol: (from, raw, choices) => `${from}：'${raw}' 不是 ZCode 的协议（可选值：${choices.map((c) => `\`${c}\``).join("、")}）`,
     notAByteCount: (from, raw) => `${from}：'${raw}' 不是有效的字节数（应为不小于 1024 的整数）`,
     notAutoCompact: (from, raw) => `${from}：'${raw}' 既不是 Token 数（如 150000 或 150k），也不是上下文窗口的百分比（如 80%）`,
     autoCompactTooLow: (from, raw, min, percent) =>
@@ -97,6 +100,7 @@ export const cli: typeof en = {
       node: "运行脚本入口的 Node",
       desktopApp: "ZCode 桌面应用",
       zcodeVersion: "ZCode 版本",
+      protocol: "ZCode 协议",
       signIn: "ZCode 登录",
     },
 
@@ -144,6 +148,20 @@ export const cli: typeof en = {
     versionFix: "更新 ZCode（桌面应用会一并更新自带的 CLI；也可以重新安装 CLI）。",
     versionFailed: (command, reason) => `运行 \`${command}\` 失败：${reason}`,
     versionFailedFix: "确认这个 ZCode CLI 能在终端里正常运行；不能的话请重新安装。",
+
+    protocolReasons: {
+      forcedLegacy: "旧协议：由 `--zcode-protocol legacy`（ZCODE_ACP_ZCODE_PROTOCOL）指定",
+      forcedLegacyGone: "`--zcode-protocol legacy` 要求旧协议，但此 CLI 对旧协议的方法回答“方法不存在”：无法打开会话",
+      forcedV4: "v4：由 `--zcode-protocol v4`（ZCODE_ACP_ZCODE_PROTOCOL）指定，且此 CLI 提供 v4",
+      forcedV4Missing: "`--zcode-protocol v4` 要求 v4 协议，但此 CLI 不提供：无法打开会话",
+      autoLegacyAndV4: "旧协议：此 CLI 提供旧版会话方法（也提供 v4：/steer 和 /rewind 使用它）",
+      autoLegacyOnly: "旧协议：此 CLI 提供旧版会话方法，不提供 v4",
+      autoV4Only: "v4：此 CLI 对旧版方法回答“方法不存在”，并提供 v4",
+      autoUnknown: "暂用旧协议：此 CLI 没有说明是否仍提供旧版方法",
+      neither: "此 CLI 既不提供旧版会话方法，也不提供 v4：无法打开会话",
+    },
+    protocolFailed: (message) => `无法询问此 CLI：${message}`,
+    protocolFix: "请使用 `--zcode-protocol auto`（默认值），或换用提供所要求协议的 ZCode CLI。",
 
     appVersion: (version) => `版本 ${version}`,
     appVersionUnknown: "未找到版本号（不是应用包，或目录结构无法识别）",

@@ -23,6 +23,19 @@ export const errors: typeof en = {
   rejected: (message) => `ZCode 拒绝了该请求：${message}`,
   unsupportedMethod: (method, message) => `此版本的 ZCode CLI 不支持 ${method}（${message}）`,
   notActive: (message) => `ZCode 会话未激活：${message}`,
+  noV4: (version) =>
+    `此 ZCode CLI（${version}）不提供 --zcode-protocol v4（ZCODE_ACP_ZCODE_PROTOCOL=v4）要求的 v4 协议；请改用 \`auto\` 或 \`legacy\`，或使用 ZCode 0.16 及以上版本`,
+  v4Cannot: {
+    listEverywhere: "此 ZCode CLI 只提供 v4 协议，它一次只能列出一个工作区的会话：请指定工作目录再列出",
+    clearGoal: "此 ZCode CLI 只提供 v4 协议，它没有清除目标的命令：请改为暂停目标（`/goal pause`）",
+    showGoal: "此 ZCode CLI 只提供 v4 协议，它没有显示目标的命令：目标会显示在会话的计划中",
+    compactInstructions: "此 ZCode CLI 只提供 v4 协议，它的压缩不接受额外说明：请单独运行 `/compact`",
+    forkAtCheckpoint: "此 ZCode CLI 只提供 v4 协议，它只能从助手的某条回答处派生新会话，不能从 checkpoint 派生",
+    forkNothing: "还没有可以派生新会话的助手回答",
+    noPlanCredentials: "桥接程序没有找到这个模型所属套餐的凭据，无法随提示一起发送",
+    modelUnknown: "此 ZCode CLI 只提供 v4 协议，且会话当前的模型尚不可知：请先选择模型",
+    attachmentTooBig: (name, max) => `${name} 超过了 ZCode v4 协议对单个附件的 ${Math.floor(max / 1024 / 1024)} MiB 上限`,
+  },
   subagentReadOnly: (parentId) =>
     `这是子代理的会话，只读${parentId ? `（会话 ${parentId} 的子会话）` : ""}：它由 ZCode 为其父会话运行，请向父会话发送提示`,
   died: (message) => `ZCode CLI 意外退出：${message}`,

@@ -36,7 +36,24 @@ export const V4_TIMEOUTS = { command: 70_000, query: 30_000, probe: 10_000 } as 
 export type ProbeAnswer = "yes" | "no" | "unknown";
 
 /** The command types the bridge sends; CAS ones carry baseRevision/baseLogEpoch (command.ts). */
-export type CommandType = "sendText" | "stop" | "applyFileRewind" | "editUserQuery" | "retryTurn" | "deleteSession" | "deleteQueueItem";
+export type CommandType =
+  | "sendText"
+  | "stop"
+  | "applyFileRewind"
+  | "editUserQuery"
+  | "retryTurn"
+  | "deleteSession"
+  | "deleteQueueItem"
+  // What a v4-only child needs besides (only-*.ts).
+  | "createSession"
+  | "switchModelConfig"
+  | "switchCollaborationMode"
+  | "forkAssistant"
+  | "compact"
+  | "sendGoalCommand"
+  | "pauseGoal"
+  | "resumeGoal"
+  | "resolveInteraction";
 
 /** A command ZCode refused or could not carry out; `reasonCode` says why (reasons.ts words it). */
 export class V4CommandError extends ZCodeError {
@@ -164,8 +181,8 @@ export class V4Channel {
     return ack;
   }
 
-  /** A command that is not CAS (sendText, stop, deleteSession); `timeoutMs` bounds the wait for its ACK. */
-  async plain(sessionId: string, type: CommandType, payload: Record<string, unknown>, timeoutMs?: number): Promise<Ack> {
+  /** A command that is not CAS (sendText, stop, deleteSession; createSession with a null sessionId); `timeoutMs` bounds the wait for its ACK. */
+  async plain(sessionId: string | null, type: CommandType, payload: Record<string, unknown>, timeoutMs?: number): Promise<Ack> {
     const ack = await this.send({ commandId: uuidv7(), clientId: CLIENT_ID, sessionId, type, payload, issuedAt: Date.now() }, timeoutMs);
     return settle(type, ack);
   }

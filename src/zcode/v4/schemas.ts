@@ -53,6 +53,8 @@ export const RowSchema = loose({
       canEdit: maybe(v.boolean()),
       canRetry: maybe(v.boolean()),
       canRewindFiles: maybe(v.boolean()),
+      /** An assistant answer forkAssistant may fork at (rows.ts). */
+      canFork: maybe(v.boolean()),
     }),
   ),
   /** toolCall rows (a subagent's session is shown from them): status inputStreaming|pendingApproval|running|success|error|cancelled. */
@@ -60,10 +62,29 @@ export const RowSchema = loose({
   toolName: maybe(str),
   status: maybe(str),
   input: maybe(v.unknown()),
-  /** toolDisplay.ts toolOutputSchema: what a person reads is `text`. */
-  output: maybe(loose({ text: maybe(str) })),
+  /** toolDisplay.ts toolOutputSchema: what a person reads is `text`; `display` is the legacy result view (file_diff, bash_output, …). */
+  output: maybe(loose({ text: maybe(str), display: maybe(v.unknown()), truncated: maybe(v.unknown()) })),
   /** Present when status is error (rows.ts). */
   error: maybe(loose({ code: maybe(str), message: maybe(str) })),
+  // What the conversation feed projects into legacy events (frame-schemas.ts, row-events.ts):
+  createdAt: maybe(num),
+  /** turnHeader / userInput / timelineMarker: the command that caused the row (a turn's queryId). */
+  sourceCommandId: maybe(str),
+  /** userInput: a steer (v4 guide) that reached the running turn. */
+  guided: maybe(v.boolean()),
+  /** assistantText / reasoning / toolCall: one model response shares it. */
+  assistantResponseId: maybe(str),
+  /** toolCall: the input as streamed text (`row.delta` path inputText); display: toolDisplay.ts toolCallDisplaySchema. */
+  inputText: maybe(str),
+  display: maybe(v.unknown()),
+  approvalInteractionId: maybe(str),
+  /** subagent rows. */
+  parentToolCallId: maybe(str),
+  subagentType: maybe(str),
+  summaryText: maybe(str),
+  childSessionId: maybe(str),
+  /** timelineMarker rows: `{type:"compact", origin, status, tokensBefore?, tokensAfter?}` and others. */
+  marker: maybe(loose({ type: str })),
 });
 export type Row = v.InferOutput<typeof RowSchema>;
 

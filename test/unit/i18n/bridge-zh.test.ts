@@ -55,6 +55,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   "errors.turnFailed": [[WORDS], [WORDS, 1113], [WORDS, "1302"]],
   "errors.tooManyBlocks": [[100, 120]],
   "errors.attachmentsTooBig": [["50", "50.5", "52,953,088"]],
+  "errors.v4Cannot.attachmentTooBig": [["x1", 20 * 1024 * 1024]],
   "errors.imageTooBig": [["10", "10.5", "11,010,048"]],
   "errors.promptTooBig": [["81", "84,934,656", "80", "83,886,080"]],
   "errors.thePdf": [["file:///tmp/report.pdf"]],

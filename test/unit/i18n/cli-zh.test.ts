@@ -20,6 +20,7 @@ const NOT_CHINESE = new Set(["doctor.labels.path", "doctor.labels.zcodeCli", "do
 const SAMPLES: Record<string, unknown[][]> = {
   "usage.unknownLogLevel": [["--log-level", "x1", ["x2", "x3"]]],
   "usage.notAModeName": [["--mode", "x1", ["plan", "yolo"]]],
+  "usage.notAProtocol": [["--zcode-protocol", "x1", ["auto", "legacy", "v4"]]],
   "usage.autoCompactTooLow": [
     ["--auto-compact", "80", 10_000, "80%"],
     ["--auto-compact", "5000", 10_000, undefined],

@@ -98,6 +98,9 @@ export class FakeZCode {
       setModel: call("session/setModel"),
       // A CLI without v4 (0.15): retries send the prompt again, stops are session/stop.
       hasV4: async () => false,
+      protocol: async () => "legacy",
+      // A legacy child: history comes from session/messages, not rowsRange pages.
+      historyPage: async () => undefined,
       retryTurn: async () => undefined,
       stopV4Turn: call("v4/command stop"),
       compact: call("session/compact"),
