@@ -30,6 +30,18 @@ export interface SimConfig {
   batchDeltas: boolean;
   /** A test switch, no CLI behaviour: each model request reports at least this fraction of the context window in use (0: off). */
   contextFill: number;
+  /**
+   * ZCODE_SIM_PROTOCOL: `both` (default: legacy and v4, as 0.16.9) or `v4-only` (a CLI whose legacy
+   * protocol file is deleted: packages/shared/src/zcode-protocol/index.ts:22-33 "旧协议删除边界";
+   * transport.ts V4_METHODS "旧 session/* 方法删除后，这里就是唯一协议面").
+   */
+  protocol: "both" | "v4-only";
+  /**
+   * ZCODE_SIM_V4_MAX_FRAME_BYTES: a test switch (default and ceiling: core.ts maxFrameBytes 1 MiB) that
+   * lowers the physical frame budget so small frames fragment, as ZCode's own tests pass
+   * `maxPhysicalFrameBytes: 2_048` to encodeTopicWireFrames.
+   */
+  v4MaxFrameBytes: number;
   /** The desktop 3.12+ bundled CLI: refuse to boot without the built-in provider config. */
   requireProviderConfig: boolean;
   /** A cold resume puts every session back on the default model. */
@@ -76,6 +88,12 @@ function modelList(v: string | undefined, name: string): string[] {
 }
 
 /** Splits argv into the command words and the `--sim-version` flag. */
+function protocolOf(v: string | undefined): SimConfig["protocol"] {
+  if (v === undefined || v === "" || v === "both") return "both";
+  if (v === "v4-only") return "v4-only";
+  throw new UsageError(`ZCODE_SIM_PROTOCOL: expected both or v4-only, got ${JSON.stringify(v)}`);
+}
+
 export function parseArgs(argv: string[]): { words: string[]; simVersion?: string } {
   const words: string[] = [];
   let simVersion: string | undefined;
@@ -118,6 +136,8 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     batchDeltas: env.ZCODE_SIM_BATCH_DELTAS !== "0",
     contextFill: Math.min(1, num(env.ZCODE_SIM_CONTEXT_FILL, 0, "ZCODE_SIM_CONTEXT_FILL")),
     requireProviderConfig: flag(env.ZCODE_SIM_REQUIRE_PROVIDER_CONFIG),
+    protocol: protocolOf(env.ZCODE_SIM_PROTOCOL),
+    v4MaxFrameBytes: num(env.ZCODE_SIM_V4_MAX_FRAME_BYTES, 1024 * 1024, "ZCODE_SIM_V4_MAX_FRAME_BYTES"),
     resumeResetsModel: flag(env.ZCODE_SIM_RESUME_RESETS_MODEL),
     defaultModel,
     catalog: {

@@ -122,6 +122,16 @@
  *   reports at least this fraction of the context window in use (0.95: near full).
  * - ZCODE_SIM_V4_PROBE=<fault>[*n], ZCODE_SIM_V4_ACK=<type>:<fault>[*n],…: faults of
  *   the v4 probe and of v4 command ACKs (late, garbled, refused; v4-faults.ts).
+ * - ZCODE_SIM_PROTOCOL=both|v4-only: `both` (default) is 0.16.9 with legacy and v4;
+ *   `v4-only` is a CLI whose legacy protocol file is deleted (v4-only.ts): every
+ *   non-v4 method answers -32601, sessions are made with v4 createSession (drafts),
+ *   events reach clients only as v4/conversation/frame topic frames
+ *   (v4/conversation/subscribe conversation/<id> or sessions-index/<workspaceId>),
+ *   permissions and questions are snapshot.pendingInteractions answered with
+ *   resolveInteraction, files come through v4/attachment/begin|chunk|commit, and an
+ *   account provider's credentials ride on sendText.modelExecution.requestAuth.
+ * - ZCODE_SIM_V4_MAX_FRAME_BYTES: the physical frame budget of topic frames (default
+ *   and ceiling 1048576); lower it to see frames fragmented (v4-wire.ts).
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated
@@ -227,6 +237,7 @@ async function serve(cfg: SimConfig): Promise<void> {
   const record = recorder(cfg.record);
   const server = new Server(sim);
   let onLine = (line: string) => server.handleLine(line);
+  if (cfg.protocol === "v4-only") (await import("./v4-only.ts")).installV4Only(sim);
   if (cfg.fuzzSeed !== undefined) (await import("./fuzz.ts")).installFuzz(sim, cfg.fuzzSeed);
   if (cfg.replay)
     onLine = (await import("./replay.ts")).startReplay(sim, cfg.replay, cfg.replayWaitMs, cfg.replayMaxGapMs, cfg.replayWorkspace);

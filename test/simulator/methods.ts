@@ -11,6 +11,7 @@ import { settings, snapshot } from "./snapshot.ts";
 import { newId, uuid } from "./store.ts";
 import type { Checkpoint, Message, SessionRecord, Workspace } from "./types.ts";
 import { v4Methods } from "./v4.ts";
+import { v4OnlyMethod } from "./v4-only.ts";
 import { admitLegacySendIntoV4Turn } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 import { runtimePreferencesResult } from "./zcode-schemas.ts";
@@ -173,7 +174,7 @@ function copyMessages(messages: Message[], sessionId: string): Message[] {
   return out;
 }
 
-const methods: Record<string, Handler> = {
+export const methods: Record<string, Handler> = {
   "session/create"(sim, p, ctx) {
     if (p.sessionId && !p.importedHistory) throw new RpcError(-32602, "sessionId is only supported for imported history creates");
     const s = sim.store.create(p.workspace, p.mode ?? "build", { persistence: p.persistence, ...(p.sessionId ? { id: p.sessionId } : {}) });
@@ -695,6 +696,12 @@ const methods: Record<string, Handler> = {
 
 export function lookup(sim: Sim, method: string): Handler | undefined {
   if (sim.pers.missing(method)) return undefined;
+  if (sim.cfg.protocol === "v4-only") {
+    // A CLI without the legacy file: only transport.ts V4_METHODS remain; the rest is -32601 "Method not found".
+    const own = v4OnlyMethod(method);
+    if (own) return own;
+    return method.startsWith("v4/") && Object.hasOwn(v4Methods, method) ? v4Methods[method] : undefined;
+  }
   if (Object.hasOwn(v4Methods, method)) return v4Methods[method];
   return Object.hasOwn(methods, method) ? methods[method] : undefined;
 }

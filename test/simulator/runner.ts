@@ -4,6 +4,7 @@
 // state.updated that follows it.
 import { type TurnAttachment, wireAttachment } from "./attachments.ts";
 import { isAccountProvider } from "./catalog.ts";
+import type { Answer } from "./interactions.ts";
 import { formatIssues, validate } from "./schema.ts";
 import { extraRows, scenarios } from "./scenarios/index.ts";
 import type { Runtime, Sim } from "./sim.ts";
@@ -129,6 +130,22 @@ function reminderMessage(turn: Turn, n: number): Message {
   };
 }
 
+/**
+ * v4-only: no interaction/requestProviderRuntimeHeaders; the execution's credentials come with the input
+ * (jimpablo/ZCode@aac4755 packages/shared/src/model-execution.ts modelExecutionSchema.requestAuth
+ * {apiKey, apiKeyId, accountScope, headers}: "凭据只属于单次执行，不进入 Session 配置"; command.ts sendText
+ * `modelExecution`, "仅 idle startNow 接受"). Read as the headers answer would be; none → the same auth failure.
+ */
+function v4RequestAuth(turn: Turn): Answer {
+  if (turn.requestAuth) return { result: { headersApplied: true, requestAuth: turn.requestAuth } };
+  return {
+    result: {
+      headersApplied: false,
+      errorMessage: "no modelExecution.requestAuth came with the input (a v4-only CLI has no interaction/requestProviderRuntimeHeaders)",
+    },
+  };
+}
+
 /** Checks the CLI makes before a model request; a failure ends the turn. */
 async function beforeModelRequest(turn: Turn): Promise<void> {
   const { sim, s } = turn;
@@ -146,23 +163,26 @@ async function beforeModelRequest(turn: Turn): Promise<void> {
   }
   if (!isAccountProvider(s.model.providerId)) return;
   const modelSelection = structuredClone(s.model);
-  const ans = await sim.outgoing
-    .request(
-      "interaction/requestProviderRuntimeHeaders",
-      {
-        requestId: uuid(),
-        sessionId: s.id,
-        turnId: turn.id,
-        workspace: s.workspace,
-        modelSelection,
-        providerId: s.model.providerId,
-        reason: "model-request",
-      },
-      { signal: turn.signal },
-    )
-    .catch(() => {
-      throw new Stopped();
-    });
+  const ans: Answer =
+    sim.cfg.protocol === "v4-only"
+      ? v4RequestAuth(turn)
+      : await sim.outgoing
+          .request(
+            "interaction/requestProviderRuntimeHeaders",
+            {
+              requestId: uuid(),
+              sessionId: s.id,
+              turnId: turn.id,
+              workspace: s.workspace,
+              modelSelection,
+              providerId: s.model.providerId,
+              reason: "model-request",
+            },
+            { signal: turn.signal },
+          )
+          .catch(() => {
+            throw new Stopped();
+          });
   let problem: string | undefined;
   if ("error" in ans) problem = `${ans.error.message} (${ans.error.code})`;
   else {
@@ -392,6 +412,8 @@ export async function runTurn(turn: Turn): Promise<void> {
   await new Promise<void>((res) => setImmediate(res));
   if (sim.cfg.busyTailMs > 0) await Bun.sleep(sim.cfg.busyTailMs);
   if (r.turn === turn) r.turn = undefined;
+  // v4-only: the projection's control leaves `running` with the turn (v4-topic.ts).
+  sim.v4Hook?.(s);
   r.revision++;
   sim.store.touch(s);
   const [done, failed, stopped] = turn.o.endReasons;

@@ -112,6 +112,12 @@ export class Sim {
     between(s: SessionRecord): void;
     answer(id: unknown, body: Record<string, unknown>): Record<string, unknown>;
   } = { between() {}, answer: (_id, body) => body };
+  /**
+   * v4-only mode (v4-only.ts): told of every stored event so the session's
+   * conversation topic publisher can project and publish it
+   * (conversation-topic-publisher.ts `ingest`). Unset in the default mode.
+   */
+  v4Hook?: (s: SessionRecord) => void;
   /** Ends the process (flushing state and stdout first); set by main. */
   exit: (code: number) => Promise<void> = async (code) => process.exit(code);
 
@@ -202,6 +208,7 @@ export class Sim {
     }
     // Streamed text does not move the v4 revision; every structural change does (projection-state.ts).
     if (type !== "model.streaming") r.v4Revision++;
+    this.v4Hook?.(s);
     // onSessionEvent: `if (!record.deliveryKind) return;` before any batching.
     if (r.deliveryKind === undefined) return;
     step(r.live, e, (out) => this.send(s, r, out, opts.noFuzz === true));
@@ -272,6 +279,8 @@ export class Sim {
   stateUpdated(s: SessionRecord, reason: string, patch: unknown): void {
     const r = this.runtimes.get(s.id);
     if (!r) return;
+    // A v4-only CLI has no legacy notifications: its state reaches clients as topic frames (v4-topic.ts).
+    if (this.cfg.protocol === "v4-only") return;
     this.out.frame({
       method: "state.updated",
       params: { patch, reason, revision: r.revision, scope: "session", sessionId: s.id, type: "state.updated", workspace: s.workspace },

@@ -12,6 +12,7 @@
 //   tool.updated batch {toolCallIds, successCount, errorCount}
 //   per tool: [checkpoint.created (Edit/Write)], streamRecovery.updated (anchor)
 //   … next step …
+import { askV4 } from "./v4-interactions.ts";
 import type { TurnAttachment } from "./attachments.ts";
 import type { Answer } from "./interactions.ts";
 import { permissionResponse, userInputResponse } from "./zcode-schemas.ts";
@@ -200,6 +201,8 @@ export class Turn {
    * aborts only the record's activeAbortController, which that path never sets).
    */
   v4Started = false;
+  /** v4-only: sendText.modelExecution.requestAuth, this execution's provider credentials (runner.ts v4RequestAuth). */
+  requestAuth?: Record<string, unknown>;
   /**
    * The core's turn is over (turn.completed/failed emitted): the runtime's projection, which
    * session/read reports (session-mapper.ts buildSessionSnapshot → runtime.getProjection()), is
@@ -730,6 +733,16 @@ export class Turn {
   private async ask(method: string, params: Record<string, unknown>, pending: PendingPermission): Promise<Answer> {
     this.r.pendingPermissions.set(pending.requestId, pending);
     try {
+      if (this.sim.cfg.protocol === "v4-only") {
+        // v4-only: no reverse request; a pendingInteraction anchored on the tool's row (v4-interactions.ts).
+        const key = `t:${pending.toolCallId}`;
+        let anchor = this.r.rowIds.get(key);
+        if (anchor === undefined) {
+          anchor = this.r.nextRowId++;
+          this.r.rowIds.set(key, anchor);
+        }
+        return await askV4(this.sim, this.s, this.r, method, params, anchor, this.abort.signal);
+      }
       return await this.sim.outgoing.request(method, params, { reannounce: true, signal: this.abort.signal });
     } catch (e) {
       throw e instanceof Stopped ? e : new Stopped();

@@ -8,6 +8,7 @@
 // publisher's revision and logEpoch; settled ACKs are remembered per session
 // (`duplicate`). The turns these commands start stream on the legacy
 // session/event channel like any other.
+import type { TurnAttachment } from "./attachments.ts";
 import { closeLive, RpcError, type Handler } from "./methods.ts";
 import { parsePrompt, prepareTurn, runTurn } from "./runner.ts";
 import {
@@ -31,6 +32,7 @@ import type { Runtime, Sim } from "./sim.ts";
 import { newId } from "./store.ts";
 import type { SessionRecord, TurnLog } from "./types.ts";
 import type { AckFault } from "./v4-faults.ts";
+import { pendingInteractionsOf } from "./v4-interactions.ts";
 import { deleteQueueItem, heldQueueDisposition, withSteerAckSwitch } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 
@@ -71,6 +73,48 @@ const COMMAND_TYPES = [
   "archiveSession",
   "unarchiveSession",
   "pinSession",
+] as const;
+
+/**
+ * command.ts commandPayloadSchemas keys (jimpablo/ZCode@aac4755): the envelope's `type` enum of a
+ * v4-only CLI. The default mode keeps the list above, which is not ZCode's (it predates this reading).
+ */
+export const COMMAND_TYPES_0169 = [
+  "createSession",
+  "createSelectionSideSession",
+  "sendText",
+  "sendGoalCommand",
+  "stop",
+  "compact",
+  "forkAssistant",
+  "applyFileRewind",
+  "editUserQuery",
+  "retryTurn",
+  "setAssistantFeedback",
+  "setHighspeedMetrics",
+  "sendQueuedNow",
+  "editQueueItem",
+  "reorderQueueItem",
+  "deleteQueueItem",
+  "setAutoDrain",
+  "resolveInteraction",
+  "respondWorkspaceHookReview",
+  "toggleWorkspaceHookReviewItem",
+  "revokeWorkspaceHookTrust",
+  "requestWorkspaceHookReview",
+  "snoozeInteractionAutoResolution",
+  "switchModelConfig",
+  "switchCollaborationMode",
+  "setFollowupMode",
+  "pauseGoal",
+  "resumeGoal",
+  "cancelBackgroundWork",
+  "resumeWorkflowRun",
+  "startSavedWorkflow",
+  "amendWorkflowRunSettings",
+  "renameSession",
+  "deleteSession",
+  "discardSharedContext",
 ] as const;
 
 const CAS = new Set([
@@ -121,7 +165,7 @@ const modelSelection = obj({
 });
 
 /** The payloads the simulator executes, strict as command.ts has them (the optional fields the bridge does not use are accepted, unread). */
-const PAYLOADS: Record<string, Schema> = {
+export const PAYLOADS: Record<string, Schema> = {
   sendText: obj({
     text: str(),
     attachments: opt(arr(unknown())),
@@ -165,7 +209,7 @@ const envelope = obj(
   { strict: false },
 );
 
-type Ack = Record<string, unknown> & { commandId: string; status: string; revisionAtDecision: number };
+export type Ack = Record<string, unknown> & { commandId: string; status: string; revisionAtDecision: number };
 
 /** How zod prints issues in a ZodError message: a JSON array. */
 function zodText(issues: Issue[]): string {
@@ -205,6 +249,7 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
   const rows: Row[] = [];
   const byId = new Map(s.messages.map((m) => [m.info.messageId, m]));
   const idle = !r.turn && r.pendingPermissions.size === 0;
+  const approvals = new Map(pendingInteractionsOf(s.id).map((p) => [p.toolCallId, p.view.interactionId as string]));
   for (const t of s.turnLog ?? []) {
     const base = { turnId: t.turnId, productTurnId: t.turnId, createdAt: t.startedAt, createdAtSeq: 1 };
     const header: Row = {
@@ -276,6 +321,9 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
           // rows.ts toolCallRowSchema: status inputStreaming | pendingApproval | running | success | error | cancelled;
           // output {text} (toolDisplay.ts toolOutputSchema) once done; error {code, message} "status=error 时必带".
           const st = p.state;
+          // v4-only: a tool waiting for its permission is `pendingApproval` with the interaction's id (the projection's
+          // `seeded.approvalInteractionId`, rows.ts toolCall). None in the default mode, which asks by reverse request.
+          const approval = approvals.get(p.callId);
           rows.push({
             rowId: rowId(r, `t:${p.callId}`),
             ...base,
@@ -284,7 +332,8 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             assistantResponseId: id,
             toolCallId: p.callId,
             toolName: p.tool,
-            status: TOOL_ROW_STATUS[st.status],
+            status: approval ? "pendingApproval" : TOOL_ROW_STATUS[st.status],
+            ...(approval ? { approvalInteractionId: approval } : {}),
             inputText: JSON.stringify(st.input),
             input: st.input,
             ...(st.status === "completed" ? { output: { text: st.output } } : {}),
@@ -316,7 +365,7 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
 
 // ---- commands ------------------------------------------------------------------
 
-interface Exec {
+export interface Exec {
   sim: Sim;
   s: SessionRecord;
   r: Runtime;
@@ -328,12 +377,15 @@ interface Exec {
   after(fn: () => void): void;
 }
 
-function ack(e: Exec, status: string, extra: Record<string, unknown> = {}): Ack {
+export function ack(e: Exec, status: string, extra: Record<string, unknown> = {}): Ack {
   return { commandId: e.env.commandId, status, revisionAtDecision: e.r.v4Revision, ...extra, memoryEnabled: false };
 }
 
+/** v4-only (v4-only.ts): committed attachment refs → the turn's attachments (attachment-refs.ts). */
+export const v4Attachments: { resolve?: (s: SessionRecord, refs: unknown[]) => TurnAttachment[] } = {};
+
 /** Starts a turn for a v4 command: inputId = queryId = commandId (prompt-turn.ts). */
-function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): void {
+export function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): void {
   const { sim, s, r } = e;
   const commandId = e.env.commandId as string;
   s.promptCounts[text] = (s.promptCounts[text] ?? 0) + 1;
@@ -341,15 +393,19 @@ function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): 
     s.persistence = "immediate";
     sim.store.saveNow(s);
   }
+  const refs = e.payload.attachments as unknown[] | undefined;
+  const attachments = refs?.length && v4Attachments.resolve ? v4Attachments.resolve(s, refs) : undefined;
   const turn = prepareTurn(sim, s, r, {
     raw: text,
     prompt: parsePrompt(text, sim.cfg.defaultScenario),
+    ...(attachments ? { attachments } : {}),
     inputId: commandId,
     queryId: commandId,
     origin,
     sourceCommandId: commandId,
   });
   turn.v4Started = true;
+  if (e.payload.modelExecution?.requestAuth) turn.requestAuth = e.payload.modelExecution.requestAuth;
   r.revision++;
   s.updatedAt = Date.now();
   sim.stateUpdated(s, "prompt_started", { status: "running" });
@@ -361,7 +417,7 @@ function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): 
 }
 
 /** Waits for the running turn to end after a stop (editUserQuery preempts; stop's ACK follows the end). */
-async function untilIdle(r: Runtime): Promise<void> {
+export async function untilIdle(r: Runtime): Promise<void> {
   for (let i = 0; r.turn && i < 500; i++) await new Promise((res) => setTimeout(res, 10));
 }
 
@@ -429,7 +485,10 @@ function rewindConversation(e: Exec, t: TurnLog): void {
 }
 
 /** §3-§4 step 5: the row a targeting command names, checked against the projection. */
-function resolveTarget(e: Exec, action: "canRewindFiles" | "canEdit" | "canRetry"): { row: Row; refused?: undefined } | { refused: Ack } {
+export function resolveTarget(
+  e: Exec,
+  action: "canRewindFiles" | "canEdit" | "canRetry" | "canFork",
+): { row: Row; refused?: undefined } | { refused: Ack } {
   const t = e.payload.target as { rowId: number; entityId: string };
   const row = projectRows(e.sim, e.s, e.r).find((x) => x.rowId === t.rowId);
   if (!row || row.entityId !== t.entityId) return { refused: ack(e, "stale", { reasonCode: "proto.staleTarget" }) };
@@ -438,7 +497,7 @@ function resolveTarget(e: Exec, action: "canRewindFiles" | "canEdit" | "canRetry
   return { row };
 }
 
-const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
+export const HANDLERS: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   async sendText(e) {
     const { r, payload } = e;
     const text: string = payload.text;
@@ -625,11 +684,20 @@ export function envelopeIssues(raw: unknown): string[] {
   return issues;
 }
 
+/** v4-only: commands that run without a session (createSession, sessionId null; v4-only.ts fills it). */
+export const SESSIONLESS: Record<
+  string,
+  (sim: Sim, env: Record<string, any>, payload: Record<string, any>, after: (fn: () => void) => void) => Promise<Ack>
+> = {};
+
+/** The envelope of a v4-only CLI: command.ts commandEnvelopeSchema with its own type list. */
+const envelopeV4Only = obj({ ...envelope.shape, type: enm(COMMAND_TYPES_0169) }, { strict: false });
+
 /** The inbox: envelope, payload, CAS, idempotency, live session, then the handler (command-inbox.ts). */
 async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): Promise<Ack> {
   const rawId = (raw as { commandId?: unknown } | null)?.commandId;
   const idOf = typeof rawId === "string" ? rawId : "";
-  const v = validate(envelope, raw);
+  const v = validate(sim.cfg.protocol === "v4-only" ? envelopeV4Only : envelope, raw);
   if (!v.ok) return rejected(idOf, "proto.invalidPayload", zodText(v.issues));
   const env = v.value as Record<string, any>;
   // ZCODE_SIM_V4_ACK (v4-faults.ts): a late command waits here, as behind a busy serial queue.
@@ -656,6 +724,16 @@ async function decide(sim: Sim, raw: unknown, after: (fn: () => void) => void): 
   if (earlier) {
     const settled = (await earlier) as Ack;
     return settled.status === "failed" ? settled : { ...settled, status: "duplicate" };
+  }
+  const sessionless = env.sessionId === null ? SESSIONLESS[env.type] : undefined;
+  if (sessionless) {
+    // v4-only createSession: remembered under the null session like any settled ACK.
+    const pending = sessionless(sim, env, payload, after);
+    if (!table) sim.v4Acks.set(key, (table = new Map()));
+    table.set(env.commandId, pending);
+    const settled = await pending;
+    if (settled.status === "rejected" || settled.status === "stale") table.delete(env.commandId);
+    return settled;
   }
   const s = env.sessionId ? sim.store.get(env.sessionId) : undefined;
   const r = env.sessionId ? sim.rt(env.sessionId) : undefined;
@@ -769,7 +847,10 @@ export const v4Methods: Record<string, Handler> = {
     if (q.beforeRowId !== undefined) rows = rows.filter((x) => x.rowId < q.beforeRowId);
     const hasMore = rows.length > q.limit;
     rows = rows.slice(-q.limit);
-    return { rows, atSeq: r.seq, atRevision: r.v4Revision, atLogEpoch: r.logEpoch, hasMore };
+    // v4-only: atSeq is the topic's seq (conversation-topic-publisher.ts getRowsRange: `atSeq: snapshot.seq`, the last
+    // ingested event's sequenceNumber), which a v4-only client compares with frames; the default mode keeps its own.
+    const atSeq = sim.cfg.protocol === "v4-only" ? r.sourceSeq : r.seq;
+    return { rows, atSeq, atRevision: r.v4Revision, atLogEpoch: r.logEpoch, hasMore };
   },
 
   "v4/conversation/subscribe"() {

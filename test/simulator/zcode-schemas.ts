@@ -892,3 +892,208 @@ export const requestParams: Record<string, Schema> = {
     reason: enm(["model-request"]),
   }),
 };
+
+// ---- v4 transport (ZCODE_SIM_PROTOCOL=v4-only) ---------------------------------
+// Transcribed from jimpablo/ZCode@aac4755 packages/shared/src/zcode-protocol-v4/
+// transport.ts, snapshot.ts, delta.ts and core.ts (rayn1314/ZCode). zod's
+// `.extend()` keeps `.strict()`, so the subscribe params are strict.
+
+const CLIENT_MODES = ["desktop-continuous", "web-remote-replayable"] as const;
+const v4WorkspaceRef = obj(
+  { workspacePath: str(), workspaceKey: opt(str()), workspaceIdentity: opt(str()), remoteSessionId: opt(str()) },
+  { strict: false },
+);
+
+/** transport.ts subscribeParamsSchema.extend(v4ConversationSubscribeParamsSchema): strict. */
+export const v4SubscribeParams = obj({
+  topic: str(),
+  base: opt(obj({ logEpoch: str(), seq: num() }, { strict: false })),
+  visibility: opt(enm(["foreground", "background"])),
+  connectionId: str(),
+  clientMode: enm(CLIENT_MODES),
+  workspace: opt(v4WorkspaceRef),
+  legacyTaskIds: opt(arr(str({ min: 1 }), { max: 200 })),
+  resumeThoughtLevel: opt(str({ trim: true, min: 1 })),
+  workflowRunDeltas: opt(bool()),
+});
+
+/** transport.ts v4ConversationResyncParamsSchema (conversationResyncParamsSchema + topic, connectionId): strict. */
+export const v4ResyncParams = obj({
+  subscriptionId: str({ trim: true, min: 1, max: 1024 }),
+  base: nullable(obj({ logEpoch: str({ trim: true, min: 1, max: 1024 }), seq: nonNegInt() })),
+  forceSnapshot: opt(bool()),
+  topic: str({ trim: true, min: 1, max: 2048 }),
+  connectionId: str({ trim: true, min: 1, max: 1024 }),
+});
+
+/** transport.ts v4ConversationUnsubscribeParamsSchema: strict. */
+export const v4UnsubscribeParams = obj({
+  topic: str({ trim: true, min: 1, max: 2048 }),
+  subscriptionId: str({ trim: true, min: 1, max: 1024 }),
+  connectionId: str({ trim: true, min: 1, max: 1024 }),
+});
+
+const uploadId = str({ min: 1, max: 128, regex: /^[A-Za-z0-9][A-Za-z0-9._:-]*$/ });
+/** core.ts attachmentMaxBytes 20 MiB, attachmentUploadMaxChunks 64, attachmentChunkMaxBytes 512 KiB. */
+export const ATTACHMENT_LIMITS = { maxBytes: 20 * 1024 * 1024, maxChunks: 64, chunkMaxBytes: 512 * 1024 } as const;
+
+/** transport.ts v4AttachmentBeginParamsSchema: strict, zero bytes ⇔ zero chunks. */
+export const v4AttachmentBeginParams = obj(
+  {
+    connectionId: str({ min: 1 }),
+    uploadId,
+    sessionId: str({ min: 1 }),
+    fileName: str({ min: 1, max: 255, regex: /^[^\0\r\n]+$/ }),
+    mime: str({ min: 3, max: 255, regex: /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/ }),
+    totalBytes: int({ min: 0, max: ATTACHMENT_LIMITS.maxBytes }),
+    totalChunks: int({ min: 0, max: ATTACHMENT_LIMITS.maxChunks }),
+    checksum: str({ regex: /^sha256:[0-9a-f]{64}$/ }),
+  },
+  {
+    refine(v, issues, path) {
+      if ((v.totalBytes === 0) !== (v.totalChunks === 0))
+        issues.push({ path: [...path, "totalChunks"], message: "zero-byte upload must declare zero chunks" });
+    },
+  },
+);
+
+/** transport.ts decodedBase64ByteLength: null when not canonical base64. */
+export function decodedBase64Bytes(value: string): number | null {
+  if (value.length === 0) return 0;
+  if (value.length % 4 !== 0) return null;
+  const padding = value.endsWith("==") ? 2 : value.endsWith("=") ? 1 : 0;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value)) return null;
+  return (value.length / 4) * 3 - padding;
+}
+
+/** transport.ts v4AttachmentChunkParamsSchema: strict, canonical base64 of at most 512 KiB decoded. */
+export const v4AttachmentChunkParams = obj(
+  { connectionId: str({ min: 1 }), uploadId, sessionId: str({ min: 1 }), chunkIndex: nonNegInt(), dataBase64: str() },
+  {
+    refine(v, issues, path) {
+      const n = decodedBase64Bytes(v.dataBase64 as string);
+      if (n === null) issues.push({ path: [...path, "dataBase64"], message: "invalid base64" });
+      else if (n > ATTACHMENT_LIMITS.chunkMaxBytes)
+        issues.push({ path: [...path, "dataBase64"], message: "attachment chunk exceeds decoded byte limit" });
+    },
+  },
+);
+
+/** transport.ts v4AttachmentCommitParamsSchema = v4AttachmentAbortParamsSchema: strict. */
+export const v4AttachmentTerminalParams = obj({ connectionId: str({ min: 1 }), uploadId, sessionId: str({ min: 1 }) });
+
+/** delta.ts conversationDeltaSchema, the ops the simulator writes (rows are checked by projectRows' own shapes). */
+export const v4ConversationDelta = discriminated("op", {
+  "row.appended": obj({ op: lit("row.appended"), row: jsonObject() }, { strict: false }),
+  "row.upserted": obj({ op: lit("row.upserted"), row: jsonObject() }, { strict: false }),
+  "row.removed": obj({ op: lit("row.removed"), fromRowId: num() }, { strict: false }),
+  "row.delta": obj(
+    { op: lit("row.delta"), rowId: num(), path: enm(["text", "inputText", "output.text", "summaryText"]), append: str() },
+    { strict: false },
+  ),
+  "state.updated": obj({ op: lit("state.updated"), patch: jsonObject() }, { strict: false }),
+});
+
+/** transport.ts createTopicFrameSchema (the conversation topic's shell). */
+export const v4ConversationTopicFrame = obj(
+  {
+    topic: str({ regex: /^conversation\/.+/ }),
+    subscriptionId: str(),
+    fromSeq: num(),
+    toSeq: num(),
+    sentAt: num(),
+    payload: discriminated("kind", {
+      snapshot: obj({ kind: lit("snapshot"), snapshot: jsonObject() }, { strict: false }),
+      deltas: obj({ kind: lit("deltas"), deltas: arr(v4ConversationDelta) }, { strict: false }),
+    }),
+  },
+  { strict: false },
+);
+
+const phaseEnum = enm(["draft", "prewarming", "running", "completedSuccess", "completedInterrupted", "error"]);
+const availabilityItem = discriminated("allowed", {
+  true: obj({ allowed: lit(true) }, { strict: false }),
+  false: obj({ allowed: lit(false), reasonCode: str() }, { strict: false }),
+});
+const plain = (shape: Record<string, Schema>) => obj(shape, { strict: false });
+
+/** snapshot.ts pendingInteractionSchema (permission and userInput payloads). */
+export const v4PendingInteraction = plain({
+  interactionId: str(),
+  kind: enm(["permission", "userInput", "workspaceHookReview"]),
+  anchorRowId: nullable(num()),
+  createdAt: num(),
+  payload: discriminated("kind", {
+    permission: plain({
+      kind: lit("permission"),
+      toolCallId: str(),
+      toolName: str(),
+      summary: str(),
+      detail: unknown(),
+      options: arr(
+        plain({ optionId: str(), label: str(), kind: enm(["allowOnce", "allowAlways", "deny", "custom"]), response: opt(jsonObject()) }),
+      ),
+    }),
+    userInput: plain({
+      kind: lit("userInput"),
+      prompt: str(),
+      freeText: bool(),
+      toolName: opt(str()),
+      toolCallId: opt(str()),
+      questions: opt(arr(jsonObject())),
+    }),
+  }),
+});
+
+/** snapshot.ts conversationSnapshotSchema: the A zone and the rows window. */
+export const v4ConversationSnapshot = plain({
+  protocolVersion: lit(1),
+  sessionId: str(),
+  logEpoch: str(),
+  seq: num(),
+  revision: num(),
+  control: plain({
+    phase: phaseEnum,
+    sessionEnded: bool(),
+    canStop: bool(),
+    stopState: enm(["idle", "stoppable", "stopping"]),
+    stopTargetKind: enm(["assistant", "tool", "subagent", "compact", "goalVerifier", "goalContinuation", "turnSteer", "mixed", "unknown"]),
+    activeWorks: arr(
+      plain({ kind: str(), foregroundExecutionId: opt(str({ min: 1 })), sourceCommandId: opt(str({ min: 1 })), startedAt: num() }),
+    ),
+    lastError: nullable(jsonObject()),
+    apiRetry: nullable(jsonObject()),
+  }),
+  availability: plain(
+    Object.fromEntries(
+      ["fork", "compact", "switchModelConfig", "setFollowupMode", "queueEdit", "sendQueuedNow", "pauseGoal", "resumeGoal"].map((k) => [
+        k,
+        availabilityItem,
+      ]),
+    ),
+  ),
+  inputRouting: plain({ mode: enm(["startNow", "enqueue", "guide", "reject", "choice"]), reasonCode: opt(str()) }),
+  meta: plain({ title: str(), titleSource: enm(["default", "generated", "custom"]) }),
+  config: jsonObject(),
+  usage: plain({
+    contextWindow: nullable(jsonObject()),
+    cumulative: plain({ inputTokens: num(), outputTokens: num(), cacheReadTokens: num(), cacheWriteTokens: num() }),
+  }),
+  queue: plain({ items: arr(jsonObject()), autoDrain: bool(), pauseReason: opt(enm(["stopped", "manual", "error"])) }),
+  pendingInteractions: arr(v4PendingInteraction),
+  pendingCommands: arr(jsonObject()),
+  backgroundWorks: arr(jsonObject()),
+  subagents: opt(plain({ revision: nonNegInt(), childSessionIds: arr(str()), running: arr(jsonObject()), endedTotal: nonNegInt() })),
+  goal: nullable(
+    plain({
+      objective: str(),
+      status: enm(["active", "paused", "verifying", "verified", "notSatisfied", "failed"]),
+      iteration: num(),
+      verifications: arr(jsonObject()),
+    }),
+  ),
+  plan: nullable(
+    plain({ items: arr(plain({ id: str(), content: str(), status: enm(["pending", "inProgress", "completed"]) })), updatedAt: num() }),
+  ),
+  rows: plain({ window: arr(jsonObject()), totalCount: num(), firstRowId: nullable(num()) }),
+});
