@@ -40,14 +40,17 @@ export const goalCommand: SlashCommand = {
       await ctx.say(usageLine(goalCommand, text.replaceNeedsObjective));
       return;
     }
-    const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
-    // ZCode's own words: it knows what it did (and says so in the user's
-    // language). Ours only when its answer is empty (it answers "" to a pause that worked).
-    await ctx.say(result.response?.trim() || text.done[parsed.action]);
-    // ZCode set to work on the goal: this prompt shows that work and ends with it
-    // (cancelling it stops ZCode, which pauses the goal). Said before anything
-    // is awaited, so the work's first words come after ours, not among them.
-    if (result.startedTurn) await ctx.say(`\n\n${text.working}\n\n`);
+    // The work's events are held until ours are said: its first words come after them, not among them.
+    const result = await ctx.holdingEvents(async () => {
+      const result = await ctx.api.goal({ sessionId: ctx.sessionId, ...parsed });
+      // ZCode's own words: it knows what it did (and says so in the user's
+      // language). Ours only when its answer is empty (it answers "" to a pause that worked).
+      await ctx.say(result.response?.trim() || text.done[parsed.action]);
+      // ZCode set to work on the goal: this prompt shows that work and ends with it
+      // (cancelling it stops ZCode, which pauses the goal).
+      if (result.startedTurn) await ctx.say(`\n\n${text.working}\n\n`);
+      return result;
+    });
     // A goal panel follows `/goal` typed in the prompt as it follows
     // `_session/goal`: read beside the work, never before the wait for it,
     // which is what a cancel stops (and says the goal is paused).

@@ -77,6 +77,12 @@ export interface CommandContext {
    * command's reply, and a cancel stops it.
    */
   runTurn(start: () => Promise<{ commandId: string } | undefined>): Promise<void>;
+  /**
+   * Runs `fn` (a request that starts ZCode work, and what the command says of
+   * its answer) with the session's events held until it is done: the words
+   * come before the work's output even when both arrive in one read.
+   */
+  holdingEvents<T>(fn: () => Promise<T>): Promise<T>;
   /** The bridge's environment (HOME, ZCODE_ACP_* settings); never process.env directly. */
   env: Record<string, string | undefined>;
 }

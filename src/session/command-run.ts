@@ -75,6 +75,14 @@ function contextFor(s: SessionHost, args: string, run?: Run): CommandContext {
     setThoughtLevel: (level) => s.setThoughtLevel(level),
     setModel: (value) => s.setModel(value),
     cliVersion: () => s.api.capabilities()?.version ?? "unknown",
+    holdingEvents: async (fn) => {
+      const release = s.work.holdEvents();
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    },
     runTurn: async (start) => {
       if (run?.signal.aborted) return;
       await new Turn(s, { text: args, attachments: [] }, { start }).run();

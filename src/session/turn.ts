@@ -215,18 +215,21 @@ export class Turn implements RunningTurn {
     const retryOf = this.retryOf;
     this.retryOf = undefined;
     // Without the failed turn's id (a CLI before 0.16) the retry could pick another turn: sent again instead.
-    if (retryOf) {
-      const retried = await this.s.api.retryTurn({ sessionId: this.s.id, turnId: retryOf });
-      if (retried) {
-        this.v4Command = retried.commandId;
-        return true;
+    const start = retryOf ? () => this.s.api.retryTurn({ sessionId: this.s.id, turnId: retryOf }) : this.opts.start;
+    if (start) {
+      // Its turn's events may come in the answer's read: held until the answer is handled (event-hold.ts).
+      const release = this.s.work.holdEvents();
+      try {
+        const started = await start();
+        if (started) {
+          this.v4Command = started.commandId;
+          return true;
+        }
+        if (!retryOf) return false;
+      } finally {
+        release();
       }
       logger.debug(`no ZCode retry offered for ${this.s.id}; sending the prompt again`);
-    } else if (this.opts.start) {
-      const started = await this.opts.start();
-      if (!started) return false;
-      this.v4Command = started.commandId;
-      return true;
     }
     this.v4Command = undefined;
     await this.s.api.send({ sessionId: this.s.id, content: this.input.text, attachments: this.input.attachments });

@@ -1,6 +1,7 @@
 import { log } from "../log.ts";
 import type { ZCodeApi } from "../zcode/api.ts";
 import type { ZCodeEvent } from "../zcode/event-schemas.ts";
+import { EventHold } from "./event-hold.ts";
 
 const logger = log.withTag("session");
 
@@ -53,6 +54,8 @@ export class SessionWork {
    * its turn.started outside our turns; its foregroundExecutionId, for v4 stop.
    */
   private zcodeTurn: { foregroundExecutionId?: string } | undefined;
+  /** Events wait here while a command's answer is handled (event-hold.ts). */
+  private readonly held = new EventHold();
 
   constructor(
     private readonly sessionId: string,
@@ -176,10 +179,20 @@ export class SessionWork {
     return this.dropStale || this.turn?.isCancelled === true;
   }
 
-  /** An event in seq order: the running turn's, else `outside`. */
+  /** An event in seq order: the running turn's, else `outside` (once a hold lets it through). */
   dispatch(e: ZCodeEvent, outside: (e: ZCodeEvent) => void): void {
-    if (this.turn) this.turn.apply(e);
-    else outside(e);
+    // Routed when delivered: a held event belongs to the turn running then.
+    const route = () => (this.turn ? this.turn.apply(e) : outside(e));
+    if (!this.held.offer(route)) route();
+  }
+
+  /**
+   * Holds the session's events until the returned release is called (bounded,
+   * event-hold.ts): what the bridge says of a command's answer comes before
+   * the work that answer started, even when both arrive in one read.
+   */
+  holdEvents(): () => void {
+    return this.held.hold();
   }
 
   /** Ends the running turn and command; resolves with the turn's answer when `waitForTurn` (close). */

@@ -178,6 +178,26 @@ describe("27.12: refusals and unreadable answers in words", () => {
   );
 
   test(
+    "/rewind <new prompt> answered unreadably in the same read as the new turn's first text: the note comes first, whole",
+    () =>
+      // ZCODE_SIM_ACK_WITH_FIRST_TEXT (test/simulator/main.ts): the garbled ACK and the turn's events up to
+      // its first text reach the bridge in one write, as a late read of the pipe gets them on a busy machine.
+      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:garbage", ZCODE_SIM_ACK_WITH_FIRST_TEXT: "1" } }, async (h) => {
+        const sid = await newSession(h);
+        await h.prompt(sid, "hello");
+        const out = await promptAndCollect(h, sid, "/rewind say hi");
+        expect(out.response.stopReason).toBe("end_turn");
+        expect(out.text).toStartWith(REWIND.unreadable);
+        // What of the turn's text came with it follows the note, never split by it.
+        const rest = out.text.slice(REWIND.unreadable.length);
+        expect(rest).not.toContain(REWIND.unreadable);
+        expect(rest.length).toBeGreaterThan(0);
+        expect("Echo: say hi").toStartWith(rest);
+      }),
+    20_000,
+  );
+
+  test(
     "/rewind <new prompt> stale twice: 'twice in a row', in words",
     () =>
       withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:stale*2" } }, async (h) => {

@@ -2,6 +2,7 @@
 // channel (ZCODE-V4.md), against the simulator; the 0.15.3 fallback.
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, test } from "bun:test";
+import { en } from "../../src/i18n/en/index.ts";
 import { withBridge } from "../support/acp-harness.ts";
 import { envelopeIssues } from "../simulator/v4.ts";
 import { chunkText, expectHistory, newSession, promptAndCollect, simRequests, v4Commands, waitForCommands } from "./commands-support.ts";
@@ -127,6 +128,19 @@ describe("0.16.9: /rewind", () => {
       });
       expect(out.frames.some((f) => f.method === "session/send")).toBe(false);
       await expectHistory(h, sid, ["say hello instead"]);
+    }));
+});
+
+describe("a command's words and the turn it starts arrive in one read", () => {
+  // ZCODE_SIM_ACK_WITH_FIRST_TEXT (test/simulator/main.ts): each v4 command's ACK is written with the events up
+  // to its turn's first text, in one write, as a late read of the pipe gets them on a busy machine.
+  test("/rewind <new prompt>: 'Running the new prompt:' comes before the new turn's text, never inside it", () =>
+    withBridge({ record: true, env: { ZCODE_SIM_ACK_WITH_FIRST_TEXT: "1" } }, async (h) => {
+      const sid = await newSession(h);
+      await h.prompt(sid, "hello");
+      const out = await promptAndCollect(h, sid, "/rewind say hello instead");
+      expect(out.response.stopReason).toBe("end_turn");
+      expect(out.text).toBe(`${en.commands.rewind.rerunningChatOnly}\n\nEcho: say hello instead`);
     }));
 });
 

@@ -132,6 +132,12 @@
  *   account provider's credentials ride on sendText.modelExecution.requestAuth.
  * - ZCODE_SIM_V4_MAX_FRAME_BYTES: the physical frame budget of topic frames (default
  *   and ceiling 1048576); lower it to see frames fragmented (v4-wire.ts).
+ * - ZCODE_SIM_ACK_WITH_FIRST_TEXT=1: the ACK of a v4 command that starts a turn
+ *   (sendText, editUserQuery, retryTurn) is written in one write
+ *   together with everything up to the turn's first text delta. No CLI behaviour
+ *   of its own: ZCode writes frame by frame, but a pipe keeps no write
+ *   boundaries, so a reader that reads late gets the answer and the first
+ *   events in one read; this makes that case happen every time (wire.ts Out.cork).
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated

@@ -164,6 +164,9 @@ export class Server {
           drop = true;
         },
       });
+      // ZCODE_SIM_ACK_WITH_FIRST_TEXT (main.ts): this answer goes out with the turn's first text, in one write.
+      if (method === "v4/command" && after.length > 0 && sim.cfg.ackWithFirstText)
+        sim.out.cork((line) => line.includes('"kind":"text_delta"'), 5_000);
       answer({ result });
       ok = true;
     } catch (e) {

@@ -3,9 +3,19 @@
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_TEST_TIMEOUT_MS } from "../support/timeouts.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 export const SIM_BIN = join(ROOT, "dist", "zcode-sim");
+
+/**
+ * How long a wait for the simulator's answer or event may take unless a test
+ * says otherwise: a bound for a hang, not a measure of speed. It was 5 s, and
+ * on a loaded machine a sim's first answer (its boot included) took longer:
+ * tests failed with "got 0 frames". Sized as the per-test default
+ * (test/support/timeouts.ts), which a wait may not outlive anyway.
+ */
+export const WAIT_MS = DEFAULT_TEST_TIMEOUT_MS;
 
 function newestSource(dir: string): number {
   let newest = 0;
@@ -125,7 +135,7 @@ export class SimClient {
   }
 
   /** Resolves with the first frame (from index `from`, default 0) matching `pred`. */
-  waitFor(predicate: (f: Frame) => boolean, timeoutMs = 5000, from = 0): Promise<Frame> {
+  waitFor(predicate: (f: Frame) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Frame> {
     // Fuzzed frames have any shape: a predicate that trips over one just does not match.
     const pred = (f: Frame) => {
       try {
@@ -152,7 +162,7 @@ export class SimClient {
   }
 
   /** Sends a request and resolves with its response frame ({id, result} or {id, error}). */
-  request(method: string, params?: unknown, timeoutMs = 5000): Promise<Frame> {
+  request(method: string, params?: unknown, timeoutMs = WAIT_MS): Promise<Frame> {
     const id = this.nextId++;
     this.send(params === undefined ? { id, method } : { id, method, params });
     return this.waitFor((f) => f.id === id && f.method === undefined, timeoutMs);
@@ -175,7 +185,7 @@ export class SimClient {
       .map((f) => f.params);
   }
 
-  waitEvent(sessionId: string, type: string, timeoutMs = 5000, from = 0): Promise<Frame> {
+  waitEvent(sessionId: string, type: string, timeoutMs = WAIT_MS, from = 0): Promise<Frame> {
     return this.waitFor(
       (f) => f.method === "session/event" && f.params.sessionId === sessionId && f.params.type === type,
       timeoutMs,
@@ -184,7 +194,7 @@ export class SimClient {
   }
 
   /** Waits for the end of the current turn (turn.completed or turn.failed). */
-  waitTurnEnd(sessionId: string, timeoutMs = 5000, from = 0): Promise<Frame> {
+  waitTurnEnd(sessionId: string, timeoutMs = WAIT_MS, from = 0): Promise<Frame> {
     return this.waitFor(
       (f) =>
         f.method === "session/event" &&
@@ -208,7 +218,7 @@ export class SimClient {
   }
 
   /** Resolves with the state.updated of a turn's end (prompt_completed / prompt_failed / …) after frame `from`. */
-  waitIdle(sessionId: string, timeoutMs = 5000, from = 0): Promise<Frame> {
+  waitIdle(sessionId: string, timeoutMs = WAIT_MS, from = 0): Promise<Frame> {
     const ends = new Set([
       "prompt_completed",
       "prompt_failed",
@@ -234,7 +244,7 @@ export class SimClient {
    * Sends a prompt and waits until the session is idle again (the state.updated
    * after its end event); returns the turn's pushed events up to its end event.
    */
-  async turn(sessionId: string, content: string, timeoutMs = 5000, extra: Record<string, unknown> = {}): Promise<Frame[]> {
+  async turn(sessionId: string, content: string, timeoutMs = WAIT_MS, extra: Record<string, unknown> = {}): Promise<Frame[]> {
     const from = this.frames.length;
     const r = await this.request("session/send", { sessionId, content, ...extra });
     if (r.error) throw new Error(`session/send → ${r.error.code} ${r.error.message}`);

@@ -4,7 +4,7 @@
 // the transcribed schema and applies snapshots and deltas to a model.
 import { expect } from "bun:test";
 import { validate } from "./schema.ts";
-import { type Frame, SimClient, tempDir } from "./sim-client.ts";
+import { type Frame, SimClient, tempDir, WAIT_MS } from "./sim-client.ts";
 import { crc32Hex } from "./v4-wire.ts";
 import { v4ConversationSnapshot, v4ConversationTopicFrame, v4PendingInteraction } from "./zcode-schemas.ts";
 
@@ -133,7 +133,7 @@ export class TopicReader {
   }
 
   /** Waits until the model satisfies `pred` (re-checked on every frame); a frame the reader refuses fails the wait. */
-  async until(pred: (r: TopicReader) => boolean, timeoutMs = 10_000): Promise<void> {
+  async until(pred: (r: TopicReader) => boolean, timeoutMs = WAIT_MS): Promise<void> {
     let failure: unknown;
     const check = () => {
       try {

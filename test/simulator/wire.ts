@@ -56,6 +56,7 @@ export class Out {
   private scheduled = false;
   private draining: Promise<void> | undefined;
   private gone = false;
+  private corked: { until: (line: string) => boolean; timer: ReturnType<typeof setTimeout> } | undefined;
   onGone: () => void = () => {};
   /** Runs before each write (the store makes events durable before the bridge sees them). */
   beforeWrite: () => void = () => {};
@@ -79,6 +80,10 @@ export class Out {
     if (this.gone) return;
     this.buf.push(line, "\n");
     this.size += line.length + 1;
+    if (this.corked) {
+      if (this.corked.until(line)) this.uncork();
+      return;
+    }
     if (this.size >= FLUSH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -89,6 +94,7 @@ export class Out {
   /** Writes raw bytes (possibly not UTF-8) as one line, after everything queued. */
   bytes(b: Uint8Array): void {
     if (this.gone) return;
+    this.uncork();
     this.flush();
     const line = new Uint8Array(b.length + 1);
     line.set(b);
@@ -109,9 +115,26 @@ export class Out {
     });
   }
 
+  /**
+   * ZCODE_SIM_ACK_WITH_FIRST_TEXT (main.ts): nothing is written until a line
+   * `until` accepts has been queued (or `maxMs` passed); then all of it goes
+   * out in one write, as a pipe read by a busy reader delivers it anyway.
+   */
+  cork(until: (line: string) => boolean, maxMs: number): void {
+    if (this.corked) return;
+    this.corked = { until, timer: setTimeout(() => this.uncork(), maxMs) };
+  }
+
+  private uncork(): void {
+    if (!this.corked) return;
+    clearTimeout(this.corked.timer);
+    this.corked = undefined;
+    this.flush();
+  }
+
   flush(): void {
     this.scheduled = false;
-    if (this.size === 0 || this.gone) return;
+    if (this.corked || this.size === 0 || this.gone) return;
     this.beforeWrite();
     const data = this.buf.join("");
     this.buf = [];

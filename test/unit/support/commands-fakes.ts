@@ -224,6 +224,8 @@ export function fakeContext(api: ZCodeApi, opts: ContextOptions = {}): FakeConte
     runTurn: async (start) => {
       await start();
     },
+    // Holding the session's events is the session's (test/unit/event-hold.test.ts); here only the call.
+    holdingEvents: (fn) => fn(),
     waitIdle: async (budgetMs) => {
       waits.push(budgetMs);
       const idle = opts.idle ?? true;
