@@ -63,8 +63,24 @@ interface Route {
 }
 
 const DELIVERY_KINDS = new Set(["initial", "online", "recovery"]);
-/** wire-binary.ts `topicWireBase64Schema`. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u;
+/**
+ * wire-binary.ts `topicWireBase64Schema`, i.e. the strings
+ * `/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/`
+ * match. A scan, not that regex: on a fragment of a megabyte the regex (with
+ * its backtracking groups) cost seconds of a big session's load.
+ */
+export function isBase64(s: string): boolean {
+  const n = s.length;
+  if (n % 4 !== 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47) continue;
+    // "=" pads only the last group: "XXX=" or "XX==".
+    if (c === 61 && (i === n - 1 || (i === n - 2 && s.charCodeAt(n - 1) === 61))) continue;
+    return false;
+  }
+  return true;
+}
 
 /**
  * The reassembly for any topic on `v4/conversation/frame` (ZCode sends the
@@ -168,7 +184,7 @@ export class TopicAssembler<F extends TopicFrame> {
     deliveryKind: string,
   ): (F & { deliveryKind: string })[] | { resync: string } {
     this.settle(route, wire);
-    const bytes = new TextEncoder().encode(JSON.stringify(wire.frame ?? null)).byteLength;
+    const bytes = Buffer.byteLength(JSON.stringify(wire.frame ?? null));
     if (bytes > this.maxAssemblyBytes) return this.fault(route, "proto.frameAssemblyTooLarge");
     return this.logical(route, wire, wire.frame, deliveryKind);
   }
@@ -208,7 +224,7 @@ export class TopicAssembler<F extends TopicFrame> {
     ) {
       return this.settleFault(route, wire, "proto.frameAssemblyMetadataMismatch");
     }
-    const decoded = dataBase64.length >= 4 && BASE64.test(dataBase64) ? new Uint8Array(Buffer.from(dataBase64, "base64")) : null;
+    const decoded = dataBase64.length >= 4 && isBase64(dataBase64) ? new Uint8Array(Buffer.from(dataBase64, "base64")) : null;
     if (!decoded) return this.settleFault(route, wire, "proto.frameAssemblyInvalidBase64");
 
     let a = route.assembly;
