@@ -17,6 +17,8 @@ interface Seen {
   /** toolCall: JSON of the input told (dropped once the tool is done). */
   input?: string;
   started?: boolean;
+  /** subagent: the summaryText the row had when it was announced. */
+  summary?: string;
 }
 
 /** A running tool's output is reported as a cumulative tail of this many characters (tools/output-tail.ts reads tails). */
@@ -156,10 +158,15 @@ export class RowMemory {
   private subagent(row: Row, s: Seen, emit: Emit, ctx: RowContext): void {
     const child = row.childSessionId;
     if (!child) return;
-    const agentId = child;
+    // product-projection.ts onSubagentSpawned: the row's entity is ZCode's agentId (rowBase(event, turnId, agentId)),
+    // which legacy's SubagentSpawned named; the child session is another id.
+    const agentId = row.entityId ?? child;
     if (!s.started) {
       s.started = true;
-      const title = ctx.subagentTitle(child);
+      // The running summary's title, else what the row says at spawn: onSubagentSpawned's summaryText is the
+      // spawn's description (or its prompt when it has none).
+      s.summary = row.summaryText;
+      const title = ctx.subagentTitle(child) ?? (row.summaryText?.trim() || undefined);
       emit("session.updated", {
         agentId,
         childSessionId: child,
@@ -172,13 +179,16 @@ export class RowMemory {
     const stopped = SUBAGENT_STOPPED[row.status ?? ""];
     if (!stopped || s.status === row.status) return;
     s.status = row.status;
+    // onSubagentStopped: summaryText = the stop's summaryText ?? result ?? error ?? description ?? the row's own.
+    // What is still the spawn's words says nothing new; a failure's new words are its error.
+    const words = row.summaryText?.trim() && row.summaryText !== s.summary ? row.summaryText : undefined;
     emit("session.updated", {
       agentId,
       childSessionId: child,
       status: stopped,
       ...(row.subagentType ? { agentType: row.subagentType } : {}),
       ...(row.parentToolCallId ? { parentToolCallId: row.parentToolCallId } : {}),
-      ...(row.summaryText ? { summaryText: row.summaryText } : {}),
+      ...(words ? (stopped === "failed" ? { error: words } : { summaryText: words }) : {}),
     });
   }
 

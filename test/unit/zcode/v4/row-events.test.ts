@@ -371,6 +371,55 @@ describe("ConversationProjector", () => {
     ]);
   });
 
+  test("a subagent row is legacy's SubagentSpawned/Stopped: ZCode's agentId, the spawn's words as title, a failure's as error", () => {
+    const t = setup();
+    t.snap([]);
+    // product-projection.ts onSubagentSpawned: entityId = agentId, summaryText = the spawn's description.
+    const sub = {
+      rowId: 2,
+      turnId: "t1",
+      entityId: "agent_1",
+      createdAt: 1,
+      createdAtSeq: 2,
+      kind: "subagent",
+      subagentType: "explore",
+      childSessionId: "sess_subagent_agent_1",
+      parentToolCallId: "call-9",
+    };
+    t.deltas(
+      { op: "row.appended", row: header(1, "t1", "running") },
+      { op: "row.appended", row: { ...sub, status: "running", summaryText: "Find callers" } },
+    );
+    // onSubagentStopped with neither summaryText nor error keeps the description: nothing new to report.
+    t.deltas({ op: "row.upserted", row: { ...sub, status: "success", summaryText: "Find callers" } });
+    const subs = t
+      .checked()
+      .filter((e) => e.type === "session.updated")
+      .map((e) => e.payload);
+    const base = { agentType: "explore", parentToolCallId: "call-9" };
+    expect(subs).toEqual([
+      { agentId: "agent_1", childSessionId: "sess_subagent_agent_1", status: "running", ...base, description: "Find callers" },
+      { agentId: "agent_1", childSessionId: "sess_subagent_agent_1", status: "completed", ...base },
+    ]);
+    t.deltas({
+      op: "row.appended",
+      row: { ...sub, rowId: 4, entityId: "agent_3", childSessionId: "c3", status: "running", summaryText: "Third" },
+    });
+    t.deltas({
+      op: "row.upserted",
+      row: { ...sub, rowId: 4, entityId: "agent_3", childSessionId: "c3", status: "failed", summaryText: "boom" },
+    });
+    const failed = t
+      .checked()
+      .filter((e) => e.type === "session.updated")
+      .map((e) => e.payload)
+      .slice(2);
+    expect(failed).toEqual([
+      { agentId: "agent_3", childSessionId: "c3", status: "running", ...base, description: "Third" },
+      { agentId: "agent_3", childSessionId: "c3", status: "failed", ...base, error: "boom" },
+    ]);
+  });
+
   test("a guide that fell back is the legacy delivery change, told once", () => {
     const t = setup();
     const item = (steer: Obj) => ({
