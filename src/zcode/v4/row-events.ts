@@ -161,6 +161,10 @@ export class ConversationProjector {
   private readonly ctx: RowContext = {
     subagentTitle: (child) => this.st.values.subagents?.running.find((r) => r.childSessionId === child)?.title,
     steerIdOf: (commandId) => this.steers.get(commandId)?.queueItemId,
+    toolInput: (toolCallId) => {
+      const input = this.st.findRow((r) => r.kind === "toolCall" && r.toolCallId === toolCallId)?.input;
+      return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+    },
   };
 
   private liveHeader(rows: readonly Row[]): Row | undefined {
