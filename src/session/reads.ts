@@ -83,7 +83,9 @@ export async function openStored(api: ZCodeApi, id: string, cwd: string, mcpServ
   if (!mcpServers?.length) {
     try {
       // A child that speaks v4 alone is resumed by its v4 subscribe, which carries no transcript either.
-      if ((await api.hasV4()) && (await storedIn(api, id, cwd)) && (await api.protocol()) === "legacy") {
+      const legacy = async () => (await api.protocol()) === "legacy";
+      // Asked again after the list: a child found v4-only by it (auto) is one from then on.
+      if ((await api.hasV4()) && (await legacy()) && (await storedIn(api, id, cwd)) && (await legacy())) {
         await coldOpen(api.conn, id);
         const snapshot = await api.read(id);
         logger.debug(`${id} opened by a v4 read, without session/resume's transcript`);

@@ -253,12 +253,14 @@ export class ZCodeConnection {
     return this.events.on(sessionId, cb);
   }
 
-  /**
-   * An event the bridge made itself (a v4-only child's conversation frames
-   * turned into legacy envelopes, v4/feed.ts): routed as ZCode's own are.
-   */
+  /** An event the bridge made from a v4-only child's frames (v4/feed.ts), routed as ZCode's own. */
   deliverEvent(e: RawEvent): void {
     this.events.deliver(e);
+  }
+
+  /** `cb(sessionId)` once no event listener of that session is left (v4/feed.ts unsubscribes then). */
+  onUnwatched(cb: (sessionId: string) => void): () => void {
+    return this.events.onUnwatched(cb);
   }
 
   /** Listens to a notification method other than session/event; returns the stop. */
@@ -271,11 +273,7 @@ export class ZCodeConnection {
     };
   }
 
-  /**
-   * Asks the handler registered for a child-request method, as if the child
-   * had sent it: a v4-only child has no reverse requests, its pending
-   * interactions are put to the same handlers (v4/feed.ts).
-   */
+  /** The answer of the handler registered for a child-request method (v4/feed.ts: a pending interaction). */
   ask(method: string, params: unknown): Promise<unknown> {
     return this.childRequests.ask(method, params);
   }

@@ -15,6 +15,7 @@ export type EventListener = (e: RawEvent) => void;
 
 export class EventRouter {
   private readonly listeners = new Map<string, Set<EventListener>>();
+  private readonly unwatched = new Set<(sessionId: string) => void>();
 
   /** @param warnBadFrame logs an event without a usable envelope (through the connection's bad-frame budget). */
   constructor(private readonly warnBadFrame: (message: string) => void) {}
@@ -28,8 +29,20 @@ export class EventRouter {
       const s = this.listeners.get(sessionId);
       if (!s) return;
       s.delete(cb);
-      if (s.size === 0) this.listeners.delete(sessionId);
+      if (s.size > 0) return;
+      this.listeners.delete(sessionId);
+      // Told after the code that removed it ran on: a listener replaced at once (a session adopted again) is no end.
+      queueMicrotask(() => {
+        if (this.listeners.has(sessionId)) return;
+        for (const f of [...this.unwatched]) f(sessionId);
+      });
     };
+  }
+
+  /** `cb(sessionId)` once nobody listens to that session any more; returns the stop. */
+  onUnwatched(cb: (sessionId: string) => void): () => void {
+    this.unwatched.add(cb);
+    return () => this.unwatched.delete(cb);
   }
 
   /** The params of one `session/event` notification (`line` is the raw frame, for the log). */

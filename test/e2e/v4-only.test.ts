@@ -165,7 +165,6 @@ const V4_ONLY_TODO: Record<string, string> = {
   switch: "GLM-4.7 is refused: the v4 snapshot offers only the current model",
   goal: "`/goal` (show) has no v4 command in the bridge, and the simulator does not simulate sendGoalCommand",
   subagent: "no subagent_update: the v4 feed does not announce subagents",
-  attachments: "the v4-only simulator's turn does not see sendText's attachment refs (no 'Attachments:' echo)",
 };
 
 /** The scenarios whose views are compared between the modes. */
@@ -192,9 +191,11 @@ const V4_ONLY_DIFFERS: Partial<Record<(typeof COMPARED)[number], string>> = {
   tools: "a Bash call's 'exit code 0' and an Edit's location line are missing: the simulator's toolCall rows carry no output.display",
   permission: "the Bash call shows '(no output)' where legacy shows 'exit code 0' (no output.display in the rows)",
   rewind: "the Edit's location has no line (no output.display in the rows)",
+  attachments:
+    "the simulator words its echo of a v4 attachment ref differently ('shot.png 70 bytes (v4 attachment ref)', not 'image shot.png image/png 70 bytes')",
   cancel:
-    "thought and reply interleave ('The user said: after can' | 'Echo: ' | 'cel. …'): reasoning and text deltas reach the editor out of their order",
-  fork: "thought and reply interleave, as in cancel",
+    "(timing-dependent) thought and reply interleave ('The user said: after can' | 'Echo: ' | 'cel. …'): reasoning and text deltas reach the editor out of their order",
+  fork: "(timing-dependent) thought and reply interleave, as in cancel",
   compact: "no 'Context in use: … tokens' after the compaction: the v4 feed gives no context usage",
   load: "the replayed plan's priorities and statuses differ from ZCode's todos (high/in_progress/low → medium/pending/medium), and the Edit's location has no line",
 };
@@ -473,8 +474,10 @@ describe.each(MODES)("ZCODE_SIM_PROTOCOL=%s, the bridge in auto", (mode) => {
     "cancel: the turn ends cancelled; the next prompt runs",
     async () => {
       const r = await run("cancel");
-      expect(r.stopReasons).toEqual(["cancelled", "end_turn"]);
-      expect(r.text).toContain("Echo: after cancel");
+      expect({ stopReasons: r.stopReasons, tail: r.text.slice(-300) }).toEqual({
+        stopReasons: ["cancelled", "end_turn"],
+        tail: expect.stringContaining("Echo: after cancel"),
+      });
       // How far the cancelled turn streamed depends on the machine: only what follows is compared.
       keepShown(mode, "cancel", named(r, r.data.after));
     },
@@ -587,7 +590,12 @@ describe.each(MODES)("ZCODE_SIM_PROTOCOL=%s, the bridge in auto", (mode) => {
     async () => {
       const r = await run("attachments");
       expect(r.stopReasons).toEqual(["end_turn"]);
-      expect(r.text).toContain(`Attachments: image shot.png image/png ${PNG_BYTES} bytes`);
+      // The simulator echoes what its turn took: session/send's attachment, or a committed v4 upload's ref.
+      expect(r.text).toContain(
+        mode === "both"
+          ? `Attachments: image shot.png image/png ${PNG_BYTES} bytes`
+          : `Attachments: shot.png ${PNG_BYTES} bytes (v4 attachment ref)`,
+      );
       keepShown(mode, "attachments", view(r));
     },
     SCENARIO_MS,
@@ -755,6 +763,8 @@ describe("auto picks the protocol the CLI speaks", () => {
     withBridge({ simVersion: "0.16.9", record: true }, async (h) => {
       await oneTurn(h);
       expect(legacyRequests(h).map((f) => f.method)).toEqual(expect.arrayContaining(["session/create", "session/send"]));
+      // v4 probed for the commands legacy lost (/steer, /rewind: the main describe runs them), the turn itself on legacy.
+      expect(simRequests(h).some((f) => f.method === "v4/commands/query")).toBe(true);
       expect(v4Types(h)).toEqual([]);
     }));
 

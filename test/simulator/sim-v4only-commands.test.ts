@@ -179,6 +179,19 @@ describe("v4-only commands", () => {
     expect(reader.state.availability.resumeGoal).toEqual({ allowed: true });
   }, 30_000);
 
+  test("a subagent ends up in snapshot.subagents (childSessionIds, endedTotal); its own topic can be subscribed", async () => {
+    const c = sim();
+    const id = (await createSession(c)).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`);
+    await command(c, id, "sendText", { text: "#scenario:subagent" });
+    await reader.until((r) => r.state.control?.phase === "completedSuccess", 15_000);
+    const sub = reader.state.subagents;
+    expect(sub.childSessionIds).toHaveLength(1);
+    expect(sub).toMatchObject({ running: [], endedTotal: 1 });
+    const child = await subscribe(c, `conversation/${sub.childSessionIds[0]}`, { connectionId: "child" });
+    expect(child.reader.logical[0]!.payload.snapshot.sessionId).toBe(sub.childSessionIds[0]);
+  }, 30_000);
+
   test("ZCODE_SIM_PROTOCOL must be both or v4-only", async () => {
     const p = Bun.spawn([SIM_BIN, "app-server", "--stdio"], {
       env: { ...process.env, ZCODE_SIM_STATE_DIR: tempDir(), ZCODE_SIM_PROTOCOL: "v5" },

@@ -195,6 +195,40 @@ describe("v4-only: createSession, subscribe, deltas", () => {
     expect(bad.error?.code).toBe(-32603);
   });
 
+  test("rowsRange atSeq is the topic's seq; a base from before events nobody listened to resumes as a snapshot", async () => {
+    const c = sim();
+    const id = (await createSession(c, { firstInput: { text: "#scenario:default one" } })).result.sessionId as string;
+    const first = await subscribe(c, `conversation/${id}`);
+    await first.reader.until((r) => r.state.control?.phase === "completedSuccess", 15_000);
+    expect((await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 1 })).atSeq).toBe(first.reader.seq);
+    const same = await c.call("v4/conversation/subscribe", {
+      topic: `conversation/${id}`,
+      connectionId: "conn-1",
+      clientMode: "web-remote-replayable",
+      base: { logEpoch: first.ack.logEpoch, seq: first.reader.seq },
+    });
+    expect(same.ack.mode).toBe("resume");
+    await c.call("v4/conversation/unsubscribe", {
+      topic: `conversation/${id}`,
+      subscriptionId: same.ack.subscriptionId,
+      connectionId: "conn-1",
+    });
+    await command(c, id, "sendText", { text: "#scenario:default two" });
+    const idx = await subscribe(c, "sessions-index//tmp/ws-v4only", { connectionId: "index" });
+    await idx.reader.until(
+      (r) =>
+        r.state.sessions?.some((s: any) => s.sessionId === id && s.phase === "completedSuccess" && s.lastAssistantPreview?.includes("two")),
+      15_000,
+    );
+    const later = await c.call("v4/conversation/subscribe", {
+      topic: `conversation/${id}`,
+      connectionId: "conn-1",
+      clientMode: "web-remote-replayable",
+      base: { logEpoch: first.ack.logEpoch, seq: first.reader.seq },
+    });
+    expect(later.ack.mode).toBe("snapshot");
+  }, 30_000);
+
   test("strict subscribe params: an unknown key is refused", async () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;
@@ -326,7 +360,10 @@ describe("v4-only: list, history, attachments", () => {
     const { ref } = await c.call("v4/attachment/commit", base);
     expect(ref).toBeString();
     const att = { ref, fileName: "a.txt", mime: "text/plain", bytes: data.length };
+    const { reader } = await subscribe(c, `conversation/${id}`);
     expect((await command(c, id, "sendText", { text: "#scenario:default see file", attachments: [att] })).status).toBe("accepted");
+    // The turn got the file (the simulator's reply names what it was given).
+    await reader.until((r) => r.sortedRows().some((x) => x.kind === "assistantText" && x.text.includes("a.txt 16 bytes")), 15_000);
     const unknown = await command(c, id, "sendText", { text: "x", attachments: [{ ...att, ref: "zcode-artifact://nope" }] });
     expect(unknown).toMatchObject({ status: "failed", reasonCode: "fault.command.inputRejected" });
     const b2 = { connectionId: "conn-1", uploadId: "up-2", sessionId: id };

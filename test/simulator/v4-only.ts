@@ -15,7 +15,8 @@ import { arr, bool, enm, lit, formatIssues, nonEmpty, num, obj, opt, record, typ
 import type { Sim } from "./sim.ts";
 import { uuid } from "./store.ts";
 import type { SessionRecord } from "./types.ts";
-import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, resolveTarget, SESSIONLESS, startV4Turn } from "./v4.ts";
+import type { TurnAttachment } from "./attachments.ts";
+import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, resolveTarget, SESSIONLESS, startV4Turn, v4Attachments } from "./v4.ts";
 import { followupModes } from "./v4-topic.ts";
 import { resolveInteraction } from "./v4-interactions.ts";
 import { connectionFlow, onSessionEvent, publisherOf } from "./v4-topic.ts";
@@ -74,8 +75,8 @@ interface Upload {
   ref?: string;
 }
 const uploads = new Map<string, Upload>();
-/** Committed refs by session (what sendText.attachments may name). */
-const committedRefs = new Map<string, Set<string>>();
+/** Committed uploads by session and ref (what sendText.attachments may name). */
+const committedRefs = new Map<string, Map<string, Upload>>();
 const sameMeta = (a: Upload["meta"], b: Upload["meta"]) => JSON.stringify(a) === JSON.stringify(b);
 const uploadKey = (p: Record<string, any>) => `${p.connectionId}\0${p.sessionId}\0${p.uploadId}`;
 /** attachment-upload-registry.ts: failures are thrown as Error(reasonCode) → -32603 with that message. */
@@ -93,6 +94,7 @@ const methodsV4Only: Record<string, Handler> = {
     const q = parse(v4SubscribeParams, p);
     if ((q.topic as string).startsWith("sessions-index/")) return { ack: sessionsIndexSubscribe(sim, q, ctx) };
     const id = conversationIdOf(q.topic);
+    // [sim] the gateway's answer to a topic it does not serve is not in the index.
     if (!id) throw new RpcError(-32602, `Unsupported topic: ${q.topic}`);
     const { s, r } = liveOrCold(sim, id);
     return { ack: publisherOf(sim, s, r).subscribe({ connectionId: q.connectionId, clientMode: q.clientMode, base: q.base }, ctx.after) };
@@ -104,6 +106,7 @@ const methodsV4Only: Record<string, Handler> = {
     const r = id ? sim.rt(id) : undefined;
     const s = id ? sim.store.get(id) : undefined;
     const pub = s && r ? publisherOf(sim, s, r) : undefined;
+    // [sim] resyncReserved returns null for an unknown subscription; the gateway's error for it is not in the index.
     if (!pub?.has(q.subscriptionId, q.connectionId)) throw new RpcError(-32602, `Unknown subscription: ${q.subscriptionId}`);
     const ackBody = pub.resync(q.subscriptionId, q.base, q.forceSnapshot === true, ctx.after);
     return { ack: ackBody };
@@ -166,8 +169,8 @@ const methodsV4Only: Record<string, Handler> = {
     // [sim] putSessionAttachment's ref format is not in the index; the gateway checks refs with a `zcode-artifa…` prefix.
     u.ref = `zcode-artifact://${u.sessionId}/${uuid()}`;
     let set = committedRefs.get(u.sessionId);
-    if (!set) committedRefs.set(u.sessionId, (set = new Set()));
-    set.add(u.ref);
+    if (!set) committedRefs.set(u.sessionId, (set = new Map()));
+    set.set(u.ref, u);
     return { ref: u.ref };
   },
 
@@ -372,7 +375,8 @@ const HANDLERS_V4_ONLY: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
     if (found.refused) return found.refused;
     try {
       const res = await core(e, "session/fork", { target: { kind: "message", messageId: found.row.assistantResponseId } });
-      sessionsIndexChanged(e.sim, e.s);
+      const forked = e.sim.store.get(res.forkedSessionId);
+      if (forked) sessionsIndexChanged(e.sim, forked);
       return ack(e, "accepted", { result: { type: "forkAssistant", sessionId: res.forkedSessionId } });
     } catch (err) {
       return failedOf(e, err);
@@ -480,6 +484,25 @@ export function installV4Only(sim: Sim): void {
       ? sendText(e)
       : ack(e, "failed", { reasonCode: "fault.command.inputRejected", message: "attachment ref is not committed for this session" });
   SESSIONLESS.createSession = createSession;
+  // commands/attachment-refs.ts mapAttachmentRefsToTurnAttachments: a committed ref becomes a turn attachment
+  // (pdf / image / video by mime, anything else a file) carrying the upload's bytes.
+  v4Attachments.resolve = (s, refs) =>
+    (refs as { ref: string; fileName: string; mime: string }[]).flatMap((a) => {
+      const u = committedRefs.get(s.id)?.get(a.ref);
+      if (!u) return [];
+      const mime = u.meta.mime;
+      const type = mime === "application/pdf" ? "pdf" : mime.startsWith("image/") ? "image" : mime.startsWith("video/") ? "video" : "file";
+      return [
+        {
+          type,
+          path: a.ref,
+          filename: u.meta.fileName,
+          mimeType: mime,
+          sizeBytes: u.meta.totalBytes,
+          seen: `${u.meta.fileName} ${u.meta.totalBytes} bytes (v4 attachment ref)`,
+        } as TurnAttachment,
+      ];
+    });
   sim.v4Hook = (s) => {
     onSessionEvent(sim, s);
     sessionsIndexChanged(sim, s);

@@ -29,6 +29,8 @@ interface IndexTopic {
   nextSub: number;
   nextFrame: number;
   scheduled: boolean;
+  /** Sessions changed since the last step (only they are summarized again: the store's full list reads the disk). */
+  pending: Set<string>;
 }
 
 const topics = new Map<string, IndexTopic>();
@@ -95,6 +97,7 @@ function topicOf(sim: Sim, workspaceId: string): IndexTopic {
       nextSub: 1,
       nextFrame: 1,
       scheduled: false,
+      pending: new Set(),
     };
     topics.set(workspaceId, t);
   }
@@ -120,21 +123,21 @@ function send(sim: Sim, t: IndexTopic, sub: IndexSub, payload: unknown, fromSeq:
 }
 
 function step(sim: Sim, t: IndexTopic): void {
-  const now = new Map(members(sim, t.workspaceId).map((s) => [s.id, summaryOf(sim, s)]));
   const deltas: Record<string, unknown>[] = [];
-  for (const [id, summary] of now) {
+  for (const id of t.pending) {
+    const s = sim.store.get(id);
+    if (!s || s.workspace.workspacePath !== t.workspaceId || s.taskType === "subagent_child") {
+      if (t.summaries.delete(id)) deltas.push({ op: "session.removed", sessionId: id });
+      continue;
+    }
+    const summary = summaryOf(sim, s);
     const j = JSON.stringify(summary);
     if (t.summaries.get(id) !== j) {
       t.summaries.set(id, j);
       deltas.push({ op: "session.upserted", session: summary });
     }
   }
-  for (const id of [...t.summaries.keys()]) {
-    if (!now.has(id)) {
-      t.summaries.delete(id);
-      deltas.push({ op: "session.removed", sessionId: id });
-    }
-  }
+  t.pending.clear();
   if (deltas.length === 0) return;
   const from = t.seq;
   t.seq++;
@@ -144,7 +147,9 @@ function step(sim: Sim, t: IndexTopic): void {
 /** A session of this workspace changed (stored event, create, rename …): one step per tick. */
 export function sessionsIndexChanged(sim: Sim, s: SessionRecord): void {
   const t = topics.get(s.workspace.workspacePath);
-  if (!t || t.scheduled) return;
+  if (!t) return;
+  t.pending.add(s.id);
+  if (t.scheduled) return;
   t.scheduled = true;
   queueMicrotask(() => {
     t.scheduled = false;

@@ -105,8 +105,35 @@ const TITLE_SOURCE: Record<string, string> = { default: "default", first_input: 
 /** setFollowupMode's choice per session (projection config.followupMode; initial "queue"). */
 export const followupModes = new Map<string, "queue" | "guide">();
 
+/**
+ * snapshot.ts subagentProjectionStateSchema: the children of this session live in this process (running ones
+ * with their summary, the ended ones counted). [sim] `revision` counts children plus ended ones (it only grows).
+ */
+function subagentsOf(sim: Sim, s: SessionRecord): Record<string, unknown> {
+  const children: SessionRecord[] = [];
+  for (const id of sim.runtimes.keys()) {
+    const c = sim.store.get(id);
+    if (c?.taskType === "subagent_child" && c.parentSessionId === s.id && c.subagent) children.push(c);
+  }
+  const running = children.filter((c) => !c.subagent!.status);
+  return {
+    revision: children.length * 2 - running.length,
+    childSessionIds: children.map((c) => c.id),
+    running: running.map((c) => ({
+      childSessionId: c.id,
+      agentId: c.subagent!.agentId,
+      toolCallId: c.subagent!.toolCallId,
+      subagentType: c.subagent!.subagentType,
+      title: c.title,
+      status: "running",
+      startedAt: c.subagent!.startedAt,
+    })),
+    endedTotal: children.length - running.length,
+  };
+}
+
 /** The A zone (snapshot.ts), from the session record and runtime. */
-export function conversationState(s: SessionRecord, r: Runtime): Record<string, unknown> {
+export function conversationState(sim: Sim, s: SessionRecord, r: Runtime): Record<string, unknown> {
   const phase = phaseOf(s, r);
   const followupMode = followupModes.get(s.id) ?? "queue";
   const goalStatus = s.goal ? (GOAL_STATUS[s.goal.status] ?? "active") : null;
@@ -158,7 +185,7 @@ export function conversationState(s: SessionRecord, r: Runtime): Record<string, 
     pendingInteractions: pendingInteractionsOf(s.id).map((p) => p.view),
     pendingCommands: [],
     backgroundWorks: [],
-    subagents: { revision: 0, childSessionIds: [], running: [], endedTotal: 0 },
+    subagents: subagentsOf(sim, s),
     goal: s.goal
       ? {
           targetId: s.goal.targetId,
@@ -281,6 +308,8 @@ export class ConversationPublisher {
   private readonly subs = new Map<string, Subscription>();
   private readonly byConnection = new Map<string, string>();
   private stepping = false;
+  /** Events came while nobody was subscribed: the baseline is out of date (see changed). */
+  private dirty = false;
 
   constructor(
     private readonly sim: Sim,
@@ -288,10 +317,15 @@ export class ConversationPublisher {
     private readonly r: Runtime,
   ) {
     this.topic = `conversation/${s.id}`;
-    for (const row of wireRows(sim, s, r)) this.rows.set(row.rowId, row);
-    const st = conversationState(s, r);
-    for (const k of STATE_KEYS) this.state[k] = JSON.stringify(st[k]);
+    this.rebase();
     this.floorSeq = this.seq;
+  }
+
+  /** The published baseline = the projection now (no deltas: nobody saw the difference). */
+  private rebase(): void {
+    this.rows = new Map(wireRows(this.sim, this.s, this.r).map((row) => [row.rowId, row]));
+    const st = conversationState(this.sim, this.s, this.r);
+    for (const k of STATE_KEYS) this.state[k] = JSON.stringify(st[k]);
   }
 
   get logEpoch(): string {
@@ -334,6 +368,14 @@ export class ConversationPublisher {
 
   /** Schedules one projection step (several events of a tick are one step). */
   changed(): void {
+    // [sim] Nobody listens: no projection per event (a huge session's turn would re-project it on every delta). The
+    // retained log is cut here, so a later resume from an older base gets a snapshot, as past the retention window.
+    if (this.subs.size === 0) {
+      this.dirty = true;
+      this.log.length = 0;
+      this.floorSeq = this.seq;
+      return;
+    }
     if (this.stepping) return;
     this.stepping = true;
     queueMicrotask(() => {
@@ -344,8 +386,13 @@ export class ConversationPublisher {
 
   /** ingest: project, log and fan the deltas out to every subscription's buffer. */
   step(): void {
+    if (this.dirty) {
+      this.dirty = false;
+      this.rebase();
+      return;
+    }
     const rows = wireRows(this.sim, this.s, this.r);
-    const st = conversationState(this.s, this.r);
+    const st = conversationState(this.sim, this.s, this.r);
     const patch: Record<string, unknown> = {};
     let bumps = false;
     for (const k of STATE_KEYS) {

@@ -8,6 +8,7 @@
 // publisher's revision and logEpoch; settled ACKs are remembered per session
 // (`duplicate`). The turns these commands start stream on the legacy
 // session/event channel like any other.
+import type { TurnAttachment } from "./attachments.ts";
 import { closeLive, RpcError, type Handler } from "./methods.ts";
 import { parsePrompt, prepareTurn, runTurn } from "./runner.ts";
 import {
@@ -380,6 +381,9 @@ export function ack(e: Exec, status: string, extra: Record<string, unknown> = {}
   return { commandId: e.env.commandId, status, revisionAtDecision: e.r.v4Revision, ...extra, memoryEnabled: false };
 }
 
+/** v4-only (v4-only.ts): committed attachment refs → the turn's attachments (attachment-refs.ts). */
+export const v4Attachments: { resolve?: (s: SessionRecord, refs: unknown[]) => TurnAttachment[] } = {};
+
 /** Starts a turn for a v4 command: inputId = queryId = commandId (prompt-turn.ts). */
 export function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRerun"): void {
   const { sim, s, r } = e;
@@ -389,9 +393,12 @@ export function startV4Turn(e: Exec, text: string, origin: "userInput" | "editRe
     s.persistence = "immediate";
     sim.store.saveNow(s);
   }
+  const refs = e.payload.attachments as unknown[] | undefined;
+  const attachments = refs?.length && v4Attachments.resolve ? v4Attachments.resolve(s, refs) : undefined;
   const turn = prepareTurn(sim, s, r, {
     raw: text,
     prompt: parsePrompt(text, sim.cfg.defaultScenario),
+    ...(attachments ? { attachments } : {}),
     inputId: commandId,
     queryId: commandId,
     origin,
@@ -840,7 +847,10 @@ export const v4Methods: Record<string, Handler> = {
     if (q.beforeRowId !== undefined) rows = rows.filter((x) => x.rowId < q.beforeRowId);
     const hasMore = rows.length > q.limit;
     rows = rows.slice(-q.limit);
-    return { rows, atSeq: r.seq, atRevision: r.v4Revision, atLogEpoch: r.logEpoch, hasMore };
+    // v4-only: atSeq is the topic's seq (conversation-topic-publisher.ts getRowsRange: `atSeq: snapshot.seq`, the last
+    // ingested event's sequenceNumber), which a v4-only client compares with frames; the default mode keeps its own.
+    const atSeq = sim.cfg.protocol === "v4-only" ? r.sourceSeq : r.seq;
+    return { rows, atSeq, atRevision: r.v4Revision, atLogEpoch: r.logEpoch, hasMore };
   },
 
   "v4/conversation/subscribe"() {

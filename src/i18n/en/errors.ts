@@ -38,8 +38,6 @@ export const errors = {
     compactInstructions: "This ZCode CLI serves only its v4 protocol, whose compact takes no instructions: run /compact alone",
     forkAtCheckpoint: "This ZCode CLI serves only its v4 protocol, which forks at an answer of the assistant, not at a checkpoint",
     forkNothing: "There is no answer of the assistant to fork at yet",
-    rewindConversation:
-      "This ZCode CLI serves only its v4 protocol, which rewinds a conversation by editing a prompt: use /rewind <new prompt>",
     noPlanCredentials: "The bridge found no credentials for this model's plan to send with the prompt",
     modelUnknown: "This ZCode CLI serves only its v4 protocol, and the session's current model is not known yet: choose a model first",
     attachmentTooBig: (name: string, max: number) =>

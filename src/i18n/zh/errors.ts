@@ -32,7 +32,6 @@ export const errors: typeof en = {
     compactInstructions: "此 ZCode CLI 只提供 v4 协议，它的压缩不接受额外说明：请单独运行 `/compact`",
     forkAtCheckpoint: "此 ZCode CLI 只提供 v4 协议，它只能从助手的某条回答处派生新会话，不能从 checkpoint 派生",
     forkNothing: "还没有可以派生新会话的助手回答",
-    rewindConversation: "此 ZCode CLI 只提供 v4 协议，它通过编辑提示来回退对话：请使用 `/rewind <新提示>`",
     noPlanCredentials: "桥接程序没有找到这个模型所属套餐的凭据，无法随提示一起发送",
     modelUnknown: "此 ZCode CLI 只提供 v4 协议，且会话当前的模型尚不可知：请先选择模型",
     attachmentTooBig: (name, max) => `${name} 超过了 ZCode v4 协议对单个附件的 ${Math.floor(max / 1024 / 1024)} MiB 上限`,

@@ -74,6 +74,8 @@ export class V4Feed {
   ) {
     this.assembler = parts.assembler();
     conn.onNotification("v4/conversation/frame", (params) => this.onFrame(params));
+    // The session layer stopped listening (ACP session/close): its conversation is followed no more.
+    conn.onUnwatched((sessionId) => void this.close(sessionId));
     // A new child knows none of our subscriptions: they are made again on the next use.
     conn.onExit(() => {
       this.subs.clear();

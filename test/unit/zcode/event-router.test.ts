@@ -38,4 +38,24 @@ describe("EventRouter", () => {
     r.route({ sessionId: "s1", type: "t" }, '{"bad":1}');
     expect(warned).toEqual([expect.stringContaining("seq: expected a non-negative integer")]);
   });
+
+  test("the last listener gone: unwatched, once the code that removed it ran on; a listener replaced at once is no end", async () => {
+    const r = new EventRouter(() => {});
+    const gone: string[] = [];
+    r.onUnwatched((id) => gone.push(id));
+    const stop1 = r.on("s1", () => {});
+    const stop2 = r.on("s1", () => {});
+    stop1();
+    await Promise.resolve();
+    expect(gone).toEqual([]);
+    // Replaced in the same turn (bridge.ts adopt): still watched.
+    stop2();
+    const stop3 = r.on("s1", () => {});
+    await Promise.resolve();
+    expect(gone).toEqual([]);
+    stop3();
+    expect(gone).toEqual([]);
+    await Promise.resolve();
+    expect(gone).toEqual(["s1"]);
+  });
 });

@@ -19,12 +19,14 @@ function fakeChild() {
   const listeners: ((p: unknown) => void)[] = [];
   const events: RawEvent[] = [];
   const asked: { method: string; params: any }[] = [];
+  const unwatched: ((id: string) => void)[] = [];
   let ordinal = 0;
   const conn = {
     capabilities: new CliCapabilities("0.16.9"),
     start: async () => ({}),
     onNotification: (_m: string, cb: (p: unknown) => void) => (listeners.push(cb), () => {}),
     onExit: () => () => {},
+    onUnwatched: (cb: (id: string) => void) => (unwatched.push(cb), () => {}),
     deliverEvent: (e: RawEvent) => events.push(e),
     ask: async (method: string, params: any) => {
       asked.push({ method, params });
@@ -52,7 +54,7 @@ function fakeChild() {
     };
     for (const l of listeners) l(wire);
   };
-  return { conn: conn as unknown as ZCodeConnection, sent, events, asked, push };
+  return { conn: conn as unknown as ZCodeConnection, sent, events, asked, push, unwatched };
 }
 
 /** Lets the fake child's answers settle until `cond` holds (they are immediate: a few turns of the loop). */
@@ -137,6 +139,20 @@ describe("the feed", () => {
       topic: TOPIC,
       connectionId: expect.any(String),
     });
+  });
+
+  test("nobody listens to the session any more (ACP session/close): unsubscribed", async () => {
+    const c = fakeChild();
+    const api = new ZCodeApi(c.conn, { protocol: "v4" });
+    const opened = api.subscribe({ sessionId: ID });
+    await until(subscribed(c));
+    c.push(snapshotFrame(snapshot([]), 4));
+    await opened;
+    for (const f of c.unwatched) f("other");
+    expect(c.sent.some((s) => s.method === "v4/conversation/unsubscribe")).toBe(false);
+    for (const f of c.unwatched) f(ID);
+    await until(() => c.sent.some((s) => s.method === "v4/conversation/unsubscribe"));
+    expect(c.sent.find((s) => s.method === "v4/conversation/unsubscribe")?.params).toMatchObject({ topic: TOPIC, subscriptionId: "sub-1" });
   });
 
   test("release: unsubscribe with the subscription's id", async () => {

@@ -215,6 +215,7 @@ describe("delete on a v4-only child", () => {
     const c = conn as unknown as Record<string, unknown>;
     c.onNotification = (_m: string, cb: (p: unknown) => void) => (listeners.push(cb), () => {});
     c.onExit = () => () => {};
+    c.onUnwatched = () => () => {};
     const request = (c.request as (m: string, p: unknown, o?: unknown) => Promise<unknown>).bind(c);
     c.request = async (m: string, p: any, o?: unknown) => {
       if (m === "v4/conversation/subscribe") {
