@@ -367,6 +367,31 @@ describe("ConversationProjector", () => {
     ]);
   });
 
+  test("a thought completed after its reply began (coalesce.ts: the upsert moved past the reply's append) is told before the reply", () => {
+    const t = setup();
+    t.snap([]);
+    t.deltas(
+      { op: "row.appended", row: header(1, "t1", "running") },
+      { op: "row.appended", row: reasoning(2, "t1", "The user said: hello th") },
+    );
+    // One flush window: the thought's row.delta swallowed by its upsert, which now comes after the reply's append.
+    t.deltas(
+      { op: "row.appended", row: assistantText(3, "t1", "Echo: ") },
+      { op: "row.upserted", row: reasoning(2, "t1", "The user said: hello there.", "complete") },
+    );
+    t.deltas({ op: "row.delta", rowId: 3, path: "text", append: "hello there" });
+    const parts = t
+      .checked()
+      .filter((e) => e.type === "model.streaming")
+      .map((e) => [(e.payload as Obj).kind, (e.payload as Obj).delta]);
+    expect(parts).toEqual([
+      ["reasoning_delta", "The user said: hello th"],
+      ["reasoning_delta", "ere."],
+      ["text_delta", "Echo: "],
+      ["text_delta", "hello there"],
+    ]);
+  });
+
   test("a subagent row is legacy's SubagentSpawned/Message/Stopped: ZCode's agentId, the Agent call's words, a failure's error", () => {
     const t = setup();
     t.snap([]);
