@@ -65,4 +65,14 @@ describe("v4-only: the snapshot's config, usage and subagent rows", () => {
         .some((d) => (d.op === "row.appended" || d.op === "row.upserted") && d.row.kind === "subagent" && d.row.status === "running"),
     ).toBe(true);
   }, 30_000);
+
+  test("sendGoalCommand's text is the objective, verbs included (goal-compact.ts: no clear); an empty one is refused", async () => {
+    const c = sim();
+    const id = (await createSession(c)).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`);
+    expect((await command(c, id, "sendGoalCommand", { text: "   " })).status).toBe("failed");
+    expect(await command(c, id, "sendGoalCommand", { text: "clear" })).toMatchObject({ status: "accepted" });
+    await reader.until((r) => r.state.goal?.objective === "clear" && r.state.control?.phase === "completedSuccess", 20_000);
+    expect(reader.state.goal).toMatchObject({ objective: "clear", status: "active" });
+  }, 30_000);
 });
