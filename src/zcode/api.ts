@@ -37,6 +37,7 @@ import { legacyRequestOf, resolveAnswerOf } from "./v4/interactions.ts";
 import { ProtocolChoice, type Protocol } from "./v4/only-choice.ts";
 import { V4OnlyCommands } from "./v4/only-commands.ts";
 import { listSessions } from "./v4/only-list.ts";
+import { goalShown } from "./v4/goal-show.ts";
 import { historyPage, messagesOf, snapshotOf, type HistoryPage } from "./v4/only-reads.ts";
 import { ConversationProjector } from "./v4/row-events.ts";
 import { FrameAssembler } from "./v4/wire-frames.ts";
@@ -275,14 +276,48 @@ export class ZCodeApi extends ZCodeApiCore {
   goal(p: { sessionId: string; action: GoalAction; objective?: string }): Promise<GoalResult> {
     return this.either(
       () => this.call("session/goal", { sessionId: p.sessionId, action: p.action, objective: p.objective }, GoalResultSchema),
-      () => this.only.goal(p),
+      () =>
+        p.action === "show"
+          ? this.v4GoalShown(p.sessionId)
+          : this.v4Starting(
+              p.sessionId,
+              () => this.only.goal(p),
+              (r) => r.startedTurn === true,
+            ),
     );
+  }
+
+  /** `/goal` (show) on v4: the goal the conversation snapshot carries (v4 has no command that shows it). */
+  private async v4GoalShown(sessionId: string): Promise<GoalResult> {
+    await this.feed.open(sessionId);
+    return goalShown(this.feed.state(sessionId));
+  }
+
+  /**
+   * A v4 command whose accepted ACK means a turn starts (compact, a goal set): answered once that turn is seen
+   * started, so that what reads the session next (waitIdle) finds it running, as legacy's answer left it.
+   */
+  private async v4Starting<T>(sessionId: string, command: () => Promise<T>, starts: (r: T) => boolean): Promise<T> {
+    // Only a followed session has a projection to wait on (the session layer follows every open one).
+    const next = this.feedOnce?.nextChange(sessionId);
+    try {
+      const r = await command();
+      if (next && starts(r) && !(await next.changed)) logger.debug(`no change of ${sessionId} was seen after the command`);
+      return r;
+    } finally {
+      next?.cancel();
+    }
   }
 
   compact(p: { sessionId: string; instructions?: string }): Promise<CompactResult> {
     return this.either(
       () => this.call("session/compact", { sessionId: p.sessionId, instructions: p.instructions }, CompactResultSchema),
-      () => this.only.compact(p),
+      () =>
+        this.v4Starting(
+          p.sessionId,
+          () => this.only.compact(p),
+          (r) => r.compact?.state === "accepted",
+        ),
     );
   }
 

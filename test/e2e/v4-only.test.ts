@@ -160,11 +160,9 @@ function updatesSince(h: Harness, sessionId: string, from: number): acp.SessionU
  * `both`. Remove an entry once its scenario passes.
  */
 const V4_ONLY_TODO: Record<string, string> = {
-  new: "the v4 snapshot has no model list and no thought levels: only the current model is offered, no thought_level option",
-  prompt: "no usage_update: the v4 feed gives no context usage",
-  switch: "GLM-4.7 is refused: the v4 snapshot offers only the current model",
-  goal: "`/goal` (show) has no v4 command in the bridge, and the simulator does not simulate sendGoalCommand",
-  subagent: "no subagent_update: the v4 feed does not announce subagents",
+  switch:
+    "GLM-4.7 is refused: ZCode's CLI publishes no model catalog over v4 (v4-workspace-config.ts: the desktop host's ModelSelectionView keeps it), so only the session's current model is offered",
+  goal: "`/goal clear` cannot: v4 has no command that clears a goal (command.ts; goal-compact.ts has sendGoalCommand, pauseGoal, resumeGoal only)",
 };
 
 /** The scenarios whose views are compared between the modes. */
@@ -193,10 +191,6 @@ const V4_ONLY_DIFFERS: Partial<Record<(typeof COMPARED)[number], string>> = {
   rewind: "the Edit's location has no line (no output.display in the rows)",
   attachments:
     "the simulator words its echo of a v4 attachment ref differently ('shot.png 70 bytes (v4 attachment ref)', not 'image shot.png image/png 70 bytes')",
-  cancel:
-    "(timing-dependent) thought and reply interleave ('The user said: after can' | 'Echo: ' | 'cel. …'): reasoning and text deltas reach the editor out of their order",
-  fork: "(timing-dependent) thought and reply interleave, as in cancel",
-  compact: "no 'Context in use: … tokens' after the compaction: the v4 feed gives no context usage",
   load: "the replayed plan's priorities and statuses differ from ZCode's todos (high/in_progress/low → medium/pending/medium), and the Edit's location has no line",
 };
 

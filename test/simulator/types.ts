@@ -71,6 +71,20 @@ export type MessagePart =
   | (PartBase & { type: "step-finish"; reason: string; cost: number; tokens: TokenUsage })
   | (PartBase & { type: "compaction"; auto: boolean; reason?: string; summaryMessageId?: string });
 
+/** rows.ts subagentRowSchema, the facts of one row (the rest is the row base of its turn). */
+export interface SubagentRowFact {
+  /** The row's entity: ZCode's agentId (onSubagentSpawned rowBase(event, turnId, agentId)). */
+  agentId: string;
+  turnId: string;
+  parentToolCallId: string;
+  subagentType: string;
+  status: "running" | "success" | "failed" | "cancelled";
+  summaryText: string;
+  childSessionId: string;
+  startedAt: number;
+  endedAt?: number;
+}
+
 export interface UserInfo {
   messageId: string;
   sessionId: string;
@@ -197,6 +211,12 @@ export interface SessionRecord {
   parentSessionId?: string;
   /** The CLI's task type: a subagent's session is "subagent_child" (read-only, never listed); absent is "interactive". */
   taskType?: "subagent_child";
+  /**
+   * v4: the subagent rows of this (parent) conversation, as ZCode's projection builds them from the
+   * SubagentSpawned / SubagentMessage / SubagentStopped events of its log (product-projection.ts
+   * onSubagentSpawned / onSubagentMessage / onSubagentStopped; rows.ts subagentRowSchema).
+   */
+  subagentRows?: SubagentRowFact[];
   /** A subagent's session: what session/subagents reports of it (from the parent's Agent tool and its end). */
   subagent?: {
     agentId: string;

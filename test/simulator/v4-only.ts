@@ -384,18 +384,14 @@ const HANDLERS_V4_ONLY: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   },
 
   async sendGoalCommand(e) {
-    // goal-compact.ts sendGoalCommand: the /goal argument (text) — a verb (pause, resume, clear, show, replace …) or
-    // an objective; input-type, answered as inputAccepted.
-    const text = (e.payload.text as string).trim();
-    const [verb, ...rest] = text.split(/\s+/);
-    const action = ["pause", "resume", "clear", "show"].includes(verb ?? "") ? verb : verb === "replace" ? "replace" : "set";
-    const objective = action === "replace" ? rest.join(" ") : text;
+    // goal-compact.ts sendGoalCommand: the text, trimmed, is the objective (no verbs: pause and resume are commands
+    // of their own, there is no clear); empty → V4GoalCompactRejectedError emptyObjective "Usage: /goal <objective>";
+    // a target already set is replaced (applyGoalCommand: replacesExistingGoal → goal_replaced). Input-type,
+    // answered as inputAccepted.
+    const objective = (e.payload.text as string).trim();
+    if (!objective) return ack(e, "failed", { reasonCode: "emptyObjective", message: "Usage: /goal <objective>" });
     try {
-      await core(e, "session/goal", {
-        action,
-        ...(action === "set" || action === "replace" ? { objective } : {}),
-        inputId: e.env.commandId,
-      });
+      await core(e, "session/goal", { action: e.s.goal ? "replace" : "set", objective, inputId: e.env.commandId });
     } catch (err) {
       return failedOf(e, err);
     }

@@ -16,6 +16,7 @@
 import { projectRows } from "./v4.ts";
 import { pendingInteractionsOf } from "./v4-interactions.ts";
 import type { Runtime, Sim } from "./sim.ts";
+import { contextWindow, currentModelEntry } from "./snapshot.ts";
 import type { SessionRecord } from "./types.ts";
 import { type DeliveryKind, encodeTopicWireFrames } from "./v4-wire.ts";
 import { log } from "./wire.ts";
@@ -102,6 +103,28 @@ const GOAL_STATUS: Record<string, string> = { active: "active", paused: "paused"
 const TODO_STATUS: Record<string, string> = { pending: "pending", in_progress: "inProgress", completed: "completed" };
 const TITLE_SOURCE: Record<string, string> = { default: "default", first_input: "generated", generated: "generated", custom: "custom" };
 
+/**
+ * snapshot.ts sessionUsageStateSchema as product-projection.ts onModelComplete keeps it: contextWindow
+ * {usedTokens: getModelUsageContextTokens (input + output) of the last main-turn request, maxTokens: its context
+ * window} (null until one completed: createInitialConversationSnapshot), cumulative: every request's tokens added
+ * up (the step-finish parts of the transcript).
+ */
+function usageOf(s: SessionRecord): Record<string, unknown> {
+  const cumulative = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  for (const m of s.messages)
+    for (const p of m.parts) {
+      if (p.type !== "step-finish") continue;
+      cumulative.inputTokens += p.tokens.input;
+      cumulative.outputTokens += p.tokens.output;
+      cumulative.cacheReadTokens += p.tokens.cache.read;
+      cumulative.cacheWriteTokens += p.tokens.cache.write;
+    }
+  return {
+    contextWindow: s.contextUsed > 0 ? { usedTokens: s.contextUsed, maxTokens: contextWindow(s), autoCompactThresholdTokens: null } : null,
+    cumulative,
+  };
+}
+
 /** setFollowupMode's choice per session (projection config.followupMode; initial "queue"). */
 export const followupModes = new Map<string, "queue" | "guide">();
 
@@ -172,14 +195,13 @@ export function conversationState(sim: Sim, s: SessionRecord, r: Runtime): Recor
       provider: s.model.providerId,
       model: s.model.modelId,
       thought: s.model.options?.reasoningLevel ?? "",
-      thoughtLevels: [],
+      // product-projection.ts onModelSelected: thoughtLevels = the selected model's supportedThoughtLevels
+      // (model.optionSpecs.reasoningLevel.values); SessionConfigSeed.thoughtLevels seeds them at resume.
+      thoughtLevels: currentModelEntry(s)?.reasoning?.levels.map((l) => l.value) ?? [],
       followupMode,
       mode: s.mode,
     },
-    usage: {
-      contextWindow: null,
-      cumulative: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    },
+    usage: usageOf(s),
     // [sim] held guides are counted, not itemized: their QueueItem (input-intent.ts) is not simulated.
     queue: held ? { items: [], autoDrain: false, pauseReason: "stopped" } : { items: [], autoDrain: true },
     pendingInteractions: pendingInteractionsOf(s.id).map((p) => p.view),

@@ -339,6 +339,26 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             ...(st.status === "completed" ? { output: { text: st.output } } : {}),
             ...(st.status === "error" ? { error: { code: "tool_error", message: st.error } } : {}),
           });
+          // rows.ts subagentRowSchema: the subagent this call spawned (product-projection.ts onSubagentSpawned /
+          // onSubagentMessage / onSubagentStopped), keyed by its agentId; a row of its own after the call's.
+          for (const f of s.subagentRows ?? []) {
+            if (f.parentToolCallId !== p.callId) continue;
+            rows.push({
+              rowId: rowId(r, `sa:${f.agentId}`),
+              ...base,
+              turnId: f.turnId,
+              productTurnId: f.turnId,
+              entityId: f.agentId,
+              kind: "subagent",
+              parentToolCallId: f.parentToolCallId,
+              subagentType: f.subagentType,
+              status: f.status,
+              summaryText: f.summaryText,
+              childSessionId: f.childSessionId,
+              startedAt: f.startedAt,
+              ...(f.endedAt !== undefined ? { endedAt: f.endedAt } : {}),
+            });
+          }
         }
       });
     }

@@ -91,6 +91,9 @@ export const commands = {
       pause: "Goal paused.",
       resume: "Goal resumed.",
     },
+    /** The goal as a v4-only ZCode's snapshot has it, in the lines legacy's `session/goal` show answered (v4 counts no tokens). */
+    shown: (status: string, objective: string, seconds?: number) =>
+      `Goal ${status}\nObjective: ${objective}${seconds !== undefined ? `\nTime: ${seconds} seconds` : ""}`,
     working: "Working toward the goal…",
     stillWorking: "ZCode is still working toward the goal.",
     /** A notice: the prompt working toward the goal was cancelled, which pauses the goal in ZCode. */

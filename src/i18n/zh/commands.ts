@@ -13,6 +13,9 @@ import type { commands as en } from "../en/commands.ts";
 // Command names, their keywords (replace, clear, …), ids and values stay as
 // typed, in code spans.
 
+/** ZCode's goal statuses (legacy's words, as /goal show names them). */
+const GOAL_STATUS: Record<string, string> = { active: "进行中", paused: "已暂停", complete: "已完成", failed: "失败" };
+
 export const commands: typeof en = {
   usage: (usage) => `用法：\`${usage}\``,
   notSupported: (name, version) => `ZCode CLI ${version} 不支持 \`/${name}\``,
@@ -77,6 +80,8 @@ export const commands: typeof en = {
       pause: "目标已暂停。",
       resume: "目标已恢复。",
     },
+    shown: (status: string, objective: string, seconds?: number) =>
+      `目标${GOAL_STATUS[status] ?? status}\n目标：${objective}${seconds !== undefined ? `\n用时：${seconds} 秒` : ""}`,
     working: "正在朝目标推进…",
     stillWorking: "ZCode 仍在朝目标推进。",
     pausedByCancel: "目标已暂停（朝目标的工作已取消）；使用 `/goal resume` 继续。",

@@ -24,6 +24,8 @@ import { CLIENT_MODE, CONNECTION_ID } from "./only-ids.ts";
 const logger = log.withTag("v4");
 
 const SUBSCRIBE_TIMEOUT_MS = 30_000;
+/** How long a command that starts work waits to see it in the projection (an idle ZCode starts it at once). */
+const NEXT_CHANGE_MS = 10_000;
 
 /** transport.ts TopicFrame: what the assembler hands on (a logical frame). */
 export interface LogicalFrame {
@@ -65,6 +67,8 @@ interface Subscription {
 
 export class V4Feed {
   private readonly subs = new Map<string, Subscription>();
+  /** Who waits for a session's projection to change (nextChange). */
+  private readonly turnWaiters = new Map<string, Set<{ base: number | undefined; finish: (seen: boolean) => void }>>();
   private assembler: ReturnType<FeedParts["assembler"]>;
 
   constructor(
@@ -101,7 +105,10 @@ export class V4Feed {
         markReady,
         answered: new Set(),
         projector: this.parts.projector(sessionId, {
-          event: (e) => this.conn.deliverEvent(e),
+          event: (e) => {
+            this.conn.deliverEvent(e);
+            if (e.type === "turn.started") this.changed(sessionId);
+          },
           interaction: (i) => this.onInteraction(created, i),
           interactionGone: (id) => logger.debug(`interaction ${id} of ${sessionId} was resolved elsewhere`),
         }),
@@ -127,6 +134,41 @@ export class V4Feed {
       }
     }
     await this.withTimeout(sub.ready, sessionId);
+  }
+
+  /**
+   * Resolves (true) once the session's projection shows what a command sent after this call did: a revision
+   * past the one it has now (a command's effects are revision-bearing changes: the control, availability, goal
+   * keys, rows; projection-state.ts REVISION_BEARING_PATCH_KEYS), or a turn started; false after `timeoutMs`,
+   * or at once for a session not followed.
+   * Asked before a command that starts its work in the background (compact, sendGoalCommand: goal-compact.ts),
+   * so that a read right after its ACK does not find the session as it was: the frames that show the work come
+   * a flush window later (core.ts DELIVERY_PROFILES).
+   */
+  nextChange(sessionId: string, timeoutMs = NEXT_CHANGE_MS): { changed: Promise<boolean>; cancel(): void } {
+    const sub = this.subs.get(sessionId);
+    if (!sub) return { changed: Promise.resolve(false), cancel: () => {} };
+    const base = revisionOf(sub.projector.state);
+    let done!: (seen: boolean) => void;
+    const changed = new Promise<boolean>((resolve) => (done = resolve));
+    const waiters = this.turnWaiters.get(sessionId) ?? new Set();
+    this.turnWaiters.set(sessionId, waiters);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const waiter = { base, finish: (seen: boolean) => finish(seen) };
+    const finish = (seen: boolean) => {
+      clearTimeout(timer);
+      waiters.delete(waiter);
+      if (waiters.size === 0 && this.turnWaiters.get(sessionId) === waiters) this.turnWaiters.delete(sessionId);
+      done(seen);
+    };
+    waiters.add(waiter);
+    return { changed, cancel: () => finish(false) };
+  }
+
+  /** A frame was applied (revision now `revision`), or a turn started (undefined: every waiter is done). */
+  private changed(sessionId: string, revision?: number): void {
+    for (const w of [...(this.turnWaiters.get(sessionId) ?? [])])
+      if (revision === undefined || (revision ?? -1) > (w.base ?? -1)) w.finish(true);
   }
 
   /** Stops following the session (v4/conversation/unsubscribe); nothing when it was not followed. */
@@ -177,6 +219,7 @@ export class V4Feed {
       if (!sub || (sub.subscriptionId && frame.subscriptionId !== sub.subscriptionId)) continue;
       sub.projector.apply(frame);
       if (frame.payload.kind === "snapshot") sub.markReady();
+      if (this.turnWaiters.has(sub.sessionId)) this.changed(sub.sessionId, revisionOf(sub.projector.state));
     }
   }
 
@@ -222,6 +265,21 @@ export class V4Feed {
   }
 }
 
+function revisionOf(state: unknown): number | undefined {
+  const r = (state as { revision?: unknown } | undefined)?.revision;
+  return typeof r === "number" ? r : undefined;
+}
+
+/**
+ * Whether ZCode is at work in the session: a running phase, or any active work (snapshot.ts
+ * activeWorkSummarySchema: a compaction is one, product-projection.ts onCompactStarted, whatever the phase).
+ */
+export function isWorking(state: unknown): boolean {
+  const r = v.safeParse(ProjectedStateSchema, state);
+  const control = r.success ? r.output.control : undefined;
+  return control?.phase === "running" || (control?.activeWorks?.length ?? 0) > 0;
+}
+
 /** snapshot.ts sessionConfigStateSchema / sessionMetaState, read tolerantly from the projected state. */
 export const ProjectedStateSchema = loose({
   config: maybe(
@@ -234,7 +292,7 @@ export const ProjectedStateSchema = loose({
     }),
   ),
   meta: maybe(loose({ title: maybe(str), updatedAt: maybe(num) })),
-  control: maybe(loose({ phase: maybe(str) })),
+  control: maybe(loose({ phase: maybe(str), activeWorks: maybe(v.array(v.unknown())) })),
   usage: maybe(loose({ contextWindow: maybe(v.nullable(loose({ usedTokens: num, maxTokens: num }))) })),
   plan: maybe(v.nullable(loose({ items: v.array(loose({ content: str, status: maybe(str) })) }))),
   goal: maybe(v.nullable(loose({ objective: str, status: maybe(str) }))),

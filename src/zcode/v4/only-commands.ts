@@ -208,7 +208,8 @@ export class V4OnlyCommands {
   /**
    * /goal on v4 (goal-compact.ts): set and replace are `sendGoalCommand`
    * (a second set replaces), pause `pauseGoal`, resume `resumeGoal` (both
-   * CAS). There is no command to clear or to show a goal.
+   * CAS). There is no command to clear or to show a goal (ZCodeApi answers
+   * a show from the conversation snapshot's goal, goal-show.ts).
    */
   async goal(p: { sessionId: string; action: GoalAction; objective?: string }): Promise<GoalResult> {
     switch (p.action) {

@@ -3,7 +3,7 @@ import type { WorkspaceArg } from "../api-types.ts";
 import { workspaceOf } from "../api-types.ts";
 import type { MessagesResult, Snapshot } from "../result-schemas.ts";
 import type { V4Channel } from "./channel.ts";
-import { ProjectedStateSchema } from "./feed.ts";
+import { isWorking, ProjectedStateSchema } from "./feed.ts";
 import { rowsToMessages } from "./rows-history.ts";
 import type { Row } from "./schemas.ts";
 
@@ -37,7 +37,8 @@ export function snapshotOf(sessionId: string, state: unknown, workspace?: Worksp
   return {
     // What legacy's projection, todos and goal target carried: context use, the plan's items, the goal.
     projection: {
-      ...(s.control?.phase ? { status: statusOf(s.control.phase) } : {}),
+      // Active work (a compaction: snapshot.ts activeWorkSummarySchema) is running whatever the phase says.
+      ...(s.control?.phase ? { status: isWorking(state) ? "running" : statusOf(s.control.phase) } : {}),
       ...(config?.mode ? { mode: config.mode } : {}),
       ...(window ? { contextUsed: window.usedTokens, contextWindow: window.maxTokens } : {}),
       target: s.goal ? { objective: s.goal.objective, ...(s.goal.status ? { status: s.goal.status } : {}) } : null,

@@ -55,6 +55,8 @@ export class ConversationProjector {
   private readonly memory: RowMemory;
   private seqNo: number;
   private pending: Pending[] = [];
+  /** Rows changed by the deltas of the frame being applied, told together (flushRows). */
+  private readonly rowsOfFrame = new Map<number, Row>();
   private readonly turns = new Map<string, { ended: boolean; usageAtStart?: UsageState["cumulative"] }>();
   private readonly asked = new Set<string>();
   /** Guides seen in the queue, by their command: what was told of each (bounded like the legacy steer memory). */
@@ -78,6 +80,7 @@ export class ConversationProjector {
   apply(frame: AssembledFrame): void {
     if (frame.payload.kind === "snapshot") this.onSnapshot(frame.payload.snapshot);
     else for (const d of frame.payload.deltas) this.onChange(this.st.applyDelta(d));
+    this.flushRows();
     this.flush();
   }
 
@@ -134,10 +137,16 @@ export class ConversationProjector {
 
   private onChange(c: Change | undefined): void {
     if (!c) return;
+    if ((c.op === "row" || c.op === "delta") && c.row.kind !== "turnHeader") {
+      this.rowsOfFrame.set(c.row.rowId, c.row);
+      return;
+    }
+    // A turn's start or end, a cut, a state change: the rows before it are told first, as they came.
+    this.flushRows();
     switch (c.op) {
       case "row":
       case "delta":
-        return c.row.kind === "turnHeader" ? this.onHeader(c.row, false) : this.onRow(c.row);
+        return this.onHeader(c.row, false);
       case "removed":
         // An edit or retry cut the branch: what was shown of it stays shown; its rows are forgotten.
         return this.memory.forgetFrom(c.fromRowId);
@@ -145,6 +154,19 @@ export class ConversationProjector {
         for (const key of c.keys) this.onState(key, c.previous[key]);
         return;
     }
+  }
+
+  /**
+   * The rows a run of deltas changed, told in the conversation's order (rowId) rather than the deltas': ZCode
+   * coalesces a flush window's deltas (coalesce.ts), and a row.upserted swallows its row's earlier row.delta and
+   * takes its place after the deltas of later rows, so a reasoning row completed after its reply began would tell
+   * the end of its thought inside the reply.
+   */
+  private flushRows(): void {
+    if (this.rowsOfFrame.size === 0) return;
+    const rows = [...this.rowsOfFrame.values()].sort((a, b) => a.rowId - b.rowId);
+    this.rowsOfFrame.clear();
+    for (const row of rows) this.onRow(row);
   }
 
   private onRow(row: Row): void {
@@ -161,6 +183,10 @@ export class ConversationProjector {
   private readonly ctx: RowContext = {
     subagentTitle: (child) => this.st.values.subagents?.running.find((r) => r.childSessionId === child)?.title,
     steerIdOf: (commandId) => this.steers.get(commandId)?.queueItemId,
+    toolInput: (toolCallId) => {
+      const input = this.st.findRow((r) => r.kind === "toolCall" && r.toolCallId === toolCallId)?.input;
+      return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+    },
   };
 
   private liveHeader(rows: readonly Row[]): Row | undefined {

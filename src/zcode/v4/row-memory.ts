@@ -17,6 +17,8 @@ interface Seen {
   /** toolCall: JSON of the input told (dropped once the tool is done). */
   input?: string;
   started?: boolean;
+  /** subagent: the summaryText the row had when it was announced. */
+  summary?: string;
 }
 
 /** A running tool's output is reported as a cumulative tail of this many characters (tools/output-tail.ts reads tails). */
@@ -28,6 +30,8 @@ const SUBAGENT_STOPPED: Record<string, string> = { success: "completed", failed:
 export interface RowContext {
   /** The title ZCode gives a running subagent (state.subagents), for its description. */
   subagentTitle(childSessionId: string): string | undefined;
+  /** The input of the parent's tool call of this id (a subagent's Agent call), if its row is known. */
+  toolInput(toolCallId: string): Record<string, unknown> | undefined;
   /** The queue item (the legacy pendingInputId) a guide's command became, if it was seen queued. */
   steerIdOf(sourceCommandId: string): string | undefined;
 }
@@ -152,33 +156,61 @@ export class RowMemory {
     });
   }
 
-  /** subagent row → ZCode's SubagentSpawned / SubagentStopped payloads as legacy session.updated carried them. */
+  /**
+   * subagent row → ZCode's SubagentSpawned / SubagentMessage / SubagentStopped payloads as legacy
+   * session.updated carried them (product-projection.ts onSubagentSpawned / onSubagentMessage /
+   * onSubagentStopped made the row of them).
+   */
   private subagent(row: Row, s: Seen, emit: Emit, ctx: RowContext): void {
     const child = row.childSessionId;
     if (!child) return;
-    const agentId = child;
-    if (!s.started) {
-      s.started = true;
-      const title = ctx.subagentTitle(child);
-      emit("session.updated", {
-        agentId,
-        childSessionId: child,
-        status: "running",
-        ...(row.subagentType ? { agentType: row.subagentType } : {}),
-        ...(row.parentToolCallId ? { parentToolCallId: row.parentToolCallId } : {}),
-        ...(title ? { description: title } : {}),
-      });
-    }
-    const stopped = SUBAGENT_STOPPED[row.status ?? ""];
-    if (!stopped || s.status === row.status) return;
-    s.status = row.status;
-    emit("session.updated", {
+    // onSubagentSpawned keys the row by ZCode's agentId (its entity), which legacy's events named; the child session is another id.
+    const agentId = row.entityId ?? child;
+    const base = {
       agentId,
       childSessionId: child,
-      status: stopped,
       ...(row.subagentType ? { agentType: row.subagentType } : {}),
       ...(row.parentToolCallId ? { parentToolCallId: row.parentToolCallId } : {}),
-      ...(row.summaryText ? { summaryText: row.summaryText } : {}),
+    };
+    const words = row.summaryText ?? "";
+    if (!s.started) {
+      s.started = true;
+      s.summary = words;
+      // SubagentSpawned's description and prompt are the Agent tool call's input (subagent/runner.ts), which the
+      // parent's toolCall row carries; else the running summary's title, else the row's words at spawn
+      // (onSubagentSpawned: the description, or the prompt when there is none).
+      const input = row.parentToolCallId ? ctx.toolInput(row.parentToolCallId) : undefined;
+      const description = textOf(input?.description) ?? ctx.subagentTitle(child) ?? (words.trim() || undefined);
+      const prompt = textOf(input?.prompt) ? (input?.prompt as string) : undefined;
+      emit("session.updated", {
+        ...base,
+        status: "running",
+        ...(description ? { description } : {}),
+        ...(prompt ? { prompt } : {}),
+      });
+    }
+    // What the row says beyond what was told: onSubagentMessage appends to summaryText (a row.delta), onSubagentStopped
+    // replaces it (the stop's summaryText ?? result ?? error ?? description ?? the row's own).
+    const told = s.summary ?? "";
+    let replaced: string | undefined;
+    if (words !== told) {
+      s.summary = words;
+      const appended = words.startsWith(told) ? words.slice(told.length) : undefined;
+      if (appended !== undefined) {
+        if (appended.trim()) emit("session.updated", { agentId, childSessionId: child, summaryText: appended });
+      } else if (words.trim()) replaced = words;
+    }
+    const stopped = SUBAGENT_STOPPED[row.status ?? ""];
+    if (!stopped || s.status === row.status) {
+      if (replaced) emit("session.updated", { agentId, childSessionId: child, summaryText: replaced });
+      return;
+    }
+    s.status = row.status;
+    // A failure's new words are its error.
+    emit("session.updated", {
+      ...base,
+      status: stopped,
+      ...(replaced ? (stopped === "failed" ? { error: replaced } : { summaryText: replaced }) : {}),
     });
   }
 
@@ -203,4 +235,8 @@ export class RowMemory {
     }
     return s;
   }
+}
+
+function textOf(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() ? v.trim() : undefined;
 }

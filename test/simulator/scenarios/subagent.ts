@@ -36,7 +36,7 @@
 //   the usage block.
 import { Stopped, type ToolCall, type Turn } from "../turn.ts";
 import { newId, uuid } from "../store.ts";
-import type { AssistantInfo, Message, SessionRecord, ToolPart, TurnLog } from "../types.ts";
+import type { AssistantInfo, Message, SessionRecord, SubagentRowFact, ToolPart, TurnLog } from "../types.ts";
 import { useTools } from "./tools.ts";
 
 export const SUBAGENT_DESCRIPTION = "Find callers of greet";
@@ -157,8 +157,9 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
   /** What a stop finds running: the child's tool (and its mirror), once the spawn was announced. */
   const open: { spawned?: boolean; child?: string; mirrored?: string; part?: ToolPart; message?: Message } = {};
   const transcript = new ChildLog(child, childTurn, prompt);
+  const run: ChildRun = { agentId, agentType, description, prompt, startedAt, child, childTurn, mirrorBase, open, transcript };
   try {
-    return await childWork(t, call, { agentId, agentType, description, prompt, startedAt, child, childTurn, mirrorBase, open, transcript });
+    return await childWork(t, call, run);
   } catch (err) {
     if (err instanceof Stopped && open.spawned && child.subagent) {
       // The parent's stop aborts the child (runner.ts): its tool and turn end cancelled, then SubagentStopped "failed".
@@ -190,6 +191,8 @@ async function runSubagent(t: Turn, call: ToolCall): Promise<string> {
         { response: "", tokenCount: 0, toolCallCount: 1, duration: now - startedAt, resultType: "cancelled" },
         { turnId: childTurn },
       );
+      // onSubagentStopped: status failed; summaryText the payload's error (no summaryText or result in it).
+      if (run.row) Object.assign(run.row, { status: "failed", summaryText: SUBAGENT_CANCELLED, endedAt: now });
       t.sim.emit(
         t.s,
         "session.updated",
@@ -220,11 +223,33 @@ interface ChildRun {
   mirrorBase: Record<string, string>;
   open: { spawned?: boolean; child?: string; mirrored?: string; part?: ToolPart; message?: Message };
   transcript: ChildLog;
+  /** The parent's subagent row, once spawned. */
+  row?: SubagentRowFact;
+}
+
+/**
+ * The parent's subagent row (v4 rows), as product-projection.ts projects SubagentSpawned: entity agentId,
+ * subagentType agentType ?? "subagent", status running, summaryText description ?? summaryText ?? prompt ?? "".
+ */
+function spawnRow(t: Turn, call: ToolCall, c: ChildRun): SubagentRowFact {
+  const row: SubagentRowFact = {
+    agentId: c.agentId,
+    turnId: t.id,
+    parentToolCallId: call.toolCallId,
+    subagentType: c.agentType || "subagent",
+    status: "running",
+    summaryText: c.description || c.prompt || "",
+    childSessionId: c.child.id,
+    startedAt: c.startedAt,
+  };
+  t.s.subagentRows = [...(t.s.subagentRows ?? []), row];
+  return row;
 }
 
 async function childWork(t: Turn, call: ToolCall, c: ChildRun): Promise<string> {
   const { agentId, agentType, description, prompt, startedAt, child, childTurn, mirrorBase, open, transcript } = c;
 
+  c.row = spawnRow(t, call, c);
   await t.emit("session.updated", {
     agentId,
     agentType,
@@ -338,7 +363,12 @@ async function childWork(t: Turn, call: ToolCall, c: ChildRun): Promise<string> 
 
   if (child.subagent) child.subagent = { ...child.subagent, status: "success", endedAt: Date.now(), summary: SUBAGENT_ANSWER };
   t.sim.store.markDirty(child);
+  // product-projection.ts onSubagentMessage: the message's summaryText appended to the row's (a row.delta).
+  if (c.row) c.row.summaryText += SUBAGENT_SUMMARY;
   await t.emit("session.updated", { agentId, childSessionId: child.id, summaryText: SUBAGENT_SUMMARY });
+  // onSubagentStopped: status mapped (completed → success); no summaryText, result, error or description in the
+  // payload, so the row keeps its own words.
+  if (c.row) Object.assign(c.row, { status: "success", endedAt: Date.now() });
   await t.emit("session.updated", {
     agentId,
     agentType,

@@ -18,6 +18,10 @@ const SAMPLES: Record<string, unknown[][]> = {
   "commands.usage": [["/goal [目标 | replace <目标> | clear | pause | resume]"], ["/mode <plan|build>"]],
   "commands.notSupported": [["rewind", "0.16.2"]],
   "commands.busy": [["compact"]],
+  "commands.goal.shown": [
+    ["active", "上线登录页", 42],
+    ["paused", "上线登录页", undefined],
+  ],
   "commands.rejected": [["goal", "无效的参数"]],
   "commands.fork.forked": [
     ["`sess_9f2c`", "规划登录页"],

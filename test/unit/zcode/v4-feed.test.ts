@@ -9,7 +9,7 @@ import { ZCodeApi } from "../../../src/zcode/api.ts";
 import { CliCapabilities } from "../../../src/zcode/capabilities.ts";
 import type { ZCodeConnection } from "../../../src/zcode/connection.ts";
 import type { RawEvent } from "../../../src/zcode/event-schemas.ts";
-import { complete, deltasFrame, snapshot, snapshotFrame, toolCall } from "./v4/frames.ts";
+import { complete, control, deltasFrame, snapshot, snapshotFrame, toolCall } from "./v4/frames.ts";
 
 const ID = "s1";
 const TOPIC = `conversation/${ID}`;
@@ -168,6 +168,57 @@ describe("the feed", () => {
       subscriptionId: "sub-1",
       connectionId: expect.any(String),
     });
+  });
+});
+
+describe("a command whose ACK starts a turn in the background (goal-compact.ts)", () => {
+  test("compact and a goal set are answered once the turn they started is seen; a goal shown comes from the snapshot", async () => {
+    const c = fakeChild();
+    const api = new ZCodeApi(c.conn, { protocol: "v4" });
+    const opened = api.subscribe({ sessionId: ID });
+    await until(subscribed(c));
+    c.push(snapshotFrame(snapshot([], { goal: { objective: "ship", status: "active", timeUsedSeconds: 3 } }), 4));
+    await opened;
+    let answered = false;
+    const compacted = api.compact({ sessionId: ID }).then((r) => ((answered = true), r));
+    await until(() => c.sent.some((s) => s.params?.type === "compact"));
+    // The ACK came, the frame showing the work not yet: a read now would find the session idle.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(answered).toBe(false);
+    // A frame that moves no revision (usage: projection-state.ts REVISION_BEARING_PATCH_KEYS) is not the command's.
+    c.push(deltasFrame(4, [{ op: "state.updated", patch: { usage: { contextWindow: null, cumulative: {} } } }]));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(answered).toBe(false);
+    // snapshot.ts activeWorkSummarySchema: a compaction is active work, whatever the phase says.
+    c.push(
+      deltasFrame(5, [
+        { op: "state.updated", patch: { revision: 2, control: control("completedSuccess", { activeWorks: [{ kind: "compact" }] }) } },
+      ]),
+    );
+
+    expect((await compacted).compact?.state).toBe("accepted");
+    expect((await api.read(ID)).projection?.status).toBe("running");
+    c.push(deltasFrame(6, [{ op: "state.updated", patch: { revision: 3, control: control("completedSuccess") } }]));
+    expect((await api.read(ID)).projection?.status).not.toBe("running");
+
+    const set = api.goal({ sessionId: ID, action: "set", objective: "ship it" });
+    await until(() => c.sent.some((s) => s.params?.type === "sendGoalCommand"));
+    c.push(
+      deltasFrame(7, [
+        {
+          op: "row.appended",
+          row: { rowId: 1, turnId: "t2", entityId: "t2", createdAt: 1, createdAtSeq: 1, kind: "turnHeader", state: "running" },
+        },
+      ]),
+    );
+    expect(await set).toMatchObject({ startedTurn: true });
+
+    const sent = c.sent.length;
+    expect(await api.goal({ sessionId: ID, action: "show" })).toEqual({
+      response: "Goal active\nObjective: ship\nTime: 3 seconds",
+      startedTurn: false,
+    });
+    expect(c.sent.length).toBe(sent);
   });
 });
 

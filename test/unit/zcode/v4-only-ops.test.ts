@@ -84,7 +84,7 @@ describe("session methods on a v4-only child", () => {
     });
   });
 
-  test("stop, compact and goal: plain commands; pause/resume CAS; clear and show cannot", async () => {
+  test("stop, compact and goal: plain commands; pause/resume CAS; clear cannot", async () => {
     const { conn, sent } = v4child();
     const api = new ZCodeApi(conn, { protocol: "v4" });
     await api.stop("s1");

@@ -357,17 +357,112 @@ describe("ConversationProjector", () => {
         { agentId: "child-1", childSessionId: "child-1", status: "running", agentType: "explore", parentToolCallId: "call-9" },
       ],
       ["session.updated", { trigger: "auto", preCompactTokenCount: 9000, postCompactTokenCount: 1200 }],
+      // Words that extend what the row said are a SubagentMessage's (a row.delta an upsert swallowed, coalesce.ts):
+      // the editor is shown them as it is shown a stop's summary.
+      ["session.updated", { agentId: "child-1", childSessionId: "child-1", summaryText: "found it" }],
       [
         "session.updated",
-        {
-          agentId: "child-1",
-          childSessionId: "child-1",
-          status: "completed",
-          agentType: "explore",
-          parentToolCallId: "call-9",
-          summaryText: "found it",
-        },
+        { agentId: "child-1", childSessionId: "child-1", status: "completed", agentType: "explore", parentToolCallId: "call-9" },
       ],
+    ]);
+  });
+
+  test("a thought completed after its reply began (coalesce.ts: the upsert moved past the reply's append) is told before the reply", () => {
+    const t = setup();
+    t.snap([]);
+    t.deltas(
+      { op: "row.appended", row: header(1, "t1", "running") },
+      { op: "row.appended", row: reasoning(2, "t1", "The user said: hello th") },
+    );
+    // One flush window: the thought's row.delta swallowed by its upsert, which now comes after the reply's append.
+    t.deltas(
+      { op: "row.appended", row: assistantText(3, "t1", "Echo: ") },
+      { op: "row.upserted", row: reasoning(2, "t1", "The user said: hello there.", "complete") },
+    );
+    t.deltas({ op: "row.delta", rowId: 3, path: "text", append: "hello there" });
+    const parts = t
+      .checked()
+      .filter((e) => e.type === "model.streaming")
+      .map((e) => [(e.payload as Obj).kind, (e.payload as Obj).delta]);
+    expect(parts).toEqual([
+      ["reasoning_delta", "The user said: hello th"],
+      ["reasoning_delta", "ere."],
+      ["text_delta", "Echo: "],
+      ["text_delta", "hello there"],
+    ]);
+  });
+
+  test("a subagent row is legacy's SubagentSpawned/Message/Stopped: ZCode's agentId, the Agent call's words, a failure's error", () => {
+    const t = setup();
+    t.snap([]);
+    // product-projection.ts onSubagentSpawned: entityId = agentId, summaryText = the spawn's description.
+    const sub = {
+      rowId: 3,
+      turnId: "t1",
+      entityId: "agent_1",
+      createdAt: 1,
+      createdAtSeq: 3,
+      kind: "subagent",
+      subagentType: "explore",
+      childSessionId: "sess_subagent_agent_1",
+      parentToolCallId: "call-9",
+    };
+    const agentCall = toolCall(2, "t1", "running", {
+      toolCallId: "call-9",
+      toolName: "Agent",
+      input: { description: "Find callers", prompt: "Search for greet()" },
+    });
+    t.deltas(
+      { op: "row.appended", row: header(1, "t1", "running") },
+      { op: "row.appended", row: agentCall },
+      { op: "row.appended", row: { ...sub, status: "running", summaryText: "Find callers" } },
+    );
+    // onSubagentMessage appends to summaryText; onSubagentStopped with neither summaryText nor error keeps the row's own.
+    t.deltas({ op: "row.delta", rowId: 3, path: "summaryText", append: "Scanned src/." });
+    t.deltas({ op: "row.upserted", row: { ...sub, status: "success", summaryText: "Find callersScanned src/." } });
+    t.deltas({
+      op: "row.appended",
+      row: {
+        ...sub,
+        rowId: 4,
+        entityId: "agent_3",
+        childSessionId: "c3",
+        parentToolCallId: "call-x",
+        status: "running",
+        summaryText: "Third",
+      },
+    });
+    t.deltas({
+      op: "row.upserted",
+      row: {
+        ...sub,
+        rowId: 4,
+        entityId: "agent_3",
+        childSessionId: "c3",
+        parentToolCallId: "call-x",
+        status: "failed",
+        summaryText: "boom",
+      },
+    });
+    const subs = t
+      .checked()
+      .filter((e) => e.type === "session.updated")
+      .map((e) => e.payload);
+    const base = { agentType: "explore", parentToolCallId: "call-9" };
+    const child = "sess_subagent_agent_1";
+    expect(subs).toEqual([
+      { agentId: "agent_1", childSessionId: child, status: "running", ...base, description: "Find callers", prompt: "Search for greet()" },
+      { agentId: "agent_1", childSessionId: child, summaryText: "Scanned src/." },
+      { agentId: "agent_1", childSessionId: child, status: "completed", ...base },
+      {
+        agentId: "agent_3",
+        childSessionId: "c3",
+        status: "running",
+        agentType: "explore",
+        parentToolCallId: "call-x",
+        description: "Third",
+      },
+      { agentId: "agent_3", childSessionId: "c3", status: "failed", agentType: "explore", parentToolCallId: "call-x", error: "boom" },
     ]);
   });
 
