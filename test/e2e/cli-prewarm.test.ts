@@ -215,15 +215,17 @@ describe("prewarm", () => {
 });
 
 describe("never outside serve mode", () => {
-  test("doctor asks the version but starts no app-server; --version and upgrade run nothing", async () => {
+  test("doctor asks the version and starts one app-server for the protocol probe, gone when it exits; --version and upgrade run nothing", async () => {
     const z = cli();
     const doctor = await run([BRIDGE_BIN, "doctor"], { env: env(z.bin) });
     expect(doctor.stdout).toContain("ZCode version");
-    expect(z.starts().map(([k]) => k)).toEqual(["version"]);
+    // Which protocol the sessions get can only be asked of a running app-server (cli/doctor-protocol.ts).
+    expect(z.starts().map(([k]) => k)).toEqual(["version", "server"]);
+    for (const [, pid] of z.starts()) expect(await until(() => !isAlive(pid))).toBe(true);
     await run([BRIDGE_BIN, "--version"], { env: env(z.bin) });
     // A download base nothing listens on: upgrade fails at once, and ZCode is not its business anyway.
     await run([BRIDGE_BIN, "upgrade"], { env: { ...env(z.bin), ZCODE_ACP_DOWNLOAD_BASE: "http://127.0.0.1:9" }, timeoutMs: 10_000 });
     await Bun.sleep(200);
-    expect(z.starts().map(([k]) => k)).toEqual(["version"]);
+    expect(z.starts().map(([k]) => k)).toEqual(["version", "server"]);
   });
 });
