@@ -186,12 +186,13 @@ const COMPARED = [
 
 /** Views that differ between a v4-only ZCode and `both` today, and how (each a `test.todo`). */
 const V4_ONLY_DIFFERS: Partial<Record<(typeof COMPARED)[number], string>> = {
-  tools: "a Bash call's 'exit code 0' and an Edit's location line are missing: the simulator's toolCall rows carry no output.display",
-  permission: "the Bash call shows '(no output)' where legacy shows 'exit code 0' (no output.display in the rows)",
-  rewind: "the Edit's location has no line (no output.display in the rows)",
+  // ZCode's v4 toolCall row has no exit code: buildToolOutput (projection-rows.ts) keeps the result's content and
+  // display ({kind: bash_output, output, truncated, outputPath?}), not perf.detail.command.exitCode, where legacy reads it.
+  tools: "a Bash call that exited 0 shows no 'exit code 0' line: a v4 toolCall row carries no exit code",
+  permission: "the Bash call shows '(no output)' where legacy shows 'exit code 0': a v4 toolCall row carries no exit code",
   attachments:
     "the simulator words its echo of a v4 attachment ref differently ('shot.png 70 bytes (v4 attachment ref)', not 'image shot.png image/png 70 bytes')",
-  load: "the replayed plan's priorities and statuses differ from ZCode's todos (high/in_progress/low → medium/pending/medium), and the Edit's location has no line",
+  load: "the replayed plan's priorities and statuses differ from ZCode's todos (high/in_progress/low → medium/pending/medium)",
 };
 
 /** What each mode showed, per scenario: the v4-only run is compared with the `both` run. */

@@ -359,6 +359,26 @@ describe("tools", () => {
     expect(todo.summary).toEqual({ total: 3, pending: 1, inProgress: 1, completed: 1 });
   });
 
+  test("v4 toolCall rows: output is buildToolOutput of the legacy result (content and display), as ZCode projects it", async () => {
+    const c = sim();
+    const id = await c.subscribed("/w/proj");
+    const results = new Map<string, { content: string; display?: unknown }>();
+    for (const tag of ["edit", "bash", "write", "read"]) {
+      for (const p of tools(await c.turn(id, `#scenario:${tag}`))) if (p.kind === "result") results.set(p.toolCallId, p.result);
+    }
+    const rows = (await c.call("v4/conversation/rowsRange", { sessionId: id, limit: 200 })).rows as Record<string, any>[];
+    const done = rows.filter((r) => r.kind === "toolCall" && r.status === "success");
+    expect(done.map((r) => r.toolCallId).sort()).toEqual([...results.keys()].sort());
+    // product-projection.ts onToolCallResult: output = buildToolOutput(result) = {text: content, display}; no row display
+    // for these kinds (toProtocolToolCallDisplay).
+    for (const r of done) {
+      const legacy = results.get(r.toolCallId)!;
+      expect(r.output).toEqual({ text: legacy.content, ...(legacy.display ? { display: legacy.display } : {}) });
+      expect(r.display).toBeUndefined();
+    }
+    expect(done.find((r) => r.toolName === "Edit")?.output.display).toMatchObject({ kind: "file_diff", filePath: "/w/proj/src/greet.ts" });
+  });
+
   test("edit and write are followed by checkpoint.created; tool-error is a kind:error tool", async () => {
     const { ev } = await run("#scenario:edit");
     const cp = ev.find((e) => e.type === "checkpoint.created")!;

@@ -33,6 +33,7 @@ import { newId } from "./store.ts";
 import type { SessionRecord, TurnLog } from "./types.ts";
 import type { AckFault } from "./v4-faults.ts";
 import { pendingInteractionsOf } from "./v4-interactions.ts";
+import { toolRowResult } from "./v4-tool-output.ts";
 import { deleteQueueItem, heldQueueDisposition, withSteerAckSwitch } from "./v4-queue.ts";
 import { log } from "./wire.ts";
 
@@ -319,7 +320,7 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
           });
         } else if (p.type === "tool") {
           // rows.ts toolCallRowSchema: status inputStreaming | pendingApproval | running | success | error | cancelled;
-          // output {text} (toolDisplay.ts toolOutputSchema) once done; error {code, message} "status=error 时必带".
+          // output {text, display?, truncated?} (toolDisplay.ts toolOutputSchema) once done; error {code, message} "status=error 时必带".
           const st = p.state;
           // v4-only: a tool waiting for its permission is `pendingApproval` with the interaction's id (the projection's
           // `seeded.approvalInteractionId`, rows.ts toolCall). None in the default mode, which asks by reverse request.
@@ -336,7 +337,9 @@ export function projectRows(sim: Sim, s: SessionRecord, r: Runtime): Row[] {
             ...(approval ? { approvalInteractionId: approval } : {}),
             inputText: JSON.stringify(st.input),
             input: st.input,
-            ...(st.status === "completed" ? { output: { text: st.output } } : {}),
+            // product-projection.ts onToolCallResult: output = projection-rows.ts buildToolOutput (text cut to 32 KiB
+            // head + tail, the result's display), display = toProtocolToolCallDisplay (v4-tool-output.ts).
+            ...toolRowResult(st, p.callId),
             ...(st.status === "error" ? { error: { code: "tool_error", message: st.error } } : {}),
           });
           // rows.ts subagentRowSchema: the subagent this call spawned (product-projection.ts onSubagentSpawned /

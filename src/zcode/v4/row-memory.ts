@@ -131,28 +131,20 @@ export class RowMemory {
     }
     if (!TOOL_DONE.has(status)) return;
     s.input = undefined;
-    if (status === "success") {
-      const display = row.output?.display;
-      emit("tool.updated", {
-        kind: "result",
-        toolCallId: id,
-        ...(name ? { toolName: name } : {}),
-        result: {
-          success: true,
-          content: out,
-          ...(display !== undefined ? { display } : {}),
-          ...(row.output?.truncated !== undefined ? { truncated: true } : {}),
-        },
-      });
+    // product-projection.ts onToolCallResult: a ToolCallResult (success or not) leaves `output` on the row; a
+    // ToolCallError (onToolCallError) leaves only `error`. Each is told as the legacy event it came from.
+    if (status === "success" || (status === "error" && row.output !== undefined)) {
+      emit("tool.updated", { kind: "result", toolCallId: id, ...(name ? { toolName: name } : {}), result: resultOf(row) });
       return;
     }
     // error carries ZCode's code and message (rows.ts: required when status is error); a cancelled tool may have none.
+    // The code is the legacy error's type (onToolCallError: `code: payload.error.type`).
     const code = row.error?.code ?? (status === "cancelled" ? "cancelled" : undefined);
     emit("tool.updated", {
       kind: "error",
       toolCallId: id,
       ...(name ? { toolName: name } : {}),
-      error: { ...(code ? { code } : {}), ...(row.error?.message ? { message: row.error.message } : {}) },
+      error: { ...(code ? { type: code, code } : {}), ...(row.error?.message ? { message: row.error.message } : {}) },
     });
   }
 
@@ -239,4 +231,24 @@ export class RowMemory {
 
 function textOf(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() ? v.trim() : undefined;
+}
+
+/**
+ * A finished toolCall row → the legacy `tool.updated` result (event-schemas.ts ToolResultSchema) its ToolCallResult
+ * carried: `content` is output.text (projection-rows.ts buildToolOutput: the content, cut to 32 KiB head + tail when
+ * longer, then `truncated {totalBytes, ref}`), `display` is output.display, or row.display for the one kind
+ * buildToolOutput moves there (node_repl_images; toolDisplay.ts toolCallDisplaySchema). A failed result's error is
+ * the row's `{code, message}` (code = the legacy error type). The exit code legacy kept in `perf` has no v4 field.
+ */
+export function resultOf(row: Row): Record<string, unknown> {
+  const display = row.output?.display ?? row.display;
+  const success = row.status === "success";
+  const err = row.error;
+  return {
+    success,
+    content: row.output?.text ?? "",
+    ...(display !== undefined && display !== null ? { display } : {}),
+    ...(row.output?.truncated !== undefined ? { truncated: true } : {}),
+    ...(!success && err ? { error: { ...(err.code ? { type: err.code } : {}), ...(err.message ? { message: err.message } : {}) } } : {}),
+  };
 }

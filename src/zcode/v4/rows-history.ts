@@ -73,7 +73,9 @@ function toolPart(row: Row): MessagePart {
   if (input !== undefined) state.input = input;
   if (row.output?.text !== undefined) state.output = row.output.text;
   if (status === "error") state.error = row.error?.message ?? row.error?.code ?? row.status;
-  if (row.output?.display !== undefined) state.metadata = { display: row.output.display };
+  // The legacy part's metadata.display: output.display, or row.display for node_repl_images (row-memory.ts resultOf).
+  const display = row.output?.display ?? row.display;
+  if (display !== undefined && display !== null) state.metadata = { display };
   return { type: "tool", callId: row.toolCallId ?? "", tool: row.toolName ?? "", state };
 }
 

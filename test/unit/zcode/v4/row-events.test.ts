@@ -3,7 +3,9 @@
 // session layer reads (event-schemas.ts parseEvent must accept each one).
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { parseEvent, type RawEvent } from "../../../../src/zcode/event-schemas.ts";
+import { outcomeOfResult } from "../../../../src/translate/tools/outcome.ts";
+import { resultContent, resultLocations, streamsOutput } from "../../../../src/translate/tools/presentation.ts";
+import { parseEvent, type RawEvent, ToolResultSchema } from "../../../../src/zcode/event-schemas.ts";
 import { ConversationFrameSchema } from "../../../../src/zcode/v4/frame-schemas.ts";
 import type { PendingInteractionView } from "../../../../src/zcode/v4/interactions.ts";
 import { ConversationProjector } from "../../../../src/zcode/v4/row-events.ts";
@@ -217,7 +219,78 @@ describe("ConversationProjector", () => {
       .map((e) => e.payload as Obj);
     expect(tools.map((x) => x.kind)).toEqual(["scheduled", "started", "progress", "error"]);
     expect(tools[2]?.stdoutTail).toBe("line 1\n");
-    expect(tools[3]?.error).toEqual({ code: "tool.failed", message: "exit 1" });
+    expect(tools[3]?.error).toEqual({ type: "tool.failed", code: "tool.failed", message: "exit 1" });
+  });
+
+  // product-projection.ts onToolCallResult / projection-rows.ts buildToolOutput: the row's output is the legacy
+  // result's content and display, so the editor shows the same title, diff, location and output as on legacy.
+  describe("a finished tool's row with ZCode's output.display → the legacy tool.updated result", () => {
+    const cwd = "/work/proj";
+    const patch = [{ oldStart: 3, oldLines: 1, newStart: 3, newLines: 1, lines: ["-old", "+new"] }];
+    const fileDiff = { kind: "file_diff", filePath: `${cwd}/src/a.ts`, additions: 1, deletions: 1, structuredPatch: patch };
+    const bashOut = { kind: "bash_output", output: "hello\n", truncated: false };
+    const resultOfRow = (row: Obj): Obj => {
+      const t = setup();
+      t.snap([]);
+      t.deltas({ op: "row.appended", row: header(1, "t1", "running") }, { op: "row.appended", row });
+      const es = t.checked().filter((e) => e.type === "tool.updated" && (e.payload as Obj).kind !== "scheduled");
+      const last = es[es.length - 1]?.payload as Obj;
+      return last;
+    };
+    /** What the editor is shown of a result (translate/tools), the way tools/tracker.ts reads it. */
+    const shown = (name: string, input: unknown, result: unknown) => {
+      const o = outcomeOfResult(streamsOutput(name), v.parse(ToolResultSchema, result));
+      return { locations: resultLocations(name, input, o, cwd), content: resultContent(name, input, o, cwd), failed: o.failed };
+    };
+
+    test("an Edit: its file_diff display → result.display; the diff and the location's line as legacy", () => {
+      const input = { file_path: `${cwd}/src/a.ts`, old_string: "old", new_string: "new" };
+      const text = "The file src/a.ts has been updated.";
+      const p = resultOfRow(toolCall(2, "t1", "success", { toolName: "Edit", input, output: { text, display: fileDiff } }));
+      const legacy = { success: true, content: text, display: fileDiff };
+      expect(p).toMatchObject({ kind: "result", toolCallId: "call-2", toolName: "Edit", result: legacy });
+      expect(shown("Edit", input, p.result)).toEqual(shown("Edit", input, legacy));
+      expect(shown("Edit", input, p.result).locations).toEqual([{ path: `${cwd}/src/a.ts`, line: 3 }]);
+    });
+
+    test("a Bash call: its bash_output display and text as legacy; the exit code legacy kept in perf has no v4 field", () => {
+      const input = { command: "echo hello" };
+      const p = resultOfRow(toolCall(2, "t1", "success", { input, output: { text: "hello\n", display: bashOut } }));
+      expect(p.result).toEqual({ success: true, content: "hello\n", display: bashOut });
+      const legacy = { success: true, content: "hello\n", display: bashOut };
+      expect(shown("Bash", input, p.result)).toEqual(shown("Bash", input, legacy));
+      // ZCode's "Exit code N" line (a failed command) is in the text, so a failure reads the same.
+      const failed = resultOfRow(toolCall(2, "t1", "success", { input, output: { text: "Exit code 1\nboom" } }));
+      expect(shown("Bash", input, failed.result)).toEqual(shown("Bash", input, { success: true, content: "Exit code 1\nboom" }));
+      expect(shown("Bash", input, failed.result).failed).toBe(true);
+    });
+
+    test("output cut by buildToolOutput: truncated; a failed result keeps its text, display and error", () => {
+      const cut = resultOfRow(
+        toolCall(2, "t1", "success", { output: { text: "head\n…\ntail", truncated: { totalBytes: 70_000, ref: "tool-output/call-2" } } }),
+      );
+      expect(cut.result).toEqual({ success: true, content: "head\n…\ntail", truncated: true });
+      const failed = resultOfRow(
+        toolCall(2, "t1", "error", {
+          toolName: "Edit",
+          output: { text: "no match", display: fileDiff },
+          error: { code: "tool_execution_error", message: "old_string not found" },
+        }),
+      );
+      expect(failed).toMatchObject({ kind: "result", toolName: "Edit" });
+      expect(failed.result).toEqual({
+        success: false,
+        content: "no match",
+        display: fileDiff,
+        error: { type: "tool_execution_error", message: "old_string not found" },
+      });
+    });
+
+    test("node_repl_images, which buildToolOutput moves to row.display, is the result's display", () => {
+      const images = { kind: "node_repl_images", images: [{ base64: "AAAA", mimeType: "image/png" }] };
+      const p = resultOfRow(toolCall(2, "t1", "success", { toolName: "NodeRepl", output: { text: "[image]" }, display: images }));
+      expect(p.result).toEqual({ success: true, content: "[image]", display: images });
+    });
   });
 
   test("a snapshot at subscribe emits only the running turn, never the history", () => {
