@@ -37,25 +37,21 @@ export const SubscribeResultSchema = loose({ ack: SubscribeAckSchema });
 // ---------------------------------------------------------------- physical wire frames (wire.ts)
 
 /** wire.ts `topicWireFrameCandidateSchema`: the outer shape; the rest is the assembler's to check. */
+/** What a complete frame and a fragment both carry. */
+const wireFrameBase = {
+  wireVersion: v.literal(WIRE_VERSION),
+  deliveryKind: v.optional(v.unknown()),
+  logicalFrameId: v.pipe(str, v.minLength(1)),
+  logicalFrameOrdinal: num,
+  topic: v.pipe(str, v.minLength(1)),
+  subscriptionId: v.pipe(str, v.minLength(1)),
+};
+
 export const WireFrameSchema = v.variant("kind", [
+  loose({ ...wireFrameBase, kind: v.literal("complete"), frame: v.optional(v.unknown()) }),
   loose({
-    wireVersion: v.literal(WIRE_VERSION),
-    kind: v.literal("complete"),
-    deliveryKind: v.optional(v.unknown()),
-    logicalFrameId: v.pipe(str, v.minLength(1)),
-    logicalFrameOrdinal: num,
-    topic: v.pipe(str, v.minLength(1)),
-    subscriptionId: v.pipe(str, v.minLength(1)),
-    frame: v.optional(v.unknown()),
-  }),
-  loose({
-    wireVersion: v.literal(WIRE_VERSION),
+    ...wireFrameBase,
     kind: v.literal("fragment"),
-    deliveryKind: v.optional(v.unknown()),
-    logicalFrameId: v.pipe(str, v.minLength(1)),
-    logicalFrameOrdinal: num,
-    topic: v.pipe(str, v.minLength(1)),
-    subscriptionId: v.pipe(str, v.minLength(1)),
     fragmentIndex: v.optional(v.unknown()),
     fragmentCount: v.optional(v.unknown()),
     logicalBytes: v.optional(v.unknown()),
