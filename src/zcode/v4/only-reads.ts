@@ -20,11 +20,14 @@ const MAX_PAGES = 50;
 /**
  * Legacy's projection status from v4's control phase: "running" while a
  * turn is under way (a wait for an answer included), else the phase as it
- * is (idle, a draft, how the last turn ended). The bridge asks only
- * "running or not" (turn.ts checkIdle, reads.ts waitIdle).
+ * is (idle, a draft, how the last turn ended: snapshot.ts
+ * `sessionPhaseSchema` draft | prewarming | running | completedSuccess |
+ * completedInterrupted | error). The bridge asks only "running or not"
+ * (turn.ts checkIdle, reads.ts waitIdle): a phase read as running that is
+ * not would hold a wait for idle to its end.
  */
 export function statusOf(phase: string): string {
-  return /^(draft|idle|completed|failed|cancelled|interrupted|ended)/i.test(phase) ? phase : "running";
+  return /^(draft|idle|completed|failed|error|cancelled|interrupted|ended)/i.test(phase) ? phase : "running";
 }
 
 /** A legacy snapshot of the session from its projected state (what v4 has of it: no model list). */
