@@ -78,7 +78,8 @@ export class V4Feed {
   ) {
     this.assembler = parts.assembler();
     conn.onNotification("v4/conversation/frame", (params) => this.onFrame(params));
-    // The session layer stopped listening (ACP session/close): its conversation is followed no more.
+    // The session layer stopped listening (the editor closed it): only the v4 topic is unsubscribed; ZCode's
+    // session stays open and stored (its session/close is sent for ACP session/delete alone, deletion.ts).
     conn.onUnwatched((sessionId) => void this.close(sessionId));
     // A new child knows none of our subscriptions: they are made again on the next use.
     conn.onExit(() => {

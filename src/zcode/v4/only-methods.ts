@@ -4,7 +4,8 @@
 /**
  * Legacy methods whose -32601 means the legacy protocol is gone, not merely
  * this one method (0.16 answers session/steer and session/rewind -32601
- * while serving every other one).
+ * while serving every other one). A list of names to recognise, not of
+ * calls to make: session/close is sent for ACP session/delete alone.
  */
 export const LEGACY_SESSION_METHODS: ReadonlySet<string> = new Set([
   "runtime/capabilities",
