@@ -91,6 +91,11 @@ export class TopicReader {
     } else {
       // (fromSeq, toSeq]: continuity from the last frame applied.
       expect(frame.fromSeq).toBe(this.seq);
+      // ZCode's own clients drop a frame with toSeq <= their seq as late or repeated (the desktop's conversation
+      // store, its "rule 2a"); its publisher fills a buffer only by ingesting an event, which moves the seq
+      // (conversation-topic-publisher.ts reserveFlush): deltas never ride on (N, N], an aligned recovery's range.
+      if (frame.payload.deltas.length > 0 && frame.toSeq <= frame.fromSeq)
+        throw new Error(`deltas on a frame (${frame.fromSeq}, ${frame.toSeq}] that moves no seq: a client drops them`);
       for (const d of frame.payload.deltas) this.apply(d);
     }
     this.seq = frame.toSeq;

@@ -74,6 +74,22 @@ describe("v4-only: createSession, subscribe, deltas", () => {
     expect(reader.logical.map((f) => f.ordinal)).toEqual(reader.logical.map((_, i) => i + 1));
   }, 30_000);
 
+  test("a change with no event of its own (the runtime let go after the turn's end) moves the seq: the end is not dropped", async () => {
+    // ZCODE_SIM_BUSY_TAIL_MS: the turn's runtime is let go 200 ms after its end event, past every flush window, so
+    // the phase change is flushed alone. ZCode's clients drop a frame (N, N] as already applied (the reader does so
+    // too and fails on deltas there): the session would stay `running` for them.
+    const c = sim({ ZCODE_SIM_BUSY_TAIL_MS: "200" });
+    const id = (await createSession(c)).result.sessionId as string;
+    const { reader } = await subscribe(c, `conversation/${id}`, { clientMode: "desktop-continuous" });
+    await command(c, id, "sendText", { text: "#scenario:default hello there" });
+    await reader.until((r) => r.state.control?.phase === "completedSuccess", 15_000);
+    const deltaFrames = reader.logical.filter((f) => f.payload.kind === "deltas" && f.payload.deltas.length > 0);
+    expect(deltaFrames.every((f) => f.toSeq > f.fromSeq)).toBe(true);
+    // What the frames built is what a fresh snapshot shows.
+    const { reader: fresh } = await subscribe(c, `conversation/${id}`);
+    expect({ phase: fresh.state.control?.phase, seq: fresh.seq }).toEqual({ phase: "completedSuccess", seq: reader.seq });
+  }, 30_000);
+
   test("row.delta carries streamed text (continuous profile)", async () => {
     const c = sim();
     const id = (await createSession(c)).result.sessionId as string;

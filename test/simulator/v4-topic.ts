@@ -330,6 +330,8 @@ export class ConversationPublisher {
   private readonly subs = new Map<string, Subscription>();
   private readonly byConnection = new Map<string, string>();
   private stepping = false;
+  /** The seq the last projection step saw (see step: a change needs a seq of its own). */
+  private steppedSeq: number;
   /** Events came while nobody was subscribed: the baseline is out of date (see changed). */
   private dirty = false;
 
@@ -341,10 +343,12 @@ export class ConversationPublisher {
     this.topic = `conversation/${s.id}`;
     this.rebase();
     this.floorSeq = this.seq;
+    this.steppedSeq = this.seq;
   }
 
   /** The published baseline = the projection now (no deltas: nobody saw the difference). */
   private rebase(): void {
+    this.steppedSeq = this.seq;
     this.rows = new Map(wireRows(this.sim, this.s, this.r).map((row) => [row.rowId, row]));
     const st = conversationState(this.sim, this.s, this.r);
     for (const k of STATE_KEYS) this.state[k] = JSON.stringify(st[k]);
@@ -433,7 +437,17 @@ export class ConversationPublisher {
       ? [{ op: "state.updated", patch: bumps ? { revision: this.r.v4Revision, ...patch } : patch }]
       : [];
     const logged = [...perProfile.get(PROFILES.replayable)!, ...statePatch];
+    const moved = this.seq !== this.steppedSeq;
+    this.steppedSeq = this.seq;
     if (logged.length === 0 && perProfile.get(PROFILES.continuous)!.length === 0) return;
+    // ZCode's projection changes only by ingesting an event, whose sequenceNumber becomes the topic's seq
+    // (conversation-topic-publisher.ts ingest; reserveFlush sends (sentSeq, currentSeq] and nothing once sentSeq
+    // reaches it). [sim] The projection is read from the record and runtime, which some changes reach without an
+    // event (a turn's runtime let go after its end event, a command that only edits the record): such a change
+    // takes a seq of its own, standing for the event ZCode would have ingested. Without it, a flush between the
+    // event and the change sent the change as (N, N], which ZCode's clients drop as already applied, and the
+    // session stayed `running` for them.
+    if (!moved) this.steppedSeq = ++this.r.sourceSeq;
     this.log.push({ seq: this.seq, deltas: logged });
     while (this.log.length > EVENT_RETENTION_PER_SESSION) this.floorSeq = this.log.shift()!.seq;
     for (const sub of this.subs.values()) {

@@ -67,6 +67,13 @@ export interface Received {
 }
 
 /**
+ * With ZCODE_TEST_TRACE_DIR=<dir>, every bridge writes its --trace there
+ * (both wires, one JSON line per message: `bridge-<test pid>-<n>-<ms>.jsonl`),
+ * for a failure the log does not explain: what ZCode sent, frame by frame.
+ */
+let tracesMade = 0;
+
+/**
  * With ZCODE_TEST_BRIDGE_LOG=1, every bridge's stderr is echoed live to the
  * test's stderr, each line prefixed `[bridge <pid>]` (add
  * ZCODE_ACP_LOG_LEVEL=debug for everything it logs). Without it the log is
@@ -192,6 +199,8 @@ export class Harness {
       ...(recordFile ? { ZCODE_SIM_RECORD: recordFile } : {}),
       ...opts.env,
     };
+    const traceDir = process.env.ZCODE_TEST_TRACE_DIR;
+    if (traceDir && !opts.bareEnv) env.ZCODE_ACP_TRACE = join(traceDir, `bridge-${process.pid}-${++tracesMade}-${Date.now()}.jsonl`);
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
     const proc = Bun.spawn([...(opts.wrap ?? []), BRIDGE_BIN, ...(opts.args ?? [])], {
       stdin: "pipe",
