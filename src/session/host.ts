@@ -33,7 +33,11 @@ export interface SessionHost {
   readonly timings: Timings;
   readonly options: SessionOptions;
   readonly memory: TranslationMemory;
-  readonly intake: { ensureSubscribed(): Promise<void>; recover(): Promise<void> };
+  readonly intake: {
+    ensureSubscribed(): Promise<void>;
+    recover(): Promise<void>;
+    reached(seq: number, timeoutMs: number): Promise<boolean>;
+  };
   readonly isClosed: boolean;
   /** Closed or being closed, or the editor has gone: nothing new may start. */
   readonly winding: boolean;

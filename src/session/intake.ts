@@ -46,6 +46,8 @@ export class EventIntake {
   private seqFromFirstEvent = false;
   private subscribedActivation = -1;
   private recovering = false;
+  /** Who waits for the events up to a seq (reached). */
+  private readonly waiters = new Set<{ seq: number; done: (reached: boolean) => void }>();
 
   constructor(
     private readonly owner: IntakeOwner,
@@ -68,6 +70,40 @@ export class EventIntake {
     this.seqFromFirstEvent = false;
     this.order.clear();
     this.held.clear();
+    // Seqs of the old numbering will never come: nobody waits for them.
+    for (const w of [...this.waiters]) w.done(false);
+  }
+
+  /**
+   * Resolves true once every event up to `seq` has been applied (or skipped
+   * as gone), false if the numbering starts anew or `timeoutMs` passes first.
+   * A read can be ahead of the events: ZCode numbers a held batch when it
+   * answers a read and sends it later or never, and events may wait behind
+   * a hole being filled; what is missing is fetched as for a hole. Who
+   * answers the editor on the strength of a read waits here, so that none of
+   * those events lands in the next prompt's reply.
+   */
+  reached(seq: number, timeoutMs: number): Promise<boolean> {
+    if (!this.seqKnown || this.seqFromFirstEvent || this.order.last >= seq || this.owner.isClosed) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const w = {
+        seq,
+        done: (reached: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(w);
+          resolve(reached);
+        },
+      };
+      const timer = setTimeout(() => w.done(false), timeoutMs);
+      this.waiters.add(w);
+      // Behind with no later event to show a hole: what ZCode numbered may never come live (a read numbers the
+      // stream's held tail, delta-batch.ts), so it is fetched as a hole is.
+      void this.recover();
+    });
+  }
+
+  private settleWaiters(): void {
+    for (const w of [...this.waiters]) if (this.order.last >= w.seq) w.done(true);
   }
 
   /** A live envelope. */
@@ -159,6 +195,14 @@ export class EventIntake {
   }
 
   private dispatchAll(items: readonly Sequenced[]): void {
+    try {
+      this.dispatchEach(items);
+    } finally {
+      if (this.waiters.size) this.settleWaiters();
+    }
+  }
+
+  private dispatchEach(items: readonly Sequenced[]): void {
     for (const it of items) {
       const raw = this.held.trim(it.raw);
       if (it.rereadTail) this.held.reread(it.raw);

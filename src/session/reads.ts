@@ -34,6 +34,9 @@ export async function refreshAfterTurn(s: SessionHost): Promise<void> {
   s.goal.publish(r.projection?.target ?? null);
 }
 
+/** How long a wait for idle gives the events ZCode numbered before its idle read to arrive (a hole's recovery included). */
+const CATCH_UP_MS = 5_000;
+
 /**
  * Polls session/read until ZCode reports the session idle, the budget is
  * spent, or the waiter gave up (`abandoned`: its prompt ended meanwhile, and
@@ -47,7 +50,14 @@ export async function waitIdle(s: SessionHost, budgetMs: number, abandoned: () =
     if (abandoned()) return false;
     try {
       const r = await s.withActive(() => s.api.read(s.id));
-      if (r.projection?.status !== "running") return true;
+      if (r.projection?.status !== "running") {
+        // The work's last events (its text's held tail, its end) may still be on their way or behind a hole the
+        // intake is filling: shown before the waiter answers, they are not taken for the next prompt's.
+        const seq = r.runtime?.eventSeq;
+        if (seq !== undefined && !(await s.intake.reached(seq, CATCH_UP_MS)))
+          logger.debug(`${s.id}: events up to seq ${seq} had not all arrived ${CATCH_UP_MS} ms after ZCode said idle`);
+        return true;
+      }
     } catch (err) {
       logger.debug("session/read while waiting for idle failed:", err);
     }

@@ -75,3 +75,55 @@ describe("EventIntake: holes", () => {
     expect(calls.length).toBe(1 + 3);
   });
 });
+
+describe("EventIntake: reached (a wait for idle waits for the events ZCode numbered before it said idle)", () => {
+  test("resolves once events up to the seq are applied, a hole's recovery included", async () => {
+    const { intake, got, calls } = setup();
+    const subscribed = intake.ensureSubscribed();
+    calls[0]!.answer({ eventSeq: 0, events: [] });
+    await subscribed;
+    intake.accept(env(1));
+    // ZCode's read says idle at seq 4; 2 went out only in the read's numbering, 3 and 4 wait behind it.
+    intake.accept(env(3));
+    intake.accept(env(4));
+    let reached: boolean | undefined;
+    void intake.reached(4, 60_000).then((r) => (reached = r));
+    await settle();
+    expect(reached).toBeUndefined();
+    calls.at(-1)!.answer({ eventSeq: 4, events: [env(3), env(4)] });
+    await settle();
+    expect(got).toEqual([1, 3, 4]);
+    expect(reached).toBe(true);
+    // Already there: at once.
+    expect(await intake.reached(2, 60_000)).toBe(true);
+  });
+
+  test("behind with no later event to show a hole: what is missing is fetched at once", async () => {
+    const { intake, got, calls } = setup();
+    const subscribed = intake.ensureSubscribed();
+    calls[0]!.answer({ eventSeq: 0, events: [] });
+    await subscribed;
+    intake.accept(env(1));
+    const n = calls.length;
+    const reached = intake.reached(3, 60_000);
+    expect(calls.length).toBe(n + 1);
+    expect(calls.at(-1)!.afterSeq).toBe(1);
+    calls.at(-1)!.answer({ eventSeq: 3, events: [env(2), env(3)] });
+    expect(await reached).toBe(true);
+    expect(got).toEqual([1, 2, 3]);
+  });
+
+  test("false after the budget, or when the numbering starts anew; at once before the first subscribe", async () => {
+    const { intake, calls } = setup();
+    expect(await intake.reached(99, 60_000)).toBe(true);
+    const subscribed = intake.ensureSubscribed();
+    calls[0]!.answer({ eventSeq: 0, events: [] });
+    await subscribed;
+    const late = intake.reached(5, 5);
+    calls.at(-1)!.answer({ eventSeq: 0, events: [] });
+    expect(await late).toBe(false);
+    const waiting = intake.reached(5, 60_000);
+    intake.reset();
+    expect(await waiting).toBe(false);
+  });
+});
