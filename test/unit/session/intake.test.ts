@@ -24,12 +24,18 @@ function setup() {
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
+/** setup(), subscribed at seq 0. */
+async function subscribed() {
+  const t = setup();
+  const done = t.intake.ensureSubscribed();
+  t.calls[0]!.answer({ eventSeq: 0, events: [] });
+  await done;
+  return t;
+}
+
 describe("EventIntake: holes", () => {
   test("a hole that opens while a recovery's answer is on its way is fetched again, not skipped", async () => {
-    const { intake, got, calls } = setup();
-    const subscribed = intake.ensureSubscribed();
-    calls[0]!.answer({ eventSeq: 0, events: [] });
-    await subscribed;
+    const { intake, got, calls } = await subscribed();
     intake.accept(env(1));
     intake.accept(env(4)); // 2 and 3 were not pushed: recovery asks after 1
     expect(calls.at(-1)!.afterSeq).toBe(1);
@@ -47,10 +53,7 @@ describe("EventIntake: holes", () => {
   });
 
   test("a hole inside what ZCode answered is gone: skipped at once", async () => {
-    const { intake, got, calls } = setup();
-    const subscribed = intake.ensureSubscribed();
-    calls[0]!.answer({ eventSeq: 0, events: [] });
-    await subscribed;
+    const { intake, got, calls } = await subscribed();
     intake.accept(env(1));
     intake.accept(env(3));
     const n = calls.length;
@@ -61,10 +64,7 @@ describe("EventIntake: holes", () => {
   });
 
   test("answers that never cover the hole: skipped after a few tries, never a loop", async () => {
-    const { intake, got, calls } = setup();
-    const subscribed = intake.ensureSubscribed();
-    calls[0]!.answer({ eventSeq: 0, events: [] });
-    await subscribed;
+    const { intake, got, calls } = await subscribed();
     intake.accept(env(1));
     intake.accept(env(3));
     for (let i = 0; i < 10 && got.length < 2; i++) {
@@ -78,10 +78,7 @@ describe("EventIntake: holes", () => {
 
 describe("EventIntake: reached (a wait for idle waits for the events ZCode numbered before it said idle)", () => {
   test("resolves once events up to the seq are applied, a hole's recovery included", async () => {
-    const { intake, got, calls } = setup();
-    const subscribed = intake.ensureSubscribed();
-    calls[0]!.answer({ eventSeq: 0, events: [] });
-    await subscribed;
+    const { intake, got, calls } = await subscribed();
     intake.accept(env(1));
     // ZCode's read says idle at seq 4; 2 went out only in the read's numbering, 3 and 4 wait behind it.
     intake.accept(env(3));
@@ -99,10 +96,7 @@ describe("EventIntake: reached (a wait for idle waits for the events ZCode numbe
   });
 
   test("behind with no later event to show a hole: what is missing is fetched at once", async () => {
-    const { intake, got, calls } = setup();
-    const subscribed = intake.ensureSubscribed();
-    calls[0]!.answer({ eventSeq: 0, events: [] });
-    await subscribed;
+    const { intake, got, calls } = await subscribed();
     intake.accept(env(1));
     const n = calls.length;
     const reached = intake.reached(3, 60_000);
@@ -116,9 +110,9 @@ describe("EventIntake: reached (a wait for idle waits for the events ZCode numbe
   test("false after the budget, or when the numbering starts anew; at once before the first subscribe", async () => {
     const { intake, calls } = setup();
     expect(await intake.reached(99, 60_000)).toBe(true);
-    const subscribed = intake.ensureSubscribed();
+    const done = intake.ensureSubscribed();
     calls[0]!.answer({ eventSeq: 0, events: [] });
-    await subscribed;
+    await done;
     const late = intake.reached(5, 5);
     calls.at(-1)!.answer({ eventSeq: 0, events: [] });
     expect(await late).toBe(false);
