@@ -4,7 +4,7 @@ import { extractVersion } from "./capabilities.ts";
 import { readBoundedText } from "../read-bounded.ts";
 import { redactLine } from "../redact.ts";
 import { LOCAL_ERR, ZCodeError, ZCodeNotFoundError } from "./errors.ts";
-import { guardProcessGroup } from "./group-guard.ts";
+import { startGroupGuard } from "./group-guard.ts";
 import { isFile, type Env } from "./host.ts";
 import type { ZCodeLaunch } from "./resolve.ts";
 
@@ -156,6 +156,8 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
   const cmd = [...launch.command, "--version"];
   const isWin = process.platform === "win32";
   let proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>;
+  // Killed with us if we die before it is done: started first, armed once the probe exists (group-guard.ts).
+  const guard = isWin ? undefined : startGroupGuard(0, "the --version probe");
   try {
     proc = Bun.spawn(cmd, {
       env: env as Record<string, string>,
@@ -168,11 +170,11 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
       detached: !isWin,
     });
   } catch (e) {
+    guard?.release();
     const why = (e as Error).message;
     throw new ZCodeNotFoundError((m) => m.cannotStart(launch.entry, why), [launch.entry]);
   }
-  // Killed with us if we die before it is done.
-  const guard = isWin ? undefined : guardProcessGroup(proc.pid, 0, "the --version probe");
+  guard?.arm(proc.pid);
   const killTree = () => {
     try {
       if (isWin) proc.kill("SIGKILL");

@@ -8,28 +8,41 @@ import { log as rootLog } from "../log.ts";
 // shell's `read` sees EOF, and it ends the group (SIGTERM, then SIGKILL after
 // the grace). Bun has no prctl(PR_SET_PDEATHSIG), and this also works on
 // macOS. On Windows there is no process group to signal: no guard there.
+//
+// The guard is started before the child and told its group on a line once
+// the child exists: started after it, a bridge killed between the two spawns
+// (a loaded machine can take milliseconds there) left the child unguarded for
+// good (fault-process.test.ts "SIGKILLed while ZCode's --version probe
+// hangs" caught it under load). Now only the single write of that line is
+// between them, and a line already written is read even after we die.
 
 const log = rootLog.withTag("zcode");
 
 const GUARD_SCRIPT =
-  // $1 = process group id; $2 = grace seconds. No `--` before the negative
-  // pid: dash rejects it. Signals meant for us (a Ctrl-C in the editor's
-  // terminal) must not end the guard before its group.
-  `trap '' INT HUP TERM; read -r _; kill -TERM "-$1" 2>/dev/null; sleep "$2"; kill -KILL "-$1" 2>/dev/null; exit 0`;
+  // $1 = grace seconds; the first line read = the process group id (none: we
+  // died before the child existed, nothing to end). No `--` before the
+  // negative pid: dash rejects it. Signals meant for us (a Ctrl-C in the
+  // editor's terminal) must not end the guard before its group.
+  `trap '' INT HUP TERM; read -r g || exit 0; read -r _; kill -TERM "-$g" 2>/dev/null; sleep "$1"; kill -KILL "-$g" 2>/dev/null; exit 0`;
 
 export interface GroupGuard {
-  /** The group is done with (ended, or ended by us): the guard goes, killing nothing. */
+  /** Names the group to end (the child just spawned `detached`: its pid); once. */
+  arm(pgid: number): void;
+  /** The group is done with (ended, or ended by us), or was never spawned: the guard goes, killing nothing. */
   release(): void;
 }
 
-const NO_GUARD: GroupGuard = { release() {} };
+const NO_GUARD: GroupGuard = { arm() {}, release() {} };
 
-/** Guards process group `pgid` (a child spawned `detached`); `graceMs` between its SIGTERM and SIGKILL. */
-export function guardProcessGroup(pgid: number, graceMs: number, what: string): GroupGuard {
+/**
+ * A guard for a process group about to be spawned (`detached`), armed with
+ * its pgid right after; `graceMs` between its SIGTERM and SIGKILL.
+ */
+export function startGroupGuard(graceMs: number, what: string): GroupGuard {
   if (process.platform === "win32") return NO_GUARD;
   let guard: Subprocess<"pipe", "ignore", "ignore"> | undefined;
   try {
-    guard = Bun.spawn(["/bin/sh", "-c", GUARD_SCRIPT, "zcode-acp-guard", String(pgid), String(Math.ceil(graceMs / 1000))], {
+    guard = Bun.spawn(["/bin/sh", "-c", GUARD_SCRIPT, "zcode-acp-guard", String(Math.ceil(graceMs / 1000))], {
       stdin: "pipe",
       stdout: "ignore",
       stderr: "ignore",
@@ -45,6 +58,16 @@ export function guardProcessGroup(pgid: number, graceMs: number, what: string): 
     return NO_GUARD;
   }
   return {
+    arm(pgid) {
+      if (!guard) return;
+      try {
+        const stdin = guard.stdin as { write(s: string): unknown; flush?(): unknown };
+        stdin.write(`${pgid}\n`);
+        stdin.flush?.();
+      } catch (e) {
+        log.debug(`the guard of ${what} could not be told its group (${(e as Error).message})`);
+      }
+    },
     release() {
       if (!guard) return;
       try {

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import type { Env } from "./host.ts";
-import { guardProcessGroup } from "./group-guard.ts";
+import { startGroupGuard } from "./group-guard.ts";
 import type { ZCodeLaunch } from "./resolve.ts";
 
 // Spawning the ZCode child in its own process group, ending the whole group,
@@ -27,17 +27,26 @@ export function cleanEnv(env: Env): Record<string, string> {
 }
 
 export function spawnZCode(launch: ZCodeLaunch, env: Env, graceMs: number): SpawnedChild {
-  const proc = Bun.spawn([...launch.command, "app-server", "--stdio"], {
-    env: cleanEnv(env),
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-    // setsid(): the child leads a new process group, so the group can be
-    // signalled as a whole, and a Ctrl-C in the editor's terminal is ours to handle.
-    detached: process.platform !== "win32",
-  });
   const isWin = process.platform === "win32";
+  // Started first, armed once the child exists (group-guard.ts: no moment where we could die leaving it unguarded).
+  const guard = isWin ? undefined : startGroupGuard(graceMs, "the ZCode child");
+  let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+  try {
+    proc = Bun.spawn([...launch.command, "app-server", "--stdio"], {
+      env: cleanEnv(env),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      // setsid(): the child leads a new process group, so the group can be
+      // signalled as a whole, and a Ctrl-C in the editor's terminal is ours to handle.
+      detached: !isWin,
+    });
+  } catch (e) {
+    guard?.release();
+    throw e;
+  }
   const pid = proc.pid;
+  guard?.arm(pid);
 
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
@@ -48,7 +57,6 @@ export function spawnZCode(launch: ZCodeLaunch, env: Env, graceMs: number): Spaw
     }
   };
 
-  const guard = isWin ? undefined : guardProcessGroup(pid, graceMs, "the ZCode child");
   const disarm = () => guard?.release();
 
   return { proc, signalGroup, disarm };
