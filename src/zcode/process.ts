@@ -28,7 +28,7 @@ export function cleanEnv(env: Env): Record<string, string> {
 
 export function spawnZCode(launch: ZCodeLaunch, env: Env, graceMs: number): SpawnedChild {
   const isWin = process.platform === "win32";
-  // Started first, armed once the child exists (group-guard.ts: no moment where we could die leaving it unguarded).
+  // Started first, armed once the child exists (group-guard.ts): only one written line lies between the two.
   const guard = isWin ? undefined : startGroupGuard(graceMs, "the ZCode child");
   let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
   try {
