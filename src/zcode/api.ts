@@ -299,10 +299,10 @@ export class ZCodeApi extends ZCodeApiCore {
    */
   private async v4Starting<T>(sessionId: string, command: () => Promise<T>, starts: (r: T) => boolean): Promise<T> {
     // Only a followed session has a projection to wait on (the session layer follows every open one).
-    const next = this.feedOnce?.nextChange(sessionId);
+    const next = this.feedOnce?.nextWork(sessionId);
     try {
       const r = await command();
-      if (next && starts(r) && !(await next.changed)) logger.debug(`no change of ${sessionId} was seen after the command`);
+      if (next && starts(r) && !(await next.started)) logger.debug(`no work of ${sessionId} was seen starting after the command`);
       return r;
     } finally {
       next?.cancel();

@@ -754,6 +754,32 @@ describe.each(MODES)("ZCODE_SIM_PROTOCOL=%s: history of a long turn", (mode) => 
   );
 });
 
+describe("v4-only: /compact while the last turn's own work is still let go", () => {
+  test(
+    "ZCode queues it (typed FIFO); the answer waits for the compaction and reports the compacted context",
+    async () => {
+      // ZCODE_SIM_BUSY_TAIL_MS: the turn's runtime (its activeWorks entry) is let go 300 ms after its end event, so
+      // /compact arrives while the turn's work is active: ZCode accepts it with delivery "queue" and runs it once that
+      // work is gone (projection-state.ts computeAvailability). The frame that empties activeWorks is then no sign of
+      // the compaction (feed-next-work.test.ts): the answer waits for the compaction's own work.
+      await withBridge(bridgeOptions("v4-only", { env: { ZCODE_SIM_BUSY_TAIL_MS: "300" } }), async (h) => {
+        const { sessionId } = await h.newSession();
+        expect((await h.prompt(sessionId, "Plan the login page")).stopReason).toBe("end_turn");
+        const before = h.updatesOfKind(sessionId, "usage_update").at(-1)?.used;
+        expect(before).toBeGreaterThan(0);
+        expect((await h.prompt(sessionId, "/compact")).stopReason).toBe("end_turn");
+        const said = /Conversation compacted\. Context in use: ([\d,]+) of/.exec(h.text(sessionId))?.[1];
+        expect(said).toBeDefined();
+        // The simulator's compaction leaves a tenth of the context (scenarios/basic.ts compact).
+        expect(Number(said!.replaceAll(",", ""))).toBe(Math.max(100, Math.floor(before! / 10)));
+        const frames = simRequests(h).filter((f) => f.method === "v4/command" && f.params.type === "compact");
+        expect(frames).toHaveLength(1);
+      });
+    },
+    SCENARIO_MS,
+  );
+});
+
 describe("auto picks the protocol the CLI speaks", () => {
   const legacyRequests = (h: Harness) => simRequests(h).filter((f) => !f.method.startsWith("v4/"));
   const v4Types = (h: Harness) =>

@@ -16,7 +16,7 @@ import type { Sim } from "./sim.ts";
 import { uuid } from "./store.ts";
 import type { SessionRecord } from "./types.ts";
 import type { TurnAttachment } from "./attachments.ts";
-import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, resolveTarget, SESSIONLESS, startV4Turn, v4Attachments } from "./v4.ts";
+import { type Ack, ack, type Exec, HANDLERS, PAYLOADS, resolveTarget, SESSIONLESS, startV4Turn, untilIdle, v4Attachments } from "./v4.ts";
 import { followupModes } from "./v4-topic.ts";
 import { resolveInteraction } from "./v4-interactions.ts";
 import { connectionFlow, onSessionEvent, publisherOf } from "./v4-topic.ts";
@@ -353,13 +353,17 @@ const HANDLERS_V4_ONLY: Record<string, (e: Exec) => Promise<Ack> | Ack> = {
   },
 
   async compact(e) {
-    // goal-compact.ts compact: an input-type maintenance command; idle → runs now. [sim] busy/held → ZCode queues it
-    // (typed FIFO); the simulator does not, and says so.
-    if (e.r.turn)
-      return ack(e, "failed", {
-        reasonCode: "fault.command.notImplemented",
-        message: "the simulator does not queue a compact behind a running turn",
-      });
+    // goal-compact.ts compact: an input-type maintenance command; idle → runs now; busy → typed FIFO, run once the
+    // turn's work is let go (projection-state.ts computeAvailability: "running/goal verifier 时命令进入 typed FIFO"),
+    // accepted at once with delivery queue. [sim: the FIFO holds this compact alone; a held queue is not simulated.]
+    if (e.r.turn) {
+      // The ACK is long written when the queued compact runs: what it starts after its answer starts at once.
+      const queued = { ...e, after: (fn: () => void) => fn() };
+      void untilIdle(e.r)
+        .then(() => core(queued, "session/compact", { inputId: e.env.commandId }))
+        .catch((err) => log(`queued compact of ${e.s.id} failed: ${(err as Error).message}`));
+      return ack(e, "accepted", { result: { type: "inputAccepted", delivery: "queue", inputId: e.env.commandId } });
+    }
     try {
       await core(e, "session/compact", { inputId: e.env.commandId });
     } catch (err) {

@@ -173,7 +173,8 @@ export function conversationState(sim: Sim, s: SessionRecord, r: Runtime): Recor
       activeWorks: turn
         ? [
             {
-              kind: "primaryTurn",
+              // snapshot.ts activeWorkSummarySchema kinds: a manual compaction is a work of its own kind.
+              kind: turn.kind === "compact" ? "compact" : "primaryTurn",
               ...(turn.foregroundExecutionId ? { foregroundExecutionId: turn.foregroundExecutionId } : {}),
               startedAt: turn.startedAt,
             },

@@ -25,7 +25,7 @@ const logger = log.withTag("v4");
 
 const SUBSCRIBE_TIMEOUT_MS = 30_000;
 /** How long a command that starts work waits to see it in the projection (an idle ZCode starts it at once). */
-const NEXT_CHANGE_MS = 10_000;
+const NEXT_WORK_MS = 10_000;
 
 /** transport.ts TopicFrame: what the assembler hands on (a logical frame). */
 export interface LogicalFrame {
@@ -67,8 +67,8 @@ interface Subscription {
 
 export class V4Feed {
   private readonly subs = new Map<string, Subscription>();
-  /** Who waits for a session's projection to change (nextChange). */
-  private readonly turnWaiters = new Map<string, Set<{ base: number | undefined; finish: (seen: boolean) => void }>>();
+  /** Who waits for a session's projection to show new work (nextWork), with the works active before. */
+  private readonly workWaiters = new Map<string, Set<{ before: ReadonlySet<string>; finish: (seen: boolean) => void }>>();
   private assembler: ReturnType<FeedParts["assembler"]>;
 
   constructor(
@@ -108,7 +108,7 @@ export class V4Feed {
         projector: this.parts.projector(sessionId, {
           event: (e) => {
             this.conn.deliverEvent(e);
-            if (e.type === "turn.started") this.changed(sessionId);
+            if (e.type === "turn.started") this.workSeen(sessionId);
           },
           interaction: (i) => this.onInteraction(created, i),
           interactionGone: (id) => logger.debug(`interaction ${id} of ${sessionId} was resolved elsewhere`),
@@ -138,38 +138,39 @@ export class V4Feed {
   }
 
   /**
-   * Resolves (true) once the session's projection shows what a command sent after this call did: a revision
-   * past the one it has now (a command's effects are revision-bearing changes: the control, availability, goal
-   * keys, rows; projection-state.ts REVISION_BEARING_PATCH_KEYS), or a turn started; false after `timeoutMs`,
-   * or at once for a session not followed.
+   * Resolves (true) once the session's projection shows work that was not under way when this was called: a
+   * turn started, or an active work (snapshot.ts activeWorkSummarySchema: a turn, a compaction) that was not
+   * among the active works then; false after `timeoutMs`, or at once for a session not followed.
    * Asked before a command that starts its work in the background (compact, sendGoalCommand: goal-compact.ts),
    * so that a read right after its ACK does not find the session as it was: the frames that show the work come
-   * a flush window later (core.ts DELIVERY_PROFILES).
+   * a flush window later (core.ts DELIVERY_PROFILES). Any change would not do: the frame that lets the last
+   * turn's own work go (its activeWorks emptied after its end) can arrive after the command and show the
+   * session idle, before the compaction shows.
    */
-  nextChange(sessionId: string, timeoutMs = NEXT_CHANGE_MS): { changed: Promise<boolean>; cancel(): void } {
+  nextWork(sessionId: string, timeoutMs = NEXT_WORK_MS): { started: Promise<boolean>; cancel(): void } {
     const sub = this.subs.get(sessionId);
-    if (!sub) return { changed: Promise.resolve(false), cancel: () => {} };
-    const base = revisionOf(sub.projector.state);
+    if (!sub) return { started: Promise.resolve(false), cancel: () => {} };
+    const before = new Set(activeWorksOf(sub.projector.state));
     let done!: (seen: boolean) => void;
-    const changed = new Promise<boolean>((resolve) => (done = resolve));
-    const waiters = this.turnWaiters.get(sessionId) ?? new Set();
-    this.turnWaiters.set(sessionId, waiters);
+    const started = new Promise<boolean>((resolve) => (done = resolve));
+    const waiters = this.workWaiters.get(sessionId) ?? new Set();
+    this.workWaiters.set(sessionId, waiters);
     const timer = setTimeout(() => finish(false), timeoutMs);
-    const waiter = { base, finish: (seen: boolean) => finish(seen) };
+    const waiter = { before, finish: (seen: boolean) => finish(seen) };
     const finish = (seen: boolean) => {
       clearTimeout(timer);
       waiters.delete(waiter);
-      if (waiters.size === 0 && this.turnWaiters.get(sessionId) === waiters) this.turnWaiters.delete(sessionId);
+      if (waiters.size === 0 && this.workWaiters.get(sessionId) === waiters) this.workWaiters.delete(sessionId);
       done(seen);
     };
     waiters.add(waiter);
-    return { changed, cancel: () => finish(false) };
+    return { started, cancel: () => finish(false) };
   }
 
-  /** A frame was applied (revision now `revision`), or a turn started (undefined: every waiter is done). */
-  private changed(sessionId: string, revision?: number): void {
-    for (const w of [...(this.turnWaiters.get(sessionId) ?? [])])
-      if (revision === undefined || (revision ?? -1) > (w.base ?? -1)) w.finish(true);
+  /** A frame was applied (`state`: the projection now), or a turn started (undefined: every waiter is done). */
+  private workSeen(sessionId: string, state?: unknown): void {
+    const works = state === undefined ? undefined : activeWorksOf(state);
+    for (const w of [...(this.workWaiters.get(sessionId) ?? [])]) if (!works || works.some((k) => !w.before.has(k))) w.finish(true);
   }
 
   /** Stops following the session (v4/conversation/unsubscribe); nothing when it was not followed. */
@@ -220,7 +221,7 @@ export class V4Feed {
       if (!sub || (sub.subscriptionId && frame.subscriptionId !== sub.subscriptionId)) continue;
       sub.projector.apply(frame);
       if (frame.payload.kind === "snapshot") sub.markReady();
-      if (this.turnWaiters.has(sub.sessionId)) this.changed(sub.sessionId, revisionOf(sub.projector.state));
+      if (this.workWaiters.has(sub.sessionId)) this.workSeen(sub.sessionId, sub.projector.state);
     }
   }
 
@@ -266,9 +267,16 @@ export class V4Feed {
   }
 }
 
-function revisionOf(state: unknown): number | undefined {
-  const r = (state as { revision?: unknown } | undefined)?.revision;
-  return typeof r === "number" ? r : undefined;
+/**
+ * The projection's active works, each named by its kind and start (snapshot.ts activeWorkSummarySchema
+ * {kind, foregroundExecutionId?, startedAt}: the execution id may come later, the start stays).
+ */
+function activeWorksOf(state: unknown): string[] {
+  const r = v.safeParse(ProjectedStateSchema, state);
+  return (r.success ? (r.output.control?.activeWorks ?? []) : []).map((w) => {
+    const { kind, startedAt } = (w ?? {}) as { kind?: unknown; startedAt?: unknown };
+    return `${String(kind)}@${String(startedAt)}`;
+  });
 }
 
 /**
