@@ -47,6 +47,11 @@ export class EventHold {
     };
   }
 
+  /** Whether events are held now (`offer` would keep them). */
+  get isHolding(): boolean {
+    return this.holding;
+  }
+
   /** Keeps `deliver` for later while holding (true), else leaves it to the caller (false). */
   offer(deliver: () => void): boolean {
     if (!this.holding) return false;

@@ -181,9 +181,11 @@ export class SessionWork {
 
   /** An event in seq order: the running turn's, else `outside` (once a hold lets it through). */
   dispatch(e: ZCodeEvent, outside: (e: ZCodeEvent) => void): void {
-    // Routed when delivered: a held event belongs to the turn running then.
-    const route = () => (this.turn ? this.turn.apply(e) : outside(e));
-    if (!this.held.offer(route)) route();
+    // Routed when delivered: a held event belongs to the turn running then. The closure is made only for a
+    // hold (this runs for every event of a turn).
+    if (this.held.isHolding) this.held.offer(() => (this.turn ? this.turn.apply(e) : outside(e)));
+    else if (this.turn) this.turn.apply(e);
+    else outside(e);
   }
 
   /**

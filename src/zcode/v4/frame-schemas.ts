@@ -36,7 +36,6 @@ export const SubscribeResultSchema = loose({ ack: SubscribeAckSchema });
 
 // ---------------------------------------------------------------- physical wire frames (wire.ts)
 
-/** wire.ts `topicWireFrameCandidateSchema`: the outer shape; the rest is the assembler's to check. */
 /** What a complete frame and a fragment both carry. */
 const wireFrameBase = {
   wireVersion: v.literal(WIRE_VERSION),
@@ -47,6 +46,7 @@ const wireFrameBase = {
   subscriptionId: v.pipe(str, v.minLength(1)),
 };
 
+/** wire.ts `topicWireFrameCandidateSchema`: the outer shape; the rest is the assembler's to check. */
 export const WireFrameSchema = v.variant("kind", [
   loose({ ...wireFrameBase, kind: v.literal("complete"), frame: v.optional(v.unknown()) }),
   loose({
