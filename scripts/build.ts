@@ -3,12 +3,16 @@
 // bridge's child. Pass --bridge-only or --sim-only to build one of them.
 // The bridge is built twice: the first build runs a session against the
 // simulator to record which bytecode start-up uses, the second is laid out
-// by that profile (scripts/bytecode-order.ts).
-import { existsSync } from "node:fs";
+// by that profile (scripts/bytecode-order.ts). `--keep-order FILE` keeps the
+// profile there, for a release build of the same tree (`npm test` does).
+import { copyFileSync, existsSync } from "node:fs";
 import { recordBytecodeOrder } from "./bytecode-order.ts";
 import { compile } from "./compile.ts";
 
-const only = process.argv[2];
+const only = process.argv.find((a) => a === "--sim-only" || a === "--bridge-only");
+const keepAt = process.argv.indexOf("--keep-order");
+const keepOrder = keepAt === -1 ? undefined : process.argv[keepAt + 1];
+if (keepAt !== -1 && (!keepOrder || keepOrder.startsWith("--"))) throw new Error("--keep-order needs a file");
 const BRIDGE = "dist/zcode-acp-server";
 const SIM = "dist/zcode-sim";
 const jobs: Promise<void>[] = [];
@@ -24,6 +28,7 @@ if (only !== "--sim-only") {
   if (existsSync(SIM)) {
     const order = await recordBytecodeOrder(BRIDGE, SIM);
     try {
+      if (keepOrder) copyFileSync(order.file, keepOrder);
       await compile({ entry: "src/main.ts", outfile: BRIDGE, bytecodeOrder: order.file });
     } finally {
       order.cleanup();

@@ -14,7 +14,11 @@
 //                                                   formula and registry entry are written
 //                                                   only when their archives are built
 //   bun scripts/release.ts --out DIR                write under DIR instead of dist/
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+//   bun scripts/release.ts --bytecode-order FILE    lay out by this profile, recorded by a
+//                                                   bytecode build of this same tree
+//                                                   (`bun scripts/build.ts --keep-order FILE`),
+//                                                   instead of recording one here
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { parseSha256Sums } from "../src/cli/checksums.ts";
@@ -83,6 +87,12 @@ interface Built {
  * they only start with more of themselves read; that is said, not hidden.
  */
 async function recordOrder(): Promise<{ file: string; cleanup: () => void } | undefined> {
+  // `npm test` built the bridge from this tree a moment ago and kept its profile: the same one would be recorded.
+  const given = argValue("--bytecode-order");
+  if (given) {
+    if (existsSync(given)) return { file: resolve(given), cleanup: () => {} };
+    process.stderr.write(`WARNING: --bytecode-order ${given}: no such file; recording a profile\n`);
+  }
   const bridge = join(WORK, "order-bridge");
   const sim = join(WORK, "order-sim");
   try {

@@ -8,11 +8,13 @@
 // The aim: under three minutes on an idle 2-core machine. To get there:
 // - lint, layers and typecheck run beside the build and the unit tests
 //   (their output is held and shown once they end, so it never interleaves);
-// - both `bun test` runs use `--parallel` with one worker per core (at most
-//   MAX_WORKERS; ZCODE_TEST_WORKERS overrides it, 1 runs the files one by one),
+// - both `bun test` runs use `--parallel` with one worker more than the cores
+//   (one on one core; at most MAX_WORKERS; ZCODE_TEST_WORKERS overrides it,
+//   1 runs the files one by one),
 //   the e2e run starting the slowest files first (`test/e2e-timings.json`);
 // - the release archives are built once, beside the unit tests, into a temp
-//   dir the install tests share (test/e2e/release-support.ts).
+//   dir the install tests share (test/e2e/release-support.ts), laid out by
+//   the bytecode profile the host build recorded (not recorded twice).
 //
 // The per-test timeout comes from test/support/timeouts.ts (preloaded by
 // bunfig.toml): 15 s unless a test gives its own.
@@ -37,9 +39,15 @@ import { buildSharedRelease, SHARED_RELEASE_ENV } from "../test/e2e/release-supp
 
 const extra = process.argv.slice(2);
 
-/** Workers per `bun test` run: the cores this process may use, capped (e2e files start real processes). */
+/**
+ * Workers per `bun test` run: one more than the cores this process may use, capped (e2e files start real
+ * processes). An e2e file waits for its children much of its time (a bridge's timeout, a hung child, npm), and
+ * an extra worker fills those waits: on an idle 2-core machine 3 workers took the e2e run from 211 s to 178 s,
+ * 4 took 186 s. One core keeps one worker: its timing tests get the one CPU to themselves.
+ */
 const MAX_WORKERS = 4;
-const WORKERS = Number(process.env.ZCODE_TEST_WORKERS) || Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
+const CORES = availableParallelism();
+const WORKERS = Number(process.env.ZCODE_TEST_WORKERS) || (CORES <= 1 ? 1 : Math.min(MAX_WORKERS, CORES + 1));
 
 async function run(cmd: string[], output: "inherit" | "tee" | "hold"): Promise<{ code: number; out: string }> {
   const p = Bun.spawn(cmd, {
@@ -104,8 +112,12 @@ const checks = (async () => {
   await check("typecheck", [process.execPath, "x", "tsc", "--noEmit"]);
 })();
 
-const build = await run([process.execPath, "scripts/build.ts"], "inherit");
+// The release build below lays its targets out by the bytecode profile this build records (the same tree).
+const orderDir = extra.length ? undefined : mkdtempSync(join(tmpdir(), "zcode-acp-test-order-"));
+const orderFile = orderDir ? join(orderDir, "bytecode-order") : undefined;
+const build = await run([process.execPath, "scripts/build.ts", ...(orderFile ? ["--keep-order", orderFile] : [])], "inherit");
 if (build.code !== 0) {
+  if (orderDir) rmSync(orderDir, { recursive: true, force: true });
   await checks;
   console.error("build: FAILED (no tests can run without the binaries)");
   console.log(`${passed} passed, ${failed + 1} failed`);
@@ -123,7 +135,7 @@ try {
     const out = releaseOut;
     const release = (async () => {
       const started = performance.now();
-      const r = await buildSharedRelease(out);
+      const r = await buildSharedRelease(out, orderFile);
       const took = `${((performance.now() - started) / 1000).toFixed(1)} s`;
       if (r.code === 0) {
         passed++;
@@ -141,7 +153,7 @@ try {
   }
   await checks;
 } finally {
-  if (releaseOut) rmSync(releaseOut, { recursive: true, force: true });
+  for (const dir of [releaseOut, orderDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 console.log(`${passed} passed, ${failed} failed`);

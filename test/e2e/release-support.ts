@@ -33,17 +33,18 @@ export const RELEASE_TEST_TARGETS: string[] = [
   ]),
 ].sort();
 
-/** `scripts/release.ts` for RELEASE_TEST_TARGETS into `out` (release/, npm/, homebrew/, registry/). */
-export async function buildRelease(out: string): Promise<RunResult> {
-  return run([process.execPath, join(ROOT, "scripts/release.ts"), "--targets", RELEASE_TEST_TARGETS.join(","), "--out", out], {
-    cwd: ROOT,
-    timeoutMs: 600_000,
-  });
+/**
+ * `scripts/release.ts` for RELEASE_TEST_TARGETS into `out` (release/, npm/, homebrew/, registry/); laid out by
+ * `bytecodeOrder` when given (a profile the host build of this tree kept), else by one it records.
+ */
+export async function buildRelease(out: string, bytecodeOrder?: string): Promise<RunResult> {
+  const args = ["--targets", RELEASE_TEST_TARGETS.join(","), "--out", out, ...(bytecodeOrder ? ["--bytecode-order", bytecodeOrder] : [])];
+  return run([process.execPath, join(ROOT, "scripts/release.ts"), ...args], { cwd: ROOT, timeoutMs: 600_000 });
 }
 
 /** For scripts/test.ts: builds into `out` and marks it complete; the result says how it went. */
-export async function buildSharedRelease(out: string): Promise<RunResult> {
-  const r = await buildRelease(out);
+export async function buildSharedRelease(out: string, bytecodeOrder?: string): Promise<RunResult> {
+  const r = await buildRelease(out, bytecodeOrder);
   if (r.code === 0) writeFileSync(join(out, DONE_FILE), RELEASE_TEST_TARGETS.join("\n"));
   return r;
 }
