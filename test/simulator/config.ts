@@ -26,6 +26,8 @@ export interface SimConfig {
   handlerDelayMs: number;
   /** How long a session stays busy after its turn's end event (the CLI clears it a little later). */
   busyTailMs: number;
+  /** How long after a TodoWrite result the session's todos (session/read) show it. */
+  todosLagMs: number;
   /** ZCODE_SIM_ACK_WITH_FIRST_TEXT: an answer that starts a turn is written in one write with the turn's first text (wire.ts Out.cork). */
   ackWithFirstText: boolean;
   /** Batch streaming deltas as the CLI does (ZCODE_SIM_BATCH_DELTAS=0 turns it off). */
@@ -135,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined>, simVersion?:
     bootMs: num(env.ZCODE_SIM_BOOT_MS, 0, "ZCODE_SIM_BOOT_MS"),
     handlerDelayMs: num(env.ZCODE_SIM_HANDLER_DELAY_MS, 0, "ZCODE_SIM_HANDLER_DELAY_MS"),
     busyTailMs: num(env.ZCODE_SIM_BUSY_TAIL_MS, 0, "ZCODE_SIM_BUSY_TAIL_MS"),
+    todosLagMs: num(env.ZCODE_SIM_TODOS_LAG_MS, 50, "ZCODE_SIM_TODOS_LAG_MS"),
     ackWithFirstText: flag(env.ZCODE_SIM_ACK_WITH_FIRST_TEXT),
     batchDeltas: env.ZCODE_SIM_BATCH_DELTAS !== "0",
     contextFill: Math.min(1, num(env.ZCODE_SIM_CONTEXT_FILL, 0, "ZCODE_SIM_CONTEXT_FILL")),

@@ -138,6 +138,8 @@
  *   of its own: ZCode writes frame by frame, but a pipe keeps no write
  *   boundaries, so a reader that reads late gets the answer and the first
  *   events in one read; this makes that case happen every time (wire.ts Out.cork).
+ * - ZCODE_SIM_TODOS_LAG_MS: how long after a TodoWrite result session/read shows
+ *   the new todos (default 50).
  * - ZCODE_SIM_BUSY_TAIL_MS: how long a session stays busy after turn.completed/failed
  *   (0: until the end event is written). A send in that window gets -32010, as on a
  *   real CLI that clears its busy flag after the turn's events; state.updated

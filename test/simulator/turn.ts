@@ -944,7 +944,7 @@ export class Turn {
   // ---- misc ----------------------------------------------------------------
 
   /** Replaces the session's todos a little after the TodoWrite result, like the CLI. */
-  setTodosLater(todos: SessionRecord["todos"], ms = 50): void {
+  setTodosLater(todos: SessionRecord["todos"], ms = this.cfg.todosLagMs): void {
     setTimeout(() => {
       this.s.todos = todos;
       this.sim.store.touch(this.s);
