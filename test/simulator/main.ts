@@ -216,17 +216,21 @@
  * interactions.ts (requests to the bridge), personality.ts, replay.ts, fuzz.ts.
  * Tests: test/simulator/sim-*.test.ts.
  */
-import { setCatalogKnobs } from "./catalog.ts";
 import { loadConfig, parseArgs, providerConfigProblem, type SimConfig, UsageError } from "./config.ts";
-import { personality } from "./personality.ts";
-import { Server } from "./server.ts";
-import { Sim } from "./sim.ts";
-import { Store } from "./store.ts";
-import { log, Out, readLines, recorder } from "./wire.ts";
+import { log } from "./wire.ts";
 
 const USAGE = "usage: zcode-sim app-server --stdio [--sim-version X.Y.Z]\n       zcode-sim --version\n";
 
 async function serve(cfg: SimConfig): Promise<void> {
+  // Loaded here, not at the top: every bridge the e2e suite starts runs `--version` first, which needs none of it.
+  const [{ setCatalogKnobs }, { personality }, { Server }, { Sim }, { Store }, { Out, readLines, recorder }] = await Promise.all([
+    import("./catalog.ts"),
+    import("./personality.ts"),
+    import("./server.ts"),
+    import("./sim.ts"),
+    import("./store.ts"),
+    import("./wire.ts"),
+  ]);
   setCatalogKnobs(cfg.catalog);
   const out = new Out();
   const store = new Store(cfg.stateDir, cfg.defaultModel);
