@@ -72,6 +72,15 @@ const state = (phase: string, ...works: Array<{ kind: string; startedAt: number;
   control: { phase, activeWorks: works },
 });
 
+/** A followed session whose snapshot is `snapshot`, and a wait for new work asked right after it. */
+async function waitingForWork(snapshot: ReturnType<typeof state>) {
+  const { feed, send } = feedWithFrames();
+  const opened = feed.open(SESSION);
+  send(snapshot, "snapshot");
+  await opened;
+  return { next: feed.nextWork(SESSION), send };
+}
+
 /** Whether `p` has settled, after the microtasks queued so far. */
 async function settled(p: Promise<boolean>): Promise<boolean | "pending"> {
   return Promise.race([p, new Promise<"pending">((r) => setTimeout(() => r("pending"), 0))]);
@@ -79,12 +88,8 @@ async function settled(p: Promise<boolean>): Promise<boolean | "pending"> {
 
 describe("V4Feed.nextWork", () => {
   test("the last turn's work let go after the command is no sign of the command's work; a compaction's start is", async () => {
-    const { feed, send } = feedWithFrames();
-    const opened = feed.open(SESSION);
     // The turn's end came with its own work still active (its runtime is let go a frame later).
-    send(state("completedSuccess", { kind: "primaryTurn", startedAt: 10 }), "snapshot");
-    await opened;
-    const next = feed.nextWork(SESSION);
+    const { next, send } = await waitingForWork(state("completedSuccess", { kind: "primaryTurn", startedAt: 10 }));
     // Another revision, the session idle: the old wait (any change) ended here, before the compaction showed.
     send(state("completedSuccess"));
     expect(await settled(next.started)).toBe("pending");
@@ -93,11 +98,7 @@ describe("V4Feed.nextWork", () => {
   });
 
   test("a work that was active before, its execution id filled in later, is not new", async () => {
-    const { feed, send } = feedWithFrames();
-    const opened = feed.open(SESSION);
-    send(state("running", { kind: "primaryTurn", startedAt: 10 }), "snapshot");
-    await opened;
-    const next = feed.nextWork(SESSION);
+    const { next, send } = await waitingForWork(state("running", { kind: "primaryTurn", startedAt: 10 }));
     send(state("running", { kind: "primaryTurn", startedAt: 10, foregroundExecutionId: "exec-1" }));
     expect(await settled(next.started)).toBe("pending");
     next.cancel();
@@ -105,11 +106,7 @@ describe("V4Feed.nextWork", () => {
   });
 
   test("a turn that starts and ends within one frame counts: the turn's start is seen", async () => {
-    const { feed, send } = feedWithFrames();
-    const opened = feed.open(SESSION);
-    send(state("completedSuccess"), "snapshot");
-    await opened;
-    const next = feed.nextWork(SESSION);
+    const { next, send } = await waitingForWork(state("completedSuccess"));
     send(state("completedSuccess"), "deltas", true);
     expect(await next.started).toBe(true);
   });
