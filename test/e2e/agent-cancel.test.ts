@@ -53,7 +53,9 @@ describe("cancel", () => {
   test("ZCode ignores the stop and keeps streaming: still cancelled before ZCode ends the turn; nothing leaks; next prompt not lost", async () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "1200" }, record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      const p = h.prompt(sessionId, "#scenario:ignore-stop n=30");
+      // n=400 (a few seconds of chunks): the cancel must reach ZCode before the turn's last chunk however busy the
+      // machine; once asked to stop, the scenario streams until its ignore time is over, whatever n says.
+      const p = h.prompt(sessionId, "#scenario:ignore-stop n=400");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await p).stopReason).toBe("cancelled");

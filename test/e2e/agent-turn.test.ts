@@ -171,7 +171,7 @@ describe("ordering and recovery", () => {
       const { sessionId } = await h.newSession();
       // A cancelled ignore-stop turn keeps ZCode busy after the ACP turn ended
       // (2.5 s: longer than the cancel and the next prompt take on a busy machine).
-      const first = h.prompt(sessionId, "#scenario:ignore-stop n=20 ignore=2500");
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=400 ignore=2500");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
@@ -193,7 +193,7 @@ describe("ordering and recovery", () => {
     // ZCode busy for 4 s after the stop, the bridge waiting 2 s each time.
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "4000", ZCODE_ACP_BUSY_WAIT_MS: "2000" }, record: true }, async (h) => {
       const { sessionId } = await h.newSession();
-      const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=400");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
@@ -212,7 +212,7 @@ describe("ordering and recovery", () => {
   test("busy (-32010) for longer than the wait: a clear error, and the session stays usable", async () => {
     await withBridge({ env: { ZCODE_SIM_STOP_IGNORE_MS: "2500", ZCODE_ACP_BUSY_WAIT_MS: "300" } }, async (h) => {
       const { sessionId } = await h.newSession();
-      const first = h.prompt(sessionId, "#scenario:ignore-stop n=40");
+      const first = h.prompt(sessionId, "#scenario:ignore-stop n=400");
       await h.waitFor(() => h.text(sessionId).includes("chunk 0 "), "streaming");
       await h.cancel(sessionId);
       expect((await first).stopReason).toBe("cancelled");
