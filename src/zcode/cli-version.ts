@@ -157,7 +157,7 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
   const isWin = process.platform === "win32";
   let proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>;
   // Killed with us if we die before it is done: started first, armed once the probe exists (group-guard.ts).
-  const guard = isWin ? undefined : startGroupGuard(0, "the --version probe");
+  const guard = startGroupGuard(0, "the --version probe");
   try {
     proc = Bun.spawn(cmd, {
       env: env as Record<string, string>,
@@ -170,11 +170,11 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
       detached: !isWin,
     });
   } catch (e) {
-    guard?.release();
+    guard.release();
     const why = (e as Error).message;
     throw new ZCodeNotFoundError((m) => m.cannotStart(launch.entry, why), [launch.entry]);
   }
-  guard?.arm(proc.pid);
+  guard.arm(proc.pid);
   const killTree = () => {
     try {
       if (isWin) proc.kill("SIGKILL");
@@ -210,7 +210,7 @@ async function runVersion(launch: ZCodeLaunch, env: Env, timeoutMs: number, hook
     clearTimeout(timer);
     out.stop();
     err.stop();
-    guard?.release();
+    guard.release();
   };
   const first = await Promise.race([proc.exited, deadline, printedVersion]);
   if (typeof first === "object") {

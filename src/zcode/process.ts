@@ -29,7 +29,7 @@ export function cleanEnv(env: Env): Record<string, string> {
 export function spawnZCode(launch: ZCodeLaunch, env: Env, graceMs: number): SpawnedChild {
   const isWin = process.platform === "win32";
   // Started first, armed once the child exists (group-guard.ts): only one written line lies between the two.
-  const guard = isWin ? undefined : startGroupGuard(graceMs, "the ZCode child");
+  const guard = startGroupGuard(graceMs, "the ZCode child");
   let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
   try {
     proc = Bun.spawn([...launch.command, "app-server", "--stdio"], {
@@ -42,11 +42,11 @@ export function spawnZCode(launch: ZCodeLaunch, env: Env, graceMs: number): Spaw
       detached: !isWin,
     });
   } catch (e) {
-    guard?.release();
+    guard.release();
     throw e;
   }
   const pid = proc.pid;
-  guard?.arm(pid);
+  guard.arm(pid);
 
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
@@ -57,7 +57,7 @@ export function spawnZCode(launch: ZCodeLaunch, env: Env, graceMs: number): Spaw
     }
   };
 
-  const disarm = () => guard?.release();
+  const disarm = () => guard.release();
 
   return { proc, signalGroup, disarm };
 }
