@@ -6,15 +6,19 @@
 // (e.g. `npm test -- test/unit/session`).
 //
 // The aim: under three minutes on an idle 2-core machine. To get there:
-// - lint, layers and typecheck run beside the build and the unit tests
-//   (their output is held and shown once they end, so it never interleaves);
+// - lint, layers and typecheck run beside the build and the tests (their
+//   output is held and shown once they end, so it never interleaves);
 // - both `bun test` runs use `--parallel` with one worker more than the cores
 //   (one on one core; at most MAX_WORKERS; ZCODE_TEST_WORKERS overrides it,
-//   1 runs the files one by one),
-//   the e2e run starting the slowest files first (`test/e2e-timings.json`);
-// - the release archives are built once, beside the unit tests, into a temp
-//   dir the install tests share (test/e2e/release-support.ts), laid out by
-//   the bytecode profile the host build recorded (not recorded twice).
+//   1 runs the files one by one), starting the slowest files first
+//   (`test/unit-timings.json`, `test/e2e-timings.json`);
+// - the e2e run keeps one module registry per worker (`--no-isolate`): every
+//   e2e file imports the ACP SDK, the schema validators and the harness
+//   (~0.25 s of CPU each time), ~20 s of CPU over the run;
+// - the release archives are built once, from the end of the host build on,
+//   beside the unit and then the e2e tests, into a temp dir the install tests
+//   share and wait for (test/e2e/release-support.ts), laid out by the
+//   bytecode profile the host build recorded (not recorded twice).
 //
 // The per-test timeout comes from test/support/timeouts.ts (preloaded by
 // bunfig.toml): 15 s unless a test gives its own.
@@ -30,8 +34,12 @@
 //   history) gives its own, sized for a machine half as fast: `test(name, fn, 60_000)`
 //   (a heavy setup too: `beforeAll(fn, 120_000)`).
 // - Waits for events (`pollUntil`, `h.waitFor`), never for wall-clock time.
+// - Leaves nothing behind in its worker: a worker runs several files with one
+//   module registry, so a file neither changes process.env, globals or
+//   module mocks nor leaves a process or server running after its afterAll.
 // To refresh the timings after adding a slow file:
 //   bun test --parallel=2 --timings test/e2e-timings.json --update-timings test/e2e
+//   bun test --parallel=2 --timings test/unit-timings.json --update-timings test/unit test/simulator
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -125,34 +133,37 @@ if (build.code !== 0) {
 }
 
 let releaseOut: string | undefined;
+let release: Promise<void> | undefined;
 try {
   if (extra.length) await testRun(extra);
   else {
-    // The release build the install tests share (test/e2e/release-support.ts),
-    // made once while the unit tests run. If it fails, it counts as a failed
-    // check and install-release builds again and says why.
+    // The release build the install tests share (test/e2e/release-support.ts):
+    // made once, beside the unit tests and then the e2e tests, which do not
+    // wait for it; the install tests wait for its end (done or failed). If it
+    // fails, it counts as a failed check and install-release builds again and
+    // says why.
     releaseOut = mkdtempSync(join(tmpdir(), "zcode-acp-test-release-"));
     const out = releaseOut;
-    const release = (async () => {
+    process.env[SHARED_RELEASE_ENV] = out;
+    release = (async () => {
       const started = performance.now();
       const r = await buildSharedRelease(out, orderFile);
       const took = `${((performance.now() - started) / 1000).toFixed(1)} s`;
       if (r.code === 0) {
         passed++;
         console.error(`release build for the install tests: ok (${took})`);
-        process.env[SHARED_RELEASE_ENV] = out;
       } else {
         failed++;
         process.stderr.write(r.stderr);
         console.error(`release build for the install tests: FAILED (${took})`);
       }
     })();
-    await testRun(["test/unit", "test/simulator"], parallel);
-    await Promise.all([checks, release]);
-    await testRun(["test/e2e"], [...parallel, ...(WORKERS > 1 ? ["--timings", "test/e2e-timings.json"] : [])]);
+    await testRun(["test/unit", "test/simulator"], [...parallel, ...(WORKERS > 1 ? ["--timings", "test/unit-timings.json"] : [])]);
+    await testRun(["test/e2e"], [...parallel, ...(WORKERS > 1 ? ["--no-isolate", "--timings", "test/e2e-timings.json"] : [])]);
   }
-  await checks;
+  await Promise.all([checks, release]);
 } finally {
+  await release?.catch(() => {});
   for (const dir of [releaseOut, orderDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 }
 

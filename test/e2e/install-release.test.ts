@@ -44,7 +44,7 @@ import { registrySchemaErrors } from "../support/registry-schema.ts";
 import { archiveEntries, sha256OfFile } from "./archive-support.ts";
 import { initializeRoundTrip, ROOT, run, serveFiles } from "./cli-support.ts";
 import { isolatedNpmEnv, npmPack, serveRegistry, type PackedPackage } from "./npm-registry-support.ts";
-import { buildRelease, HOST, HOST_BASELINE, RELEASE_TEST_TARGETS, sharedReleaseOut } from "./release-support.ts";
+import { buildRelease, HOST, HOST_BASELINE, RELEASE_TEST_TARGETS, sharedBuildBudget, sharedReleaseOut } from "./release-support.ts";
 
 const host = HOST;
 const hostBaseline = HOST_BASELINE;
@@ -84,7 +84,7 @@ async function unpackAll(): Promise<void> {
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "zcode-acp-release-"));
   // `npm test` built it once for every install test (release-support.ts); alone, this file builds it.
-  const shared = sharedReleaseOut();
+  const shared = await sharedReleaseOut();
   if (shared) out = shared;
   else {
     out = join(tmp, "out");
@@ -95,7 +95,7 @@ beforeAll(async () => {
   }
   sums = parseSha256Sums(readFileSync(join(out, "release/SHA256SUMS"), "utf8"));
   await unpackAll();
-}, 600_000);
+}, sharedBuildBudget(600_000)); // may wait for the shared release build; alone, builds it
 
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { assetName, RELEASE_TARGETS, targetId } from "../../src/cli/release-targets.ts";
 import { stampInstaller } from "../../scripts/release/stamp-installers.ts";
 import { BRIDGE_BIN, fakeBinary, INITIALIZE_LINE, initializeRoundTrip, ROOT, run, serveFiles, sha256, tarGz } from "./cli-support.ts";
-import { sharedHostArchive } from "./release-support.ts";
+import { sharedBuildBudget, sharedHostArchive } from "./release-support.ts";
 
 const INSTALL_SH = join(ROOT, "install.sh");
 const unixTargets = RELEASE_TARGETS.filter((t) => t.os !== "windows");
@@ -98,7 +98,8 @@ beforeAll(async () => {
   // the run's release archive for this host (release-support.ts), alone the
   // compiled bridge archived here.
   const real = new Map<string, Uint8Array>();
-  const bytes = sharedHostArchive() ?? (existsSync(BRIDGE_BIN) ? await tarGz("zcode-acp-server", readFileSync(BRIDGE_BIN)) : undefined);
+  const bytes =
+    (await sharedHostArchive()) ?? (existsSync(BRIDGE_BIN) ? await tarGz("zcode-acp-server", readFileSync(BRIDGE_BIN)) : undefined);
   if (bytes) {
     real.set("zcode-acp-server-linux-x64.tar.gz", bytes);
     real.set("zcode-acp-server-linux-arm64.tar.gz", bytes);
@@ -127,7 +128,7 @@ beforeAll(async () => {
   });
 
   srv = serveFiles(files);
-}, 120_000); // alone, gzips the real ~100 MB bridge
+}, sharedBuildBudget(120_000)); // may wait for the shared release build; alone, gzips the real ~100 MB bridge
 
 afterAll(() => {
   srv?.server.stop(true);

@@ -8,7 +8,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { endsSoon } from "../support/acp-harness.ts";
 import { BRIDGE_BIN, fakeBinary, run, serveFiles, sha256, tarGz } from "./cli-support.ts";
 import { pollUntil } from "../support/poll.ts";
-import { sharedHostArchive } from "./release-support.ts";
+import { sharedBuildBudget, sharedHostArchive } from "./release-support.ts";
 
 // The host build detects its flavour at run time; offer every Linux flavour.
 const LINUX_ASSETS = ["linux-x64", "linux-x64-baseline", "linux-x64-musl", "linux-arm64", "linux-arm64-musl"].map(
@@ -30,7 +30,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "zcode-acp-upgrade-"));
   publish("/download/v9.9.9", await tarGz("zcode-acp-server", fakeBinary("9.9.9")));
   // The real bridge: under `npm test` the run's release archive for this host (release-support.ts), alone archived here.
-  const real = sharedHostArchive() ?? (await tarGz("zcode-acp-server", await Bun.file(BRIDGE_BIN).bytes()));
+  const real = (await sharedHostArchive()) ?? (await tarGz("zcode-acp-server", await Bun.file(BRIDGE_BIN).bytes()));
   publish("/latest/download", real);
   const good = await tarGz("zcode-acp-server", fakeBinary("6.6.6"));
   const evil = await tarGz("zcode-acp-server", fakeBinary("6.6.6-evil"));
@@ -47,7 +47,7 @@ beforeAll(async () => {
   publish(`/download/v${pkg.version}`, real);
   for (const f of ["SHA256SUMS", ...LINUX_ASSETS]) redirects.set(`/current/latest/download/${f}`, `/download/v${pkg.version}/${f}`);
   srv = serveFiles(files, redirects);
-}, 60_000);
+}, sharedBuildBudget(60_000)); // may wait for the shared release build
 afterAll(() => {
   srv?.server.stop(true);
   rmSync(tmp, { recursive: true, force: true });
