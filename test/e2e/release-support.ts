@@ -63,8 +63,12 @@ export async function buildSharedRelease(out: string, bytecodeOrder?: string): P
   } catch (e) {
     r = { code: 1, stdout: "", stderr: `build:release did not run: ${(e as Error).message}` };
   }
-  if (r.code === 0) writeFileSync(join(out, DONE_FILE), RELEASE_TEST_TARGETS.join("\n"));
-  else writeFileSync(join(out, FAILED_FILE), r.stderr.slice(-4000));
+  try {
+    if (r.code === 0) writeFileSync(join(out, DONE_FILE), RELEASE_TEST_TARGETS.join("\n"));
+    else writeFileSync(join(out, FAILED_FILE), r.stderr.slice(-4000));
+  } catch (e) {
+    r = { ...r, code: r.code || 1, stderr: `${r.stderr}\ncannot mark the shared build's end in ${out}: ${(e as Error).message}` };
+  }
   return r;
 }
 
@@ -74,7 +78,8 @@ export async function buildSharedRelease(out: string, bytecodeOrder?: string): P
  */
 export async function sharedReleaseOut(): Promise<string | undefined> {
   const out = process.env[SHARED_RELEASE_ENV];
-  if (!out) return undefined;
+  // No such dir: no build is under way there (a leftover setting), nothing to wait for.
+  if (!out || !existsSync(out)) return undefined;
   const done = join(out, DONE_FILE);
   const ended = () => existsSync(done) || existsSync(join(out, FAILED_FILE));
   if (!(await pollUntil(ended, SHARED_BUILD_WAIT_MS, 250))) {
