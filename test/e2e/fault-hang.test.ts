@@ -32,7 +32,10 @@ test("session/send never answered: a timeout error naming the request, then the 
 });
 
 test("a frozen ZCode (stopped, not dead) is replaced once it has owed answers in silence long enough; the session goes on in the new child", async () => {
-  await withBridge({ env: { ZCODE_ACP_REQUEST_TIMEOUT_MS: "400", ZCODE_ACP_LOG_LEVEL: "warn" } }, async (h) => {
+  // The timeout also bounds the new child's boot and its session/resume at the
+  // end: 400 ms was too short for that with both cores busy and the release
+  // build running beside the e2e files (one load run in three).
+  await withBridge({ env: { ZCODE_ACP_REQUEST_TIMEOUT_MS: "1000", ZCODE_ACP_LOG_LEVEL: "warn" } }, async (h) => {
     const { sessionId } = await h.newSession();
     expect((await h.prompt(sessionId, "before")).stopReason).toBe("end_turn");
     const frozen = await zcodeChild(h.proc.pid);
