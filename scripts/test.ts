@@ -111,9 +111,10 @@ async function testRun(paths: string[], flags: string[] = []): Promise<void> {
   if (!pass) failed++; // ran no test: that is a failure, not a success
 }
 
-const parallel = WORKERS > 1 ? [`--parallel=${WORKERS}`] : [];
+/** `--parallel` and flags that only mean something with it; nothing when the files run one by one. */
+const withParallel = (...flags: string[]) => (WORKERS > 1 ? [`--parallel=${WORKERS}`, ...flags] : []);
 
-// Lint, layers and typecheck need no build: they run while it and the unit tests do.
+// Lint, layers and typecheck need no build: they run while it and the tests do.
 const checks = (async () => {
   await check("lint (biome check)", [process.execPath, "x", "biome", "check", "src", "test", "scripts"]);
   await check("layers", [process.execPath, "scripts/check-layers.ts"]);
@@ -158,8 +159,8 @@ try {
         console.error(`release build for the install tests: FAILED (${took})`);
       }
     })();
-    await testRun(["test/unit", "test/simulator"], [...parallel, ...(WORKERS > 1 ? ["--timings", "test/unit-timings.json"] : [])]);
-    await testRun(["test/e2e"], [...parallel, ...(WORKERS > 1 ? ["--no-isolate", "--timings", "test/e2e-timings.json"] : [])]);
+    await testRun(["test/unit", "test/simulator"], withParallel("--timings", "test/unit-timings.json"));
+    await testRun(["test/e2e"], withParallel("--no-isolate", "--timings", "test/e2e-timings.json"));
   }
   await Promise.all([checks, release]);
 } finally {
