@@ -3,7 +3,7 @@
 // editor saw, and that no model turn was started (no session/send).
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { type Harness, withBridge } from "../support/acp-harness.ts";
+import { type Harness, sharedBridge, withBridge } from "../support/acp-harness.ts";
 import {
   EXPECTED_COMMANDS,
   PERSONALITIES,
@@ -23,10 +23,11 @@ async function command(h: Harness, sessionId: string, text: string): Promise<Pro
   return out;
 }
 
-const bridge = (version: string, fn: (h: Harness) => Promise<void>) => withBridge({ simVersion: version, record: true }, fn);
-
 describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
   const full = version === "0.15.3";
+  // One bridge per personality: every test starts sessions of its own.
+  const shared = sharedBridge({ simVersion: version, record: true });
+  const bridge = (_version: string, fn: (h: Harness) => Promise<void>) => shared.run(fn);
 
   test("advertised after session/new: only what this CLI supports", () =>
     bridge(version, async (h) => {
@@ -41,7 +42,8 @@ describe.each(PERSONALITIES)("slash commands against ZCode %s", (version) => {
       const updateAt = msgs.findIndex(
         (m) =>
           m.method === "session/update" &&
-          (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === "available_commands_update",
+          (m.params as acp.SessionNotification).sessionId === sessionId &&
+          (m.params as acp.SessionNotification).update.sessionUpdate === "available_commands_update",
       );
       expect(responseAt).toBeGreaterThanOrEqual(0);
       expect(updateAt).toBeGreaterThan(responseAt);

@@ -5,7 +5,8 @@
 // violation, on non-protocol output, or on a non-zero exit.
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Subprocess } from "bun";
-import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { mkdtempSync, readFileSync, existsSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkAgentMessage } from "./schema.ts";
@@ -102,6 +103,8 @@ export class Harness {
   private readonly stdoutDone: Promise<void>;
   private readonly stderrDone: Promise<void>;
   private closed = false;
+  /** Where the current test's part of the record file starts (bytes; see `beginTest`). */
+  private recordFrom = 0;
 
   private constructor(
     readonly proc: Subprocess<"pipe", "pipe", "pipe">,
@@ -265,7 +268,13 @@ export class Harness {
   /** Frames the simulator received from the bridge (requires `record: true`). */
   simFrames(): Array<{ id?: number | string; method?: string; params?: any; result?: any; error?: any }> {
     if (!this.recordFile || !existsSync(this.recordFile)) return [];
-    return readFileSync(this.recordFile, "utf8")
+    const bytes = readFileSync(this.recordFile);
+    // From a line's start: a mark taken while the simulator wrote a line skips to the next.
+    let from = this.recordFrom;
+    if (from > 0 && bytes[from - 1] !== 0x0a) from = Math.max(from, bytes.indexOf(0x0a, from) + 1 || bytes.length);
+    return bytes
+      .subarray(from)
+      .toString("utf8")
       .split("\n")
       .filter(Boolean)
       .map((l) => {
@@ -287,6 +296,26 @@ export class Harness {
 
   get stderr(): string {
     return this.stderrText;
+  }
+
+  /**
+   * For a bridge shared by several tests (`sharedBridge`): what was received
+   * so far is forgotten and `simFrames()` starts here, so the next test reads
+   * only its own, as it would from a bridge of its own.
+   */
+  beginTest(): void {
+    const r = this.received;
+    for (const list of [r.messages, r.updates, r.permissionRequests, r.elicitations, r.problems]) list.length = 0;
+    try {
+      this.recordFrom = this.recordFile ? statSync(this.recordFile).size : 0;
+    } catch {
+      this.recordFrom = 0; // nothing recorded yet
+    }
+  }
+
+  /** Whether the bridge process has ended. */
+  get exited(): boolean {
+    return this.proc.exitCode !== null || this.proc.signalCode !== null;
   }
 
   /**
@@ -361,14 +390,66 @@ export async function withBridge<T>(opts: HarnessOptions, fn: (h: Harness) => Pr
     await h.close();
     return r;
   } catch (e) {
-    await h.close({ expectExit: "any", allowProblems: true }).catch(() => {});
-    const err = e instanceof Error ? e : new Error(String(e));
-    if (h.received.problems.length) err.message += `\nalso, invalid ACP messages:\n${h.received.problems.join("\n")}`;
-    // The bridge's own account of what went wrong (ZCODE_TEST_BRIDGE_LOG=1 shows it live).
-    if (h.stderr.trim() && !err.message.includes("bridge stderr"))
-      err.message += `\nbridge stderr (last 3000 chars):\n${h.stderr.slice(-3000)}`;
-    throw err;
+    throw await failed(h, e);
   }
+}
+
+/** Ends a bridge a test failed with and returns the test's error, with what the bridge said and sent wrong. */
+async function failed(h: Harness, e: unknown): Promise<Error> {
+  await h.close({ expectExit: "any", allowProblems: true }).catch(() => {});
+  const err = e instanceof Error ? e : new Error(String(e));
+  if (h.received.problems.length) err.message += `\nalso, invalid ACP messages:\n${h.received.problems.join("\n")}`;
+  // The bridge's own account of what went wrong (ZCODE_TEST_BRIDGE_LOG=1 shows it live).
+  if (h.stderr.trim() && !err.message.includes("bridge stderr"))
+    err.message += `\nbridge stderr (last 3000 chars):\n${h.stderr.slice(-3000)}`;
+  return err;
+}
+
+export interface SharedBridge {
+  /** Runs one test's body on the shared bridge (started first if there is none). */
+  run<T>(fn: (h: Harness) => Promise<T>): Promise<T>;
+}
+
+/**
+ * One bridge for several tests of a describe block, declared at its top:
+ * `const bridge = sharedBridge({...}); test("…", () => bridge.run(async (h) => …))`.
+ *
+ * Why: a bridge's start and end cost ~0.25 s of CPU (the bridge, the
+ * simulator's app-server and its --version probe, the guards), a test's own
+ * sessions on a running bridge a fraction of that; with a bridge per test that
+ * was half the CPU of the e2e run. An editor runs many sessions on one bridge
+ * too. For tests that need nothing only a fresh bridge gives: no env or
+ * options of their own, no count of every session or process, no kill or
+ * exit. Each test starts its own sessions; `received` is emptied before it
+ * and `simFrames()` starts there (Harness.beginTest), so it reads its own.
+ *
+ * The checks `withBridge` makes still hold: after each test, nothing invalid
+ * was sent and the bridge still runs; at the end (afterAll), it exits 0 when
+ * its stdin closes. A test that fails ends the bridge, so the next one starts
+ * a fresh one and a failure is not passed on.
+ */
+export function sharedBridge(opts: HarnessOptions = {}): SharedBridge {
+  let current: Harness | undefined;
+  afterAll(async () => {
+    const h = current;
+    current = undefined;
+    await h?.close();
+  }, 15_000);
+  return {
+    async run(fn) {
+      const h = current ?? (current = await Harness.start(opts));
+      h.beginTest();
+      try {
+        const r = await fn(h);
+        if (h.received.problems.length) throw new Error(`bridge sent invalid ACP messages:\n${h.received.problems.join("\n")}`);
+        if (h.exited) throw new Error(`the shared bridge ended during the test (exit ${h.proc.exitCode ?? h.proc.signalCode})`);
+        return r;
+      } catch (e) {
+        current = undefined;
+        throw await failed(h, e);
+      }
+    },
+  };
 }
 
 /** Is a process with this pid still alive? */
