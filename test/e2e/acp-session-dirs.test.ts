@@ -7,12 +7,15 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rejection, withBridge } from "../support/acp-harness.ts";
+import { rejection, sharedBridge, withBridge } from "../support/acp-harness.ts";
 
 const extraRoot = () => mkdtempSync(join(tmpdir(), "acp-extra-root-"));
 const SYSTEM_PROMPT = { mode: "append", content: [{ type: "text", text: "Answer in haiku." }] };
 
 describe("additionalDirectories and systemPrompt", () => {
+  // The refusals: each test opens its own sessions and reads what ZCode got since it started.
+  const recorded = sharedBridge({ record: true });
+
   test("neither is advertised", async () => {
     await withBridge({}, async (h) => {
       const caps = h.initializeResponse?.agentCapabilities?.sessionCapabilities as Record<string, unknown> | undefined;
@@ -23,7 +26,7 @@ describe("additionalDirectories and systemPrompt", () => {
   });
 
   test("session/new with extra roots or a system prompt: -32602 saying why, and ZCode never asked", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recorded.run(async (h) => {
       const dirs = await rejection(
         h.agent.request(acp.methods.agent.session.new, { cwd: h.stateDir, mcpServers: [], additionalDirectories: [extraRoot()] }),
       );
@@ -46,7 +49,7 @@ describe("additionalDirectories and systemPrompt", () => {
   }, 30_000);
 
   test("load, resume and fork with extra roots: refused the same way, the conversation untouched", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recorded.run(async (h) => {
       const { sessionId } = await h.newSession();
       const extra = { cwd: h.stateDir, additionalDirectories: [extraRoot()] };
       for (const call of [

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { rejection, withBridge, type Harness } from "../support/acp-harness.ts";
+import { rejection, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 
 const SUBAGENT_KINDS = ["subagent_update", "session_message", "session_message_chunk"];
 
@@ -29,6 +29,9 @@ function childOf(h: Harness, sessionId: string): string {
 }
 
 const OPTED_IN = { subagents: {} } as acp.ClientCapabilities;
+
+/** One bridge for the opted-in tests without settings of their own: each starts its own sessions. */
+const optedIn = sharedBridge({ clientCapabilities: OPTED_IN, record: true });
 
 /** The subagent scenario to its end on the parent, and the child's end seen by the editor. */
 async function subagentRun(h: Harness, opts: { childText?: boolean } = {}): Promise<{ sessionId: string; child: string }> {
@@ -68,7 +71,7 @@ function expectGrepOnChildOnce(h: Harness, sessionId: string, child: string): vo
 }
 
 test("subagents opted in: subagent_update, session_message and the child's own session, read from its v4 rows", async () => {
-  await withBridge({ clientCapabilities: OPTED_IN, record: true }, async (h) => {
+  await optedIn.run(async (h) => {
     const { sessionId, child } = await subagentRun(h);
 
     const call = agentCall(h, sessionId);
@@ -84,7 +87,7 @@ test("subagents opted in: subagent_update, session_message and the child's own s
 
     // Announced before anything of the child reaches the editor.
     const firstOfChild = h.received.updates.findIndex((n) => n.sessionId === child);
-    const announced = h.received.updates.findIndex((n) => n.update.sessionUpdate === "subagent_update");
+    const announced = h.received.updates.findIndex((n) => n.sessionId === sessionId && n.update.sessionUpdate === "subagent_update");
     expect(announced).toBeGreaterThanOrEqual(0);
     expect(firstOfChild).toBeGreaterThan(announced);
 
@@ -146,7 +149,7 @@ test("a CLI without v4: the mirrored tool reaches the child before any read of i
 }, 30_000);
 
 test("the child is read-only: prompt, load, resume, fork, mode, close and delete of its id are refused, once each", async () => {
-  await withBridge({ clientCapabilities: OPTED_IN, record: true }, async (h) => {
+  await optedIn.run(async (h) => {
     const { sessionId, child } = await subagentRun(h, { childText: false });
     const cwd = h.stateDir;
     const tries: Array<[string, Promise<unknown>]> = [

@@ -10,13 +10,22 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, withBridge, type Harness } from "../support/acp-harness.ts";
+import { ROOT, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 
 /** Everything issue 21 lets a client opt in to. */
 const OPTED_IN = {
   session: { notices: {}, compaction: {}, configOptions: { boolean: {} } },
   plan: {},
 } as acp.ClientCapabilities;
+
+/**
+ * One bridge for each kind of client (the tests below that need no env, args
+ * or handlers of their own): every test starts sessions of its own and reads
+ * only their updates.
+ */
+const plainBridge = sharedBridge({ clientCapabilities: {} });
+const optedInBridge = sharedBridge({ clientCapabilities: OPTED_IN });
+const bridgeFor = (clientCapabilities: acp.ClientCapabilities) => (clientCapabilities === OPTED_IN ? optedInBridge : plainBridge);
 
 const NEW_KINDS = ["notice", "compaction_update", "compaction_summary_chunk", "plan_update", "plan_removed"];
 
@@ -34,7 +43,7 @@ function toolUpdates(h: Harness, sessionId: string, toolCallId: string) {
 
 test("raw output, every client: no rawInput {}, rawOutput is text a person reads, the tool's name on tool_call", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities }, async (h) => {
+    await bridgeFor(clientCapabilities).run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
       const calls = toolCalls(h, sessionId);
@@ -74,7 +83,7 @@ test("a denied tool: rawOutput and content say Denied, never ZCode's words to th
 
 test("plan approval and todos: the plan once; plan_update (items and Markdown) only for a client with the plan capability", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities }, async (h) => {
+    await bridgeFor(clientCapabilities).run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:plan")).stopReason).toBe("end_turn");
       expect((await h.prompt(sessionId, "#scenario:todo")).stopReason).toBe("end_turn");
@@ -103,7 +112,7 @@ test("plan approval and todos: the plan once; plan_update (items and Markdown) o
 
 test("/compact: a compaction_update entity with ZCode's summary when opted in; else the tool call, with no snapshot as rawOutput", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities }, async (h) => {
+    await bridgeFor(clientCapabilities).run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "some work first");
       expect((await h.prompt(sessionId, "/compact")).stopReason).toBe("end_turn");
@@ -128,7 +137,7 @@ test("/compact: a compaction_update entity with ZCode's summary when opted in; e
 
 test("a compaction ZCode starts itself: compaction_update when opted in; nothing new otherwise", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities }, async (h) => {
+    await bridgeFor(clientCapabilities).run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:auto-compaction")).stopReason).toBe("end_turn");
       const entities = h.updatesOfKind(sessionId, "compaction_update");
@@ -261,7 +270,7 @@ test("auto-compact switch: a boolean option when opted in, an on/off select othe
     );
   }
   // Without --auto-compact there is nothing to switch.
-  await withBridge({ clientCapabilities: OPTED_IN }, async (h) => {
+  await optedInBridge.run(async (h) => {
     const { configOptions } = await h.newSession();
     expect(configOptions!.some((o) => o.id === "auto_compact")).toBe(false);
   });
@@ -336,7 +345,7 @@ test("steering extension: _session/steering runs /steer in the running turn; idl
 }, 30_000);
 
 test("huge history: session/load replays the last 500 messages with a note, in updates of bounded size", async () => {
-  await withBridge({}, async (first) => {
+  await plainBridge.run(async (first) => {
     const { sessionId } = await first.newSession();
     await first.prompt(sessionId, "#scenario:huge-history n=700 bytes=7000000 big=5000000 text=1000000");
     const stateDir = first.stateDir;
@@ -362,7 +371,7 @@ test("huge history: session/load replays the last 500 messages with a note, in u
 
 test("a goal paused by a cancel: a notice when opted in; else a message of its own", async () => {
   for (const clientCapabilities of [{}, OPTED_IN]) {
-    await withBridge({ clientCapabilities }, async (h) => {
+    await bridgeFor(clientCapabilities).run(async (h) => {
       const { sessionId } = await h.newSession();
       const running = h.prompt(sessionId, "/goal #scenario:slow n=400");
       await h.waitFor(() => h.text(sessionId).includes("Working toward the goal"), "the goal's work to start");

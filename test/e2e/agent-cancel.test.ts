@@ -8,7 +8,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SIM_BIN, withBridge, type Harness } from "../support/acp-harness.ts";
+import { SIM_BIN, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 import { zcodeChild } from "./process-support.ts";
 
 /** Index in h.received.messages of the response to the prompt that just settled. */
@@ -23,6 +23,17 @@ function updatesAfter(h: Harness, index: number, sessionId: string) {
     .map((x) => (x.params as acp.SessionNotification).update);
 }
 
+/**
+ * Methods the simulator received about one session (on a shared bridge, a
+ * late request about an earlier test's session may arrive during this one).
+ */
+function simMethodsOf(h: Harness, sessionId: string): string[] {
+  return h
+    .simFrames()
+    .filter((f) => typeof f.method === "string" && f.params?.sessionId === sessionId)
+    .map((f) => f.method!);
+}
+
 /** SIGCONT for a child the test stopped (it may be gone already, killed by the bridge's shutdown). */
 function resume(pid: number): void {
   try {
@@ -33,8 +44,12 @@ function resume(pid: number): void {
 }
 
 describe("cancel", () => {
+  // For the tests without settings of their own that leave the CLI alone: each starts its own session.
+  const bridge = sharedBridge({});
+  const recording = sharedBridge({ record: true });
+
   test("during streaming: cancelled before the turn's end, nothing after the response, next prompt works", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:slow n=400");
       await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
@@ -81,10 +96,10 @@ describe("cancel", () => {
   });
 
   test("a send ZCode never answers: cancel still answers", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recording.run(async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:hang-request");
-      await h.waitFor(() => h.simMethods().includes("session/send"), "the send");
+      await h.waitFor(() => simMethodsOf(h, sessionId).includes("session/send"), "the send");
       await h.cancel(sessionId);
       // The send is never answered: this answer owes nothing to ZCode.
       expect((await p).stopReason).toBe("cancelled");
@@ -92,7 +107,7 @@ describe("cancel", () => {
   });
 
   test("$/cancel_request on the prompt ends the turn the same way", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const ac = new AbortController();
       const p = h.agent.request(
@@ -109,18 +124,18 @@ describe("cancel", () => {
   });
 
   test("session/close during a turn answers the prompt cancelled", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recording.run(async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:slow n=400");
       await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
       await h.agent.request(acp.methods.agent.session.close, { sessionId });
       expect((await p).stopReason).toBe("cancelled");
-      expect(h.simMethods()).toContain("session/stop");
+      expect(simMethodsOf(h, sessionId)).toContain("session/stop");
     });
   });
 
   test("the session loaded again from another directory under a running turn: the turn goes on to its end (only cancel or close ends it)", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recording.run(async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:slow n=30");
       await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");
@@ -128,7 +143,7 @@ describe("cancel", () => {
       await h.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: `${h.stateDir}/elsewhere` });
       expect((await p).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("chunk 29 ");
-      expect(h.simMethods()).not.toContain("session/stop");
+      expect(simMethodsOf(h, sessionId)).not.toContain("session/stop");
     });
   });
 

@@ -2,15 +2,18 @@
 // values), and ZCode changing the mode itself (plan approval).
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { rejection, withBridge } from "../support/acp-harness.ts";
+import { rejection, sharedBridge, withBridge } from "../support/acp-harness.ts";
 
 const m = acp.methods.agent;
 
 const code = async (p: Promise<unknown>): Promise<number> => (await rejection(p)).code;
 
 describe("modes and options", () => {
+  // For the tests without settings of their own: each starts its own session.
+  const bridge = sharedBridge({ record: true });
+
   test("set_mode calls session/setMode and reports the change", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.agent.request(m.session.setMode, { sessionId, modeId: "plan" });
       const setMode = h.simFrames().find((f) => f.method === "session/setMode");
@@ -23,7 +26,7 @@ describe("modes and options", () => {
   });
 
   test("set_config_option: thought level and mode; the complete option set comes back", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId, configOptions } = await h.newSession();
       const thought = configOptions!.find((o) => o.category === "thought_level")!;
       expect(thought.type).toBe("select");
@@ -71,7 +74,7 @@ describe("modes and options", () => {
   });
 
   test("slash commands run without a model turn; unknown /words are prompts", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, "/mode plan");
       expect(r.stopReason).toBe("end_turn");

@@ -5,7 +5,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BRIDGE_BIN, SIM_BIN, rejection, withBridge, type Harness } from "../support/acp-harness.ts";
+import { BRIDGE_BIN, SIM_BIN, rejection, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 import { simSaved } from "./sim-store-support.ts";
 
 const m = acp.methods.agent;
@@ -116,6 +116,9 @@ describe("initialize", () => {
 });
 
 describe("sessions", () => {
+  // For the tests that need no options and count no sessions but their own.
+  const bridge = sharedBridge({});
+
   test("session/new returns modes and config options; commands follow the response", async () => {
     await withBridge({ record: true }, async (h) => {
       const r = await h.newSession();
@@ -168,7 +171,7 @@ describe("sessions", () => {
   }, 30_000);
 
   test("relative cwd is -32602; unknown session is -32002; audio and broken images are -32602", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       await expectError(h.agent.request(m.session.new, { cwd: "relative/dir", mcpServers: [] }), -32602);
       const { sessionId } = await h.newSession();
       await expectError(h.agent.request(m.session.load, { sessionId, cwd: "rel", mcpServers: [] }), -32602);
@@ -256,7 +259,7 @@ describe("sessions", () => {
   });
 
   test("a default prompt streams thoughts and text and ends end_turn with usage", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, "hello there");
       expect(r.stopReason).toBe("end_turn");
@@ -401,7 +404,7 @@ describe("sessions", () => {
   }, 30_000);
 
   test("session/fork returns a new session that works", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "before fork");
       const fork = await h.agent.request(m.session.fork, { sessionId, cwd: h.stateDir, mcpServers: [] });

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SIM_BIN, rejection, withBridge, type Harness } from "../support/acp-harness.ts";
+import { SIM_BIN, rejection, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 import { simTurnsEnded } from "./sim-store-support.ts";
 
 function chunks(h: Harness, sessionId: string, kind: "agent_message_chunk" | "agent_thought_chunk") {
@@ -12,8 +12,11 @@ function chunks(h: Harness, sessionId: string, kind: "agent_message_chunk" | "ag
 }
 
 describe("event translation", () => {
+  // Every test starts sessions of its own: one bridge for them all.
+  const bridge = sharedBridge({});
+
   test("text and reasoning deltas: one messageId per message, no empty chunks, UTF-8 intact", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:text")).stopReason).toBe("end_turn");
       const text = chunks(h, sessionId, "agent_message_chunk");
@@ -31,7 +34,7 @@ describe("event translation", () => {
   });
 
   test("a second prompt gets a new messageId", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "one");
       const first = new Set(chunks(h, sessionId, "agent_message_chunk").map((u) => u.messageId));
@@ -43,7 +46,7 @@ describe("event translation", () => {
   });
 
   test("tool events become tool calls that all finish (completed or failed) before the response", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
       const calls = h.updatesOfKind(sessionId, "tool_call");
@@ -61,7 +64,7 @@ describe("event translation", () => {
   });
 
   test("usage → usage_update, first prompt → session_info_update title, todos → plan", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:usage count my tokens");
       const usage = h.updatesOfKind(sessionId, "usage_update");
@@ -75,7 +78,7 @@ describe("event translation", () => {
   });
 
   test("max_tokens and refusal (the last model answer's stop reason) and max_turn_requests stop reasons", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:max-tokens")).stopReason).toBe("max_tokens");
       expect((await h.prompt(sessionId, "#scenario:refusal")).stopReason).toBe("refusal");
@@ -84,7 +87,7 @@ describe("event translation", () => {
   });
 
   test("garbage from ZCode is skipped and the turn goes on", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:garbage")).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("Before the noise.");
@@ -94,8 +97,11 @@ describe("event translation", () => {
 });
 
 describe("ordering and recovery", () => {
+  // For the tests without settings of their own (each starts its own session).
+  const bridge = sharedBridge({ record: true });
+
   test("seq gap: missed events are fetched with afterSeq and delivered once, in order", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:seq-gap")).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toBe("one two three four five six seven eight");
@@ -167,7 +173,7 @@ describe("ordering and recovery", () => {
   });
 
   test("after a cancel ZCode ignores, the next prompt waits for idle (session/read) and is not lost", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       // A cancelled ignore-stop turn keeps ZCode busy after the ACP turn ended
       // (2.5 s: longer than the cancel and the next prompt take on a busy machine).
@@ -225,7 +231,7 @@ describe("ordering and recovery", () => {
   });
 
   test("two prompts at once on one session run one after the other; neither is lost", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       // Two prompts at once: the second waits for the first (never overlaps).
       const [a, b] = await Promise.all([h.prompt(sessionId, "#scenario:slow n=10"), h.prompt(sessionId, "second")]);
@@ -257,8 +263,11 @@ describe("many sessions", () => {
 });
 
 describe("failures", () => {
+  // For the tests without settings of their own that leave the CLI running (each starts its own session).
+  const bridge = sharedBridge({});
+
   test("transient turn.failed is retried with a visible notice", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, "#scenario:fail-transient fails=2 hi");
       expect(r.stopReason).toBe("end_turn");
@@ -269,7 +278,7 @@ describe("failures", () => {
   });
 
   test("transient failures beyond the retries become an error", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const e = await rejection(h.prompt(sessionId, "#scenario:fail-transient fails=9"));
       expect(e.message).toContain("Rate limit reached");
@@ -277,7 +286,7 @@ describe("failures", () => {
   });
 
   test("fatal turn.failed → ACP error with ZCode's message; the session stays usable", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const e = await rejection(h.prompt(sessionId, "#scenario:fail-fatal"));
       expect(e.message).toContain("Insufficient balance");

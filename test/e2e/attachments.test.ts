@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { rejection, withBridge, type Harness } from "../support/acp-harness.ts";
+import { rejection, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 
 /** A 1×1 PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -36,8 +36,11 @@ function cacheHome(): string {
 }
 
 describe("attachments reach ZCode", () => {
+  // One bridge for the tests without an env of their own: each reads only its own session/send.
+  const bridge = sharedBridge({ record: true });
+
   test("an image block: inline, named from its uri (else image-N.png), with its size", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, [
         { type: "text", text: "what is in these?" },
@@ -58,7 +61,7 @@ describe("attachments reach ZCode", () => {
   });
 
   test("resource blobs: image/* as an image, application/pdf as a pdf", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, [
         { type: "text", text: "compare" },
@@ -106,7 +109,7 @@ describe("attachments reach ZCode", () => {
   });
 
   test("a prompt may be attachments only", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const r = await h.prompt(sessionId, [{ type: "image", data: PNG, mimeType: "image/png" }]);
       expect(r.stopReason).toBe("end_turn");

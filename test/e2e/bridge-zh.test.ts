@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { zh } from "../../src/i18n/zh/index.ts";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 import { englishLeft } from "../support/english-left.ts";
 import { contentText, toolViews, type ToolView } from "./interaction-support.ts";
 
@@ -61,8 +61,11 @@ function titleFromInput(v: ToolView): boolean {
 }
 
 describe("zh: what the bridge says", () => {
+  // One zh bridge for the tests with no other option: each reads only its own session.
+  const bridge = sharedBridge({ env: ZH });
+
   test("initialize and session setup: the sign-in, option names and descriptions, mode names", async () => {
-    await withBridge({ env: ZH }, async (h) => {
+    await bridge.run(async (h) => {
       const auth = h.initializeResponse!.authMethods![0]! as { name: string; description?: string };
       expectZh("auth name", auth.name);
       expectZh("auth description", auth.description);
@@ -96,7 +99,7 @@ describe("zh: what the bridge says", () => {
   });
 
   test("plan approval without forms: the prompt's title and options; the verdict under the plan", async () => {
-    await withBridge({ env: ZH }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:plan")).stopReason).toBe("end_turn");
       const req = h.received.permissionRequests[0]!;
@@ -130,7 +133,7 @@ describe("zh: what the bridge says", () => {
   });
 
   test("questions without forms: ZCode's choices as they are, plus the bridge's way out", async () => {
-    await withBridge({ env: ZH }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:question-multi")).stopReason).toBe("end_turn");
       expect(h.received.permissionRequests).toHaveLength(2);
@@ -155,7 +158,7 @@ describe("zh: what the bridge says", () => {
   });
 
   test("tools: every title the bridge composes, exit codes, the failing Bash and Edit", async () => {
-    await withBridge({ env: ZH }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
       const views = [...toolViews(h, sessionId).values()];
@@ -203,7 +206,7 @@ describe("zh: what the bridge says", () => {
   });
 
   test("a fatal turn error: the JSON-RPC error around ZCode's message is Chinese", async () => {
-    await withBridge({ env: ZH }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const e = await rejection(h.prompt(sessionId, "#scenario:fail-fatal"));
       const zcodeMessage = e.data?.zcodeError?.message as string;
@@ -214,7 +217,7 @@ describe("zh: what the bridge says", () => {
   });
 
   test("request errors: a relative cwd, audio, an unknown option, values not offered, an unknown session", async () => {
-    await withBridge({ env: ZH }, async (h) => {
+    await bridge.run(async (h) => {
       const cwd = await rejection(h.agent.request(acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }));
       expect(cwd.code).toBe(-32602);
       expectZh("relative cwd", cwd.message);

@@ -2,11 +2,14 @@
 // session/fork maps to the same ZCode call as /fork.
 import { expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { withBridge } from "../support/acp-harness.ts";
+import { sharedBridge } from "../support/acp-harness.ts";
 import { promptAndCollect, sessionWithOneTurn, simRequests, waitForCommands } from "./commands-support.ts";
 
+// One bridge for the file: each test starts sessions of its own.
+const bridge = sharedBridge({ record: true });
+
 test("/usr/lib-style text and unknown /words are ordinary prompts, sent unchanged", () =>
-  withBridge({ record: true }, async (h) => {
+  bridge.run(async (h) => {
     const { sessionId } = await h.newSession();
     await waitForCommands(h, sessionId);
     for (const text of ["/usr/lib/libssl.so.3 is missing", "/deploy to staging", "  /fork-me please", "why does /fork exist?"]) {
@@ -18,7 +21,7 @@ test("/usr/lib-style text and unknown /words are ordinary prompts, sent unchange
   }));
 
 test("ACP session/fork returns the new session, which can be loaded", () =>
-  withBridge({ record: true }, async (h) => {
+  bridge.run(async (h) => {
     expect(h.initializeResponse?.agentCapabilities?.sessionCapabilities?.fork).toBeDefined();
     const sid = await sessionWithOneTurn(h);
     const framesBefore = h.simFrames().length;

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Harness, withBridge } from "../support/acp-harness.ts";
+import { type Harness, sharedBridge, withBridge } from "../support/acp-harness.ts";
 import {
   EXPECTED_COMMANDS,
   advertised,
@@ -169,10 +169,11 @@ const STOPPED =
 const FAILED = "This steer did not reach the turn: the turn failed first. It will not run; send it again as a prompt if you still want it.";
 
 describe("0.16.9: a steer ZCode holds", () => {
+  const bridge = sharedBridge({ record: true });
   test(
     "stopped first: the user is told, the steer is deleted from ZCode's queue, and the next idle v4 input is not refused",
     () =>
-      withBridge({ record: true }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newV4Session(h);
         const framesBefore = h.simFrames().length;
         const { turn, before } = await guidedTurn(h, sid, "hold=1");
@@ -201,7 +202,7 @@ describe("0.16.9: a steer ZCode holds", () => {
   test(
     "failed first: ZCode says nothing, the user is told all the same, and the steer is deleted from ZCode's queue",
     () =>
-      withBridge({ record: true }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newV4Session(h);
         const framesBefore = h.simFrames().length;
         const { turn, before } = await guidedTurn(h, sid, "fail=1");
@@ -217,10 +218,11 @@ describe("0.16.9: a steer ZCode holds", () => {
 });
 
 describe("0.16.9: a steer ZCode runs as a turn of its own (guide.noToolBoundary)", () => {
+  const bridge = sharedBridge({ record: true });
   test(
     "its events are shown, and session/cancel stops it with v4 stop naming its execution",
     () =>
-      withBridge({ record: true }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newV4Session(h);
         const { turn } = await guidedTurn(h, sid, "noboundary=1");
         await promptAndCollect(h, sid, "/steer #scenario:slow n=3000");
@@ -241,7 +243,7 @@ describe("0.16.9: a steer ZCode runs as a turn of its own (guide.noToolBoundary)
   test(
     "a prompt sent meanwhile waits for it to end: session/send is never queued behind it",
     () =>
-      withBridge({ record: true }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newV4Session(h);
         const { turn } = await guidedTurn(h, sid, "noboundary=1");
         await promptAndCollect(h, sid, "/steer #scenario:slow n=400");

@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { en } from "../../src/i18n/en/index.ts";
 import { V4_TIMEOUTS } from "../../src/zcode/v4/channel.ts";
-import { type Harness, withBridge } from "../support/acp-harness.ts";
+import { type Harness, sharedBridge, withBridge } from "../support/acp-harness.ts";
 import { advertised, expectHistory, newSession, promptAndCollect, simFile, v4Commands } from "./commands-support.ts";
 
 const V4 = en.errors.v4;
@@ -35,11 +35,12 @@ describe("26.3: /rewind <new prompt> after a turn that changed no files", () => 
 
 describe("26.4: a turn longer than one rowsRange page (200 rows)", () => {
   const env = { ZCODE_SIM_DELAY_MS: "0" };
+  const bridge = sharedBridge({ record: true, env });
 
   test(
     "/rewind finds the turn's header by paging back with beforeRowId",
     () =>
-      withBridge({ record: true, env }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newSession(h);
         await h.prompt(sid, "#scenario:edit rows=250");
         const out = await promptAndCollect(h, sid, "/rewind");
@@ -54,7 +55,7 @@ describe("26.4: a turn longer than one rowsRange page (200 rows)", () => {
   test(
     "/rewind <new prompt> finds the prompt and its header by paging back",
     () =>
-      withBridge({ record: true, env }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newSession(h);
         await h.prompt(sid, "#scenario:default rows=250");
         const out = await promptAndCollect(h, sid, "/rewind say hi instead");
@@ -67,7 +68,7 @@ describe("26.4: a turn longer than one rowsRange page (200 rows)", () => {
   test(
     "a long turn that failed is retried through ZCode (its prompt found by paging back): one copy in its history",
     () =>
-      withBridge({ record: true, env }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newSession(h);
         const prompt = "#scenario:fail-transient fails=1 rows=250";
         const out = await promptAndCollect(h, sid, prompt);
@@ -227,6 +228,7 @@ describe("27.12: refusals and unreadable answers in words", () => {
 });
 
 describe("27.1: a cancel while the ACK of the command that starts the turn is on its way", () => {
+  const bridge = sharedBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:delay=1500" } });
   /** How the turn a command started ended, in ZCode's own record. */
   async function turnEnded(h: Harness, sid: string, commandId: string): Promise<string> {
     const state = () => simFile(h, sid)?.turnLog?.find((t) => t.sourceCommandId === commandId)?.state;
@@ -237,7 +239,7 @@ describe("27.1: a cancel while the ACK of the command that starts the turn is on
   test(
     "/rewind <new prompt>: answered cancelled; the late-started turn gets v4 stop and does not run on",
     () =>
-      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:delay=1500" } }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newSession(h);
         await h.prompt(sid, "hello");
         const from = h.simFrames().length;
@@ -255,7 +257,7 @@ describe("27.1: a cancel while the ACK of the command that starts the turn is on
   test(
     "a retry (editUserQuery): the late-started retry gets v4 stop too",
     () =>
-      withBridge({ record: true, env: { ZCODE_SIM_V4_ACK: "editUserQuery:delay=1500" } }, async (h) => {
+      bridge.run(async (h) => {
         const sid = await newSession(h);
         const turn = h.prompt(sid, "#scenario:fail-transient fails=1");
         await h.waitFor(() => v4Commands(h).some((c) => c.type === "editUserQuery"), "the retry's editUserQuery");

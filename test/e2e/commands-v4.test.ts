@@ -3,7 +3,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, test } from "bun:test";
 import { en } from "../../src/i18n/en/index.ts";
-import { withBridge } from "../support/acp-harness.ts";
+import { sharedBridge, withBridge } from "../support/acp-harness.ts";
 import { envelopeIssues } from "../simulator/v4.ts";
 import { chunkText, expectHistory, newSession, promptAndCollect, simRequests, v4Commands, waitForCommands } from "./commands-support.ts";
 
@@ -28,8 +28,9 @@ describe("0.16.9: the menu", () => {
 });
 
 describe("0.16.9: /steer", () => {
+  const bridge = sharedBridge({ record: true });
   test("a guide reaches the running turn: answered at once, shown as the user's words in that turn, one turn", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       const before = h.received.updates.length;
       const framesBefore = h.simFrames().length;
@@ -50,7 +51,8 @@ describe("0.16.9: /steer", () => {
       // The user's words come before the reply that answers them.
       const userAt = updates.indexOf(users[0]!);
       expect(chunkText(updates.slice(userAt))).toContain("[guide received: use TypeScript]");
-      const cmds = v4Commands(h, framesBefore);
+      // This session's (a shared bridge: an earlier test's held steer may be deleted meanwhile).
+      const cmds = v4Commands(h, framesBefore).filter((c) => c.sessionId === sid);
       expect(cmds).toHaveLength(1);
       expect(cmds[0]).toMatchObject({ type: "sendText", sessionId: sid, payload: { text: "use TypeScript", requestedDelivery: "guide" } });
       expect(simRequests(h, framesBefore).filter((f) => f.method === "session/send")).toHaveLength(1);
@@ -58,7 +60,7 @@ describe("0.16.9: /steer", () => {
     }));
 
   test("the turn is stopped before the guide is taken in: the user is told, and what becomes of it", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       const before = h.received.updates.length;
       const turn = h.prompt(sid, "#scenario:guided hold=1");
@@ -82,8 +84,9 @@ describe("0.16.9: /steer", () => {
 });
 
 describe("0.16.9: /rewind", () => {
+  const bridge = sharedBridge({ record: true });
   test("/rewind alone undoes the last turn's files; the chat stays", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       expect((await h.prompt(sid, "#scenario:edit")).stopReason).toBe("end_turn");
       const out = await promptAndCollect(h, sid, "/rewind");
@@ -103,7 +106,7 @@ describe("0.16.9: /rewind", () => {
     }));
 
   test("unsafe files: nothing changes, the user is told which files and why", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       await h.prompt(sid, "#scenario:edit unsafe=1");
       const out = await promptAndCollect(h, sid, "/rewind");
@@ -115,7 +118,7 @@ describe("0.16.9: /rewind", () => {
     }));
 
   test("/rewind <new prompt>: the last prompt replaced and run again; ZCode's history has only the new one", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       await h.prompt(sid, "#scenario:edit");
       const out = await promptAndCollect(h, sid, "/rewind say hello instead");
@@ -145,8 +148,9 @@ describe("a command's words and the turn it starts arrive in one read", () => {
 });
 
 describe("0.16.9: retries and stop", () => {
+  const bridge = sharedBridge({ record: true });
   test("a retry after two transient failures leaves one copy of the prompt in ZCode's history", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       const prompt = "#scenario:fail-transient fails=2";
       const out = await promptAndCollect(h, sid, prompt);
@@ -162,7 +166,7 @@ describe("0.16.9: retries and stop", () => {
     }));
 
   test("a failure after a first reply is retried with retryTurn on that turn's reply", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       const prompt = "#scenario:fail-transient fails=1 after=1";
       const out = await promptAndCollect(h, sid, prompt);
@@ -172,7 +176,7 @@ describe("0.16.9: retries and stop", () => {
     }));
 
   test("a turn a v4 command started is stopped with v4 stop naming its execution; session/send turns keep session/stop", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       await h.prompt(sid, "hello");
       const framesBefore = h.simFrames().length;

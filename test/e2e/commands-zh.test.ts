@@ -12,7 +12,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Harness, type HarnessOptions, withBridge } from "../support/acp-harness.ts";
+import { type Harness, type HarnessOptions, sharedBridge, withBridge } from "../support/acp-harness.ts";
 import { englishLeft } from "../support/english-left.ts";
 import { type PromptOutcome, chunkText, promptAndCollect, sessionWithOneTurn, waitForCommands } from "./commands-support.ts";
 
@@ -43,8 +43,11 @@ const zhBridge = (fn: (h: Harness) => Promise<void>, opts: HarnessOptions = {}) 
 const ZCODE_MODEL_WORDS = ["GLM-5.3 (1M context)", "Not included in your current plan"];
 
 describe("slash commands in Chinese (ZCode 0.15.3)", () => {
+  // zhBridge's options; each test starts sessions of its own.
+  const bridge = sharedBridge({ simVersion: "0.15.3", record: true, env: { ZCODE_ACP_LANG: "zh" } });
+
   test("the menu: every description in Chinese, hints in Chinese but for what is typed", () =>
-    zhBridge(async (h) => {
+    bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await waitForCommands(h, sessionId);
       const list = h.updatesOfKind(sessionId, "available_commands_update").at(-1)!.availableCommands;
@@ -63,7 +66,7 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
     }));
 
   test("before any turn: usage lines, unknown values, nothing to fork or rewind, no turn to steer, no plan key, terminal-only, /help", () =>
-    zhBridge(async (h) => {
+    bridge.run(async (h) => {
       const { sessionId: sid } = await h.newSession();
       await waitForCommands(h, sid);
 
@@ -116,7 +119,7 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
     }));
 
   test("after a turn: fork, compact (its tool call too), mode, thought, model, goal, rewind", () =>
-    zhBridge(async (h) => {
+    bridge.run(async (h) => {
       const sid = await sessionWithOneTurn(h);
 
       // The fork carries the session's title, which is the user's first prompt.
@@ -148,12 +151,12 @@ describe("slash commands in Chinese (ZCode 0.15.3)", () => {
     }));
 
   test("/steer beside a running turn", () =>
-    zhBridge(async (h) => {
+    bridge.run(async (h) => {
       const sid = await sessionWithOneTurn(h);
       const before = h.received.updates.length;
       const turn = h.prompt(sid, "#scenario:slow n=100");
       await h.waitFor(
-        () => h.received.updates.slice(before).some((u) => u.update.sessionUpdate === "agent_message_chunk"),
+        () => h.received.updates.slice(before).some((u) => u.sessionId === sid && u.update.sessionUpdate === "agent_message_chunk"),
         "the slow turn to stream",
       );
       const steerAt = h.received.updates.length;

@@ -4,7 +4,7 @@
 // nothing of the closed session keeps running or polling ZCode.
 import { expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { withBridge, type Harness } from "../support/acp-harness.ts";
+import { sharedBridge, type Harness } from "../support/acp-harness.ts";
 
 type Frame = ReturnType<Harness["simFrames"]>[number];
 
@@ -61,16 +61,19 @@ async function race(h: Harness, before: Before): Promise<void> {
   expect(aboutSession(h.simFrames(), sessionId, afterClose).filter((x) => x !== "session/stop")).toEqual([]);
 }
 
+// One bridge for all: every test closes sessions of its own and reads only what concerns them.
+const bridge = sharedBridge({ record: true, env: { ZCODE_ACP_STALL_MS: "40" } });
+
 for (const before of ["nothing", "set_mode", "resume", "load"] as const) {
   test(`a prompt racing session/close (behind ${before}) is answered cancelled; nothing of the closed session runs on`, async () => {
-    await withBridge({ record: true, env: { ZCODE_ACP_STALL_MS: "40" } }, async (h) => {
+    await bridge.run(async (h) => {
       for (let round = 0; round < 3; round++) await race(h, before);
     });
   }, 60_000);
 }
 
 test("session/close under a turn ZCode is running: the prompt answers cancelled, ZCode is told to stop, nothing polls on", async () => {
-  await withBridge({ record: true, env: { ZCODE_ACP_STALL_MS: "40" } }, async (h) => {
+  await bridge.run(async (h) => {
     const { sessionId } = await h.newSession();
     const prompt = h.prompt(sessionId, "#scenario:slow n=400");
     await h.waitFor(() => h.text(sessionId).includes("chunk 2 "), "streaming");

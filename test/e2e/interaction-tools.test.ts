@@ -2,12 +2,16 @@
 // locations, content; the terminal extension on and off; batches.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { withBridge } from "../support/acp-harness.ts";
+import { sharedBridge, withBridge } from "../support/acp-harness.ts";
 import { byTitle, contentText, toolViews } from "./interaction-support.ts";
 
 describe("tool calls end to end", () => {
+  // One bridge per set of options the tests share (none, or the terminal extension): each reads only its own session.
+  const plain = sharedBridge({});
+  const terminal = sharedBridge({ clientCapabilities: { _meta: { terminal_output: true } } });
+
   test("each tool kind: readable title, kind, absolute locations, result content, rawInput/rawOutput", async () => {
-    await withBridge({}, async (h) => {
+    await plain.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
       const ws = h.stateDir;
@@ -98,7 +102,7 @@ describe("tool calls end to end", () => {
   });
 
   test("Bash with the terminal extension: terminal content + info, new data only, exit in its own update", async () => {
-    await withBridge({ clientCapabilities: { _meta: { terminal_output: true } } }, async (h) => {
+    await terminal.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:bash");
       const bash = byTitle(toolViews(h, sessionId), "ls -la");
@@ -122,7 +126,7 @@ describe("tool calls end to end", () => {
   });
 
   test("terminal extension with a bounded, sliding tail: every line exactly once, in order", async () => {
-    await withBridge({ clientCapabilities: { _meta: { terminal_output: true } } }, async (h) => {
+    await terminal.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:flood-tools n=400 tail=512")).stopReason).toBe("end_turn");
       const data = h
@@ -135,7 +139,7 @@ describe("tool calls end to end", () => {
   });
 
   test("a batch finishes only the unfinished tool and keeps the earlier result", async () => {
-    await withBridge({}, async (h) => {
+    await plain.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:batch");
       const views = toolViews(h, sessionId);
@@ -149,12 +153,15 @@ describe("tool calls end to end", () => {
   });
 
   test("session/load replays tool calls with results and diffs, fenced even with the terminal extension", async () => {
-    await withBridge({ clientCapabilities: { _meta: { terminal_output: true } } }, async (h) => {
+    await terminal.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:tools");
       const before = h.received.updates.length;
       await h.agent.request("session/load", { sessionId, cwd: h.stateDir, mcpServers: [] });
-      const replayed = h.received.updates.slice(before).map((n) => n.update);
+      const replayed = h.received.updates
+        .slice(before)
+        .filter((n) => n.sessionId === sessionId)
+        .map((n) => n.update);
       const calls = replayed.filter((u) => u.sessionUpdate === "tool_call");
       expect(calls.length).toBeGreaterThanOrEqual(8);
       expect(JSON.stringify(calls)).not.toContain("terminal");

@@ -7,7 +7,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BRIDGE_BIN, Harness, SIM_BIN, withBridge } from "../support/acp-harness.ts";
+import { BRIDGE_BIN, Harness, SIM_BIN, sharedBridge, withBridge } from "../support/acp-harness.ts";
 
 type Frame = ReturnType<Harness["simFrames"]>[number];
 
@@ -321,8 +321,11 @@ describe("6. batches and events the bridge does not use", () => {
 });
 
 describe("7. titles, modes and usage as ZCode sends them", () => {
+  // One bridge for this block: each test reads only its own session.
+  const bridge = sharedBridge({});
+
   test("session.titleUpdated → session_info_update at once; usage_update.used is the context in use, sized by the model", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:usage name this session");
       const updates = h.updates(sessionId);
@@ -338,7 +341,7 @@ describe("7. titles, modes and usage as ZCode sends them", () => {
   });
 
   test("a mode change ZCode makes mid-turn reaches the editor before the turn's last words", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
       const before = h.updates(sessionId).length;
@@ -353,8 +356,11 @@ describe("7. titles, modes and usage as ZCode sends them", () => {
 });
 
 describe("8. how turns end", () => {
+  // One bridge for this block: each test reads only its own session.
+  const bridge = sharedBridge({});
+
   test("max turns / tool calls / budget end max_turn_requests with a visible reason; during-execution ends with one too", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       for (const s of ["max-turns", "max-tool-calls", "max-budget"]) {
         expect((await h.prompt(sessionId, `#scenario:${s}`)).stopReason).toBe("max_turn_requests");
@@ -368,7 +374,7 @@ describe("8. how turns end", () => {
   });
 
   test("turn.failed retries on attribution.retryable (and a top-level retryable) with a notice; otherwise ZCode's error text", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:fail-transient fails=1")).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("retrying");
