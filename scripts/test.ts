@@ -8,9 +8,10 @@
 // The aim: under three minutes on an idle 2-core machine. To get there:
 // - lint, layers and typecheck run beside the build and the tests (their
 //   output is held and shown once they end, so it never interleaves);
-// - both `bun test` runs use `--parallel` with one worker more than the cores
-//   (one on one core; at most MAX_WORKERS; ZCODE_TEST_WORKERS overrides it,
-//   1 runs the files one by one), starting the slowest files first
+// - both `bun test` runs use `--parallel`, the unit run with one worker more
+//   than the cores, the e2e run with two more (one on one core; at most
+//   MAX_WORKERS; ZCODE_TEST_WORKERS overrides both, 1 runs the files one by
+//   one), starting the slowest files first
 //   (`test/unit-timings.json`, `test/e2e-timings.json`);
 // - the e2e run keeps one module registry per worker (`--no-isolate`): every
 //   e2e file imports the ACP SDK, the schema validators and the harness
@@ -48,14 +49,19 @@ import { buildSharedRelease, SHARED_RELEASE_ENV } from "../test/e2e/release-supp
 const extra = process.argv.slice(2);
 
 /**
- * Workers per `bun test` run: one more than the cores this process may use, capped (e2e files start real
- * processes). An e2e file waits for its children much of its time (a bridge's timeout, a hung child, npm), and
- * an extra worker fills those waits: on an idle 2-core machine 3 workers took the e2e run from 211 s to 178 s,
- * 4 took 186 s. One core keeps one worker: its timing tests get the one CPU to themselves.
+ * Workers per `bun test` run, capped (e2e files start real processes): the unit run one more than the cores
+ * this process may use, the e2e run two more. An e2e file waits for its children much of its time (a bridge's
+ * timeout, a hung child, npm, the shared release build), and the slowest files, started first, are the ones
+ * that wait most: on an idle 2-core machine 3 workers took the e2e run from 211 s to 178 s, and a 4th, once
+ * the release build ran beside the e2e run, from ~178 s to ~170 s (it had been worse, 186 s, while the e2e
+ * run waited for the build first). One core keeps one worker: its timing tests get the one CPU to themselves.
+ * ZCODE_TEST_WORKERS sets both.
  */
 const MAX_WORKERS = 4;
 const CORES = availableParallelism();
-const WORKERS = Number(process.env.ZCODE_TEST_WORKERS) || (CORES <= 1 ? 1 : Math.min(MAX_WORKERS, CORES + 1));
+const workers = (extra: number) => Number(process.env.ZCODE_TEST_WORKERS) || (CORES <= 1 ? 1 : Math.min(MAX_WORKERS, CORES + extra));
+const UNIT_WORKERS = workers(1);
+const E2E_WORKERS = workers(2);
 
 async function run(cmd: string[], output: "inherit" | "tee" | "hold"): Promise<{ code: number; out: string }> {
   const p = Bun.spawn(cmd, {
@@ -112,7 +118,7 @@ async function testRun(paths: string[], flags: string[] = []): Promise<void> {
 }
 
 /** `--parallel` and flags that only mean something with it; nothing when the files run one by one. */
-const withParallel = (...flags: string[]) => (WORKERS > 1 ? [`--parallel=${WORKERS}`, ...flags] : []);
+const withParallel = (workers: number, ...flags: string[]) => (workers > 1 ? [`--parallel=${workers}`, ...flags] : []);
 
 // Lint, layers and typecheck need no build: they run while it and the tests do.
 const checks = (async () => {
@@ -159,8 +165,8 @@ try {
         console.error(`release build for the install tests: FAILED (${took})`);
       }
     })();
-    await testRun(["test/unit", "test/simulator"], withParallel("--timings", "test/unit-timings.json"));
-    await testRun(["test/e2e"], withParallel("--no-isolate", "--timings", "test/e2e-timings.json"));
+    await testRun(["test/unit", "test/simulator"], withParallel(UNIT_WORKERS, "--timings", "test/unit-timings.json"));
+    await testRun(["test/e2e"], withParallel(E2E_WORKERS, "--no-isolate", "--timings", "test/e2e-timings.json"));
   }
   await Promise.all([checks, release]);
 } finally {
