@@ -38,6 +38,8 @@
 // - Leaves nothing behind in its worker: a worker runs several files with one
 //   module registry, so a file neither changes process.env, globals or
 //   module mocks nor leaves a process or server running after its afterAll.
+// And where a describe's tests need no bridge of their own, they share one
+// (acp-harness.ts sharedBridge): a bridge's start and end cost ~0.25 s of CPU.
 // To refresh the timings after adding a slow file:
 //   bun test --parallel=2 --timings test/e2e-timings.json --update-timings test/e2e
 //   bun test --parallel=2 --timings test/unit-timings.json --update-timings test/unit test/simulator
