@@ -36,15 +36,20 @@ async function command(h: Harness, sessionId: string, text: string, notOurs: Arr
   return out;
 }
 
-const zhBridge = (fn: (h: Harness) => Promise<void>, opts: HarnessOptions = {}) =>
-  withBridge({ simVersion: "0.15.3", record: true, ...opts, env: { ZCODE_ACP_LANG: "zh", ...opts.env } }, fn);
+const zhOptions = (opts: HarnessOptions = {}): HarnessOptions => ({
+  simVersion: "0.15.3",
+  record: true,
+  ...opts,
+  env: { ZCODE_ACP_LANG: "zh", ...opts.env },
+});
+const zhBridge = (fn: (h: Harness) => Promise<void>, opts: HarnessOptions = {}) => withBridge(zhOptions(opts), fn);
 
 // ZCode's own words in the simulator's model list: a label and why a model is unavailable.
 const ZCODE_MODEL_WORDS = ["GLM-5.3 (1M context)", "Not included in your current plan"];
 
 describe("slash commands in Chinese (ZCode 0.15.3)", () => {
   // zhBridge's options; each test starts sessions of its own.
-  const bridge = sharedBridge({ simVersion: "0.15.3", record: true, env: { ZCODE_ACP_LANG: "zh" } });
+  const bridge = sharedBridge(zhOptions());
 
   test("the menu: every description in Chinese, hints in Chinese but for what is typed", () =>
     bridge.run(async (h) => {
