@@ -21,8 +21,9 @@
 //   share and wait for (test/e2e/release-support.ts), laid out by the
 //   bytecode profile the host build recorded (not recorded twice).
 //
-// The per-test timeout comes from test/support/timeouts.ts (preloaded by
-// bunfig.toml): 15 s unless a test gives its own.
+// The per-test timeout: 15 s unless a test gives its own (or
+// ZCODE_TEST_TIMEOUT_MS), passed as `--timeout` because the preload's
+// (test/support/timeouts.ts) reaches only the first file of a process.
 //
 // Rules for every e2e test file, because files run at the same time as others:
 // - Parallel-safe: its own temp dirs (mkdtemp), its own ports (port 0), and
@@ -47,6 +48,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSharedRelease, SHARED_RELEASE_ENV } from "../test/e2e/release-support.ts";
+import { testTimeoutMs } from "../test/support/test-timeout.ts";
 
 const extra = process.argv.slice(2);
 
@@ -110,7 +112,9 @@ async function check(name: string, cmd: string[]): Promise<void> {
 
 /** One `bun test` run, its counts added to the totals. */
 async function testRun(paths: string[], flags: string[] = []): Promise<void> {
-  const tests = await run([process.execPath, "test", ...flags, ...paths], "tee");
+  // The preload's default timeout reaches only the first file of a process (test/support/timeouts.ts).
+  const timeout = ["--timeout", String(testTimeoutMs())];
+  const tests = await run([process.execPath, "test", ...timeout, ...flags, ...paths], "tee");
   const pass = /^\s*(\d+) pass$/m.exec(tests.out);
   const fail = /^\s*(\d+) fail$/m.exec(tests.out);
   passed += pass ? Number(pass[1]) : 0;

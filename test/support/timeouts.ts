@@ -4,13 +4,20 @@
 // silently ignored; its default is 5 s), and a default set here overrides
 // `bun test --timeout N`, so ZCODE_TEST_TIMEOUT_MS is the way to change it.
 //
+// But Bun applies a default set here to the first file a process runs only:
+// every later file in the same process (a `--no-isolate` worker, or several
+// files without `--parallel`) starts again from `--timeout`, 5 s unless
+// given. So scripts/test.ts and the package.json scripts also pass
+// `--timeout` with the same value (test-timeout.ts); this preload covers
+// `bun test <one file>`.
+//
 // The default covers the ordinary test, which takes well under 2 s on a
 // 2-core machine. A test that may take longer (a release build, unpacking
 // archives, an npm install, megabytes through the bridge) gives its own
 // budget, sized for a machine half as fast: `test(name, fn, 60_000)`.
 import { setDefaultTimeout } from "bun:test";
+import { testTimeoutMs } from "./test-timeout.ts";
 
-export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
+export { DEFAULT_TEST_TIMEOUT_MS } from "./test-timeout.ts";
 
-const fromEnv = Number(process.env.ZCODE_TEST_TIMEOUT_MS);
-setDefaultTimeout(Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_TEST_TIMEOUT_MS);
+setDefaultTimeout(testTimeoutMs());
