@@ -392,7 +392,38 @@ describe("against the ZCode simulator", () => {
     expect(api.capabilities()?.version).toBe("0.16.9");
   });
 
-  test("sending while a turn runs answers -32010; an unknown request mid-turn is answered -32601 and the turn completes", async () => {
+  test("sending while a turn runs answers -32010; the turn then completes", async () => {
+    const c = sim({});
+    const api = new ZCodeApi(c);
+    const { session } = await api.create({ workspace: tmp });
+    const done = new Promise<void>((res) =>
+      c.onEvent(session.sessionId, (e) => {
+        if (e.type === "turn.completed") res();
+      }),
+    );
+    // The turn waits on its permission request until the busy send has its answer: a turn that
+    // ended first (a loaded machine) would accept the second send.
+    let busyAnswered!: () => void;
+    const held = new Promise<void>((res) => (busyAnswered = res));
+    const asked = new Promise<void>((res) =>
+      c.onRequest("interaction/requestPermission", async () => {
+        res();
+        await held;
+        return { decision: "deny" };
+      }),
+    );
+    await api.subscribe({ sessionId: session.sessionId });
+    await api.send({ sessionId: session.sessionId, content: "#scenario:permission" });
+    await asked;
+    const busy = await api.send({ sessionId: session.sessionId, content: "again" }).then(unexpected, (e: any) => e);
+    busyAnswered();
+    expect(busy).toBeInstanceOf(ZCodeError);
+    expect(busy.code).toBe(-32010);
+    expect(busy.message).toBe("A prompt is already running for this session");
+    await done;
+  });
+
+  test("an unknown request mid-turn is answered -32601 and the turn completes", async () => {
     const c = sim({ ZCODE_SIM_RECORD: join(tmp, "record.jsonl") });
     const api = new ZCodeApi(c);
     const { session } = await api.create({ workspace: tmp });
@@ -403,10 +434,6 @@ describe("against the ZCode simulator", () => {
     );
     await api.subscribe({ sessionId: session.sessionId });
     await api.send({ sessionId: session.sessionId, content: "#scenario:unknown-request" });
-    const busy = await api.send({ sessionId: session.sessionId, content: "again" }).then(unexpected, (e: any) => e);
-    expect(busy).toBeInstanceOf(ZCodeError);
-    expect(busy.code).toBe(-32010);
-    expect(busy.message).toBe("A prompt is already running for this session");
     await done;
     const recorded = (await Bun.file(join(tmp, "record.jsonl")).text())
       .trim()
