@@ -23,17 +23,6 @@ function updatesAfter(h: Harness, index: number, sessionId: string) {
     .map((x) => (x.params as acp.SessionNotification).update);
 }
 
-/**
- * Methods the simulator received about one session (on a shared bridge, a
- * late request about an earlier test's session may arrive during this one).
- */
-function simMethodsOf(h: Harness, sessionId: string): string[] {
-  return h
-    .simFrames()
-    .filter((f) => typeof f.method === "string" && f.params?.sessionId === sessionId)
-    .map((f) => f.method!);
-}
-
 /** SIGCONT for a child the test stopped (it may be gone already, killed by the bridge's shutdown). */
 function resume(pid: number): void {
   try {
@@ -99,7 +88,7 @@ describe("cancel", () => {
     await recording.run(async (h) => {
       const { sessionId } = await h.newSession();
       const p = h.prompt(sessionId, "#scenario:hang-request");
-      await h.waitFor(() => simMethodsOf(h, sessionId).includes("session/send"), "the send");
+      await h.waitFor(() => h.simMethods(sessionId).includes("session/send"), "the send");
       await h.cancel(sessionId);
       // The send is never answered: this answer owes nothing to ZCode.
       expect((await p).stopReason).toBe("cancelled");
@@ -130,7 +119,7 @@ describe("cancel", () => {
       await h.waitFor(() => h.text(sessionId).includes("chunk 3 "), "streaming");
       await h.agent.request(acp.methods.agent.session.close, { sessionId });
       expect((await p).stopReason).toBe("cancelled");
-      expect(simMethodsOf(h, sessionId)).toContain("session/stop");
+      expect(h.simMethods(sessionId)).toContain("session/stop");
     });
   });
 
@@ -143,7 +132,7 @@ describe("cancel", () => {
       await h.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: `${h.stateDir}/elsewhere` });
       expect((await p).stopReason).toBe("end_turn");
       expect(h.text(sessionId)).toContain("chunk 29 ");
-      expect(simMethodsOf(h, sessionId)).not.toContain("session/stop");
+      expect(h.simMethods(sessionId)).not.toContain("session/stop");
     });
   });
 

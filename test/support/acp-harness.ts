@@ -287,9 +287,14 @@ export class Harness {
       });
   }
 
-  /** Methods the simulator received, in order (requires `record: true`). */
-  simMethods(): string[] {
+  /**
+   * Methods the simulator received, in order (requires `record: true`); with
+   * `sessionId`, only those about that session (on a shared bridge, a late
+   * request about an earlier test's session may arrive during this one).
+   */
+  simMethods(sessionId?: string): string[] {
     return this.simFrames()
+      .filter((f) => sessionId === undefined || f.params?.sessionId === sessionId)
       .map((f) => f.method)
       .filter((m): m is string => typeof m === "string");
   }
