@@ -13,9 +13,10 @@
 //   MAX_WORKERS; ZCODE_TEST_WORKERS overrides both, 1 runs the files one by
 //   one), starting the slowest files first
 //   (`test/unit-timings.json`, `test/e2e-timings.json`);
-// - the e2e run keeps one module registry per worker (`--no-isolate`): every
+// - both runs keep one module registry per worker (`--no-isolate`): every
 //   e2e file imports the ACP SDK, the schema validators and the harness
-//   (~0.25 s of CPU each time), ~20 s of CPU over the run;
+//   (~0.25 s of CPU each time), ~20 s of CPU over the run; the unit files,
+//   most of src/ (~7 s of CPU over the unit run);
 // - the release archives are built once, from the end of the host build on,
 //   beside the unit and then the e2e tests, into a temp dir the install tests
 //   share and wait for (test/e2e/release-support.ts), laid out by the
@@ -25,6 +26,9 @@
 // ZCODE_TEST_TIMEOUT_MS), passed as `--timeout` because the preload's
 // (test/support/timeouts.ts) reaches only the first file of a process.
 //
+// A unit file, like an e2e file, leaves its worker as it found it (real timers,
+// process.env, no module mock) and does not depend on the order of its tests
+// (`bun test --randomize` must pass).
 // Rules for every e2e test file, because files run at the same time as others:
 // - Parallel-safe: its own temp dirs (mkdtemp), its own ports (port 0), and
 //   only its own processes: look for children/descendants of the pids it
@@ -171,7 +175,7 @@ try {
         console.error(`release build for the install tests: FAILED (${took})`);
       }
     })();
-    await testRun(["test/unit", "test/simulator"], withParallel(UNIT_WORKERS, "--timings", "test/unit-timings.json"));
+    await testRun(["test/unit", "test/simulator"], withParallel(UNIT_WORKERS, "--no-isolate", "--timings", "test/unit-timings.json"));
     await testRun(["test/e2e"], withParallel(E2E_WORKERS, "--no-isolate", "--timings", "test/e2e-timings.json"));
   }
   await Promise.all([checks, release]);

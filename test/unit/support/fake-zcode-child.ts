@@ -19,11 +19,11 @@ let next = 0;
 
 function handle(f: Frame): void {
   if (f.method === undefined) {
-    // The bridge's answer to one of our requests: report it to the test.
+    // The bridge's answer to one of our requests: report it to the test, with the id we asked under.
     const original = asked.get(String(f.id));
     if (original === undefined) return;
     asked.delete(String(f.id));
-    write({ id: original, result: { answer: f } });
+    write({ id: original, result: { answer: f, askedAs: String(f.id) } });
     return;
   }
   if (f.id === undefined || f.id === null) {

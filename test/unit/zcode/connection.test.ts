@@ -126,21 +126,29 @@ describe("a running child", () => {
       params: { sessionId: "s", scope: "runtime-materialization" },
     })) as {
       answer: { id: string; result: unknown };
+      askedAs: string;
     };
-    expect(r.answer).toEqual({ id: "server-1", result: RUNTIME_PREFERENCES });
+    expect(r.askedAs).toMatch(/^server-\d+$/);
+    expect(r.answer).toEqual({ id: r.askedAs, result: RUNTIME_PREFERENCES });
   });
 
   test("the CLI's requests go to the registered handler; its answer or error goes back under the CLI's id", async () => {
     conn.onRequest("interaction/requestPermission", async (p) => ({ decision: "allow", echo: p }));
     const ok = (await conn.request("test/ask", { method: "interaction/requestPermission", params: { requestId: "perm_1" } })) as {
       answer: unknown;
+      askedAs: string;
     };
-    expect(ok.answer).toEqual({ id: "server-2", result: { decision: "allow", echo: { requestId: "perm_1" } } });
+    expect(ok.askedAs).toMatch(/^server-\d+$/);
+    expect(ok.answer).toEqual({ id: ok.askedAs, result: { decision: "allow", echo: { requestId: "perm_1" } } });
     conn.onRequest("interaction/requestUserInput", () => {
       throw Object.assign(new Error("bad params"), { code: -32602 });
     });
-    const bad = (await conn.request("test/ask", { method: "interaction/requestUserInput", params: {} })) as { answer: unknown };
-    expect(bad.answer).toEqual({ id: "server-3", error: { code: -32602, message: "bad params" } });
+    const bad = (await conn.request("test/ask", { method: "interaction/requestUserInput", params: {} })) as {
+      answer: unknown;
+      askedAs: string;
+    };
+    expect(bad.askedAs).not.toBe(ok.askedAs);
+    expect(bad.answer).toEqual({ id: bad.askedAs, error: { code: -32602, message: "bad params" } });
   });
 
   test("a request nobody handles is answered -32601", async () => {
