@@ -10,7 +10,7 @@ import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HarnessV2, withBridgeV2 } from "../support/acp-harness-v2.ts";
+import { HarnessV2, sharedBridgeV2, withBridgeV2 } from "../support/acp-harness-v2.ts";
 
 const m = acp2.methods.agent;
 const STOP_REASONS = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
@@ -80,8 +80,11 @@ describe("initialize", () => {
 });
 
 describe("a turn", () => {
+  // Every test starts sessions of its own: one bridge for them all.
+  const bridge = sharedBridgeV2({});
+
   test("ACP-SESSION-001, ACP-SESSION-002, ACP-SESSION-203, ACP-PROMPT-201, ACP-PROMPT-203, ACP-PROMPT-205, ACP-STATE-201, ACP-STATE-202, ACP-STATE-203, ACP-PATCH-201, ACP-PATCH-203, ACP-PATCH-204, ACP-PATCH-205, ACP-ENUM-201", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       // mcpServers omitted or empty: the same; a transport not advertised (v1's SSE) is refused.
       await h.sendRaw({
         jsonrpc: "2.0",
@@ -137,7 +140,7 @@ describe("a turn", () => {
   }, 60_000);
 
   test("ACP-PROMPTCAP-001, ACP-PROMPTCAP-003, ACP-PROMPT-003, ACP-META-001: image, embedded resource and resource link prompts with _meta", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
       await h.agent.request(m.session.prompt, {
@@ -155,7 +158,7 @@ describe("a turn", () => {
   }, 30_000);
 
   test("slash commands, config options, usage and session info arrive in v2 shapes", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "the slash menu");
       const cmds = h.updatesOfKind(sessionId, "available_commands_update")[0]!.availableCommands;
@@ -171,8 +174,11 @@ describe("a turn", () => {
 });
 
 describe("cancel and close", () => {
+  // Every test starts sessions of its own: one bridge for them all.
+  const bridge = sharedBridgeV2({});
+
   test("ACP-CANCEL-201, ACP-CANCEL-202, ACP-CANCEL-203, ACP-CANCEL-205, ACP-CANCEL-206, ACP-CANCEL-207: cancel ends the turn idle/cancelled, unanswered", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:slow n=400");
       await h.waitFor(() => h.updatesOfKind(sessionId, "agent_message_chunk").length > 0, "the turn's first words");
@@ -192,7 +198,7 @@ describe("cancel and close", () => {
   }, 60_000);
 
   test("ACP-CLOSE-201, ACP-CLOSE-202, ACP-CANCEL-208: close of a running turn: its idle/cancelled before the answer, nothing after", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const idle = await h.newSession();
       expect(await h.agent.request(m.session.close, { sessionId: idle.sessionId })).toEqual({});
       const { sessionId } = await h.newSession();
@@ -211,8 +217,11 @@ describe("cancel and close", () => {
 });
 
 describe("resume, list, delete", () => {
+  // Every test starts sessions of its own: one bridge for them all.
+  const bridge = sharedBridgeV2({});
+
   test("ACP-RESUME-201, ACP-RESUME-202, ACP-RESUME-203, ACP-RESUME-205, ACP-CONFIG-203: resume without and with replay", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:text");
       await h.idle(sessionId);
@@ -264,7 +273,7 @@ describe("resume, list, delete", () => {
   }, 60_000);
 
   test("fork (unstable, advertised as session.fork): a new session with the history, its own config options", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "hello");
       await h.idle(sessionId);
@@ -277,7 +286,7 @@ describe("resume, list, delete", () => {
   }, 60_000);
 
   test("a session never prompted: resume (with and without replay), close and delete all succeed", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect(await h.agent.request(m.session.resume, { sessionId, cwd: h.stateDir })).toMatchObject({});
       await h.agent.request(m.session.close, { sessionId });
@@ -291,7 +300,7 @@ describe("resume, list, delete", () => {
   test("ACP-LIST-201, ACP-LIST-202, ACP-LIST-203, ACP-LIST-204, ACP-DELETE-201, ACP-DELETE-202, ACP-DELETE-203", async () => {
     const other = mkdtempSync(join(tmpdir(), "acp-v2-unused-"));
     try {
-      await withBridgeV2({}, async (h) => {
+      await bridge.run(async (h) => {
         const { sessionId } = await h.newSession();
         await h.prompt(sessionId, "hello");
         await h.idle(sessionId);
@@ -315,8 +324,12 @@ describe("resume, list, delete", () => {
 });
 
 describe("options, permissions, forms, subagents, extensions", () => {
+  // One bridge for the tests with no options of their own; the others (a
+  // capability, args, env, the bridge's exit) keep a bridge of their own.
+  const bridge = sharedBridgeV2({});
+
   test("ACP-CONFIG-201, ACP-CONFIG-202, ACP-CONFIG-204, ACP-CONFIG-206: config options by configId, set returns the complete list", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const s = await h.newSession();
       const opts = s.configOptions!;
       expect(opts.length).toBeGreaterThan(0);
@@ -344,12 +357,13 @@ describe("options, permissions, forms, subagents, extensions", () => {
   }, 30_000);
 
   test("ACP-PERM-201, ACP-PATCH-209, ACP-CLIENTCAP-201, ACP-CLIENTCAP-202: permission with a title and a tool-call subject, requires_action while it waits; no form without the capability", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:permission");
       expect((await h.idle(sessionId)).stopReason).toBe("end_turn");
-      expect(h.permissionRequests.length).toBeGreaterThan(0);
-      for (const p of h.permissionRequests) {
+      const asked = h.permissionRequests.filter((p) => p.sessionId === sessionId);
+      expect(asked.length).toBeGreaterThan(0);
+      for (const p of asked) {
         expect(p.title.length).toBeGreaterThan(0);
         expect((p.subject as any).type).toBe("tool_call");
         expect(p.options.length).toBeGreaterThan(0);
@@ -357,7 +371,7 @@ describe("options, permissions, forms, subagents, extensions", () => {
       // Waiting for the answer is requires_action; the work runs again once it came.
       const states = h.states(sessionId).map((x) => x.state);
       expect(states.slice(0, 4)).toEqual(["running", "requires_action", "running", "idle"]);
-      const askedAt = h.messages.findIndex((x) => x.method === "session/request_permission");
+      const askedAt = h.messages.findIndex((x) => x.method === "session/request_permission" && (x.params as any)?.sessionId === sessionId);
       const requiresAt = updatesAt(h, sessionId, (u) => u.sessionUpdate === "state_update" && u.state === "requires_action")[0]!;
       expect(requiresAt).toBeLessThan(askedAt);
       await h.prompt(sessionId, "#scenario:plan");
@@ -382,7 +396,7 @@ describe("options, permissions, forms, subagents, extensions", () => {
   }, 60_000);
 
   test("subagents: the child session is announced with subagent_update (baseline in v2)", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "#scenario:subagent");
       expect((await h.idle(sessionId)).stopReason).toBe("end_turn");
@@ -391,7 +405,7 @@ describe("options, permissions, forms, subagents, extensions", () => {
   }, 60_000);
 
   test("ACP-EXT-001, ACP-JSONRPC-001, ACP-JSONRPC-004: an unknown _method is answered -32601 with its own id; _session/steering answers", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.sendRaw({ jsonrpc: "2.0", id: 77, method: "_vendor/unknown", params: {} });
       expect((await h.responseTo(77)).error.code).toBe(-32601);
@@ -446,7 +460,7 @@ describe("options, permissions, forms, subagents, extensions", () => {
   }, 30_000);
 
   test("ACP-BATCH-201, ACP-BATCH-202, ACP-BATCH-203, ACP-JSONRPC-005: batches: [] refused; entries taken one by one; notifications never answered", async () => {
-    await withBridgeV2({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.sendBytesRaw("[]\n");
       await h.waitFor(() => h.messages.some((x) => x.id === null), "the answer to []");

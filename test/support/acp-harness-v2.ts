@@ -6,6 +6,7 @@
 // sent too (`sendRaw`) for what a well-behaved client would never send.
 import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { Subprocess } from "bun";
+import { afterAll } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -191,6 +192,25 @@ export class HarnessV2 {
     return this.stderrText;
   }
 
+  /**
+   * For a bridge shared by several tests (`sharedBridgeV2`): what was received
+   * so far is forgotten, so the next test reads only its own, as it would from
+   * a bridge of its own.
+   */
+  beginTest(): void {
+    for (const list of [this.messages, this.notifications, this.permissionRequests, this.elicitations, this.problems]) list.length = 0;
+  }
+
+  /** Whether the bridge process has ended. */
+  get exited(): boolean {
+    return this.proc.exitCode !== null || this.proc.signalCode !== null;
+  }
+
+  /** Throws when the bridge sent anything invalid. */
+  checkProblems(): void {
+    if (this.problems.length) throw new Error(`bridge sent invalid ACP v2 messages:\n${this.problems.join("\n")}`);
+  }
+
   async close({ expectExit = 0 as number | "any", allowProblems = false } = {}): Promise<number | null> {
     if (this.closed) return this.proc.exitCode;
     this.closed = true;
@@ -205,7 +225,7 @@ export class HarnessV2 {
     await Promise.all([this.stdoutDone, this.stderrDone]);
     this.connection.close();
     if (this.ownStateDir) rmSync(this.stateDir, { recursive: true, force: true });
-    if (!allowProblems && this.problems.length) throw new Error(`bridge sent invalid ACP v2 messages:\n${this.problems.join("\n")}`);
+    if (!allowProblems) this.checkProblems();
     if (expectExit !== "any" && code !== expectExit) throw new Error(`bridge exited ${code}\nstderr:\n${this.stderrText.slice(-3000)}`);
     return code;
   }
@@ -248,8 +268,51 @@ export async function withBridgeV2<T>(opts: HarnessV2Options, fn: (h: HarnessV2)
     await h.close();
     return r;
   } catch (e) {
-    await h.close({ expectExit: "any", allowProblems: true }).catch(() => {});
-    if (h.problems.length) throw new Error(`${(e as Error).message}\nalso, invalid ACP v2 messages:\n${h.problems.join("\n")}`);
-    throw e;
+    throw await failed(h, e);
   }
+}
+
+/** Ends a bridge a test failed with and returns the test's error, with what the bridge sent wrong. */
+async function failed(h: HarnessV2, e: unknown): Promise<Error> {
+  await h.close({ expectExit: "any", allowProblems: true }).catch(() => {});
+  const err = e instanceof Error ? e : new Error(String(e));
+  if (h.problems.length) err.message += `\nalso, invalid ACP v2 messages:\n${h.problems.join("\n")}`;
+  return err;
+}
+
+export interface SharedBridgeV2 {
+  /** Runs one test's body on the shared bridge (started first if there is none). */
+  run<T>(fn: (h: HarnessV2) => Promise<T>): Promise<T>;
+}
+
+/**
+ * `sharedBridge` (acp-harness.ts) for v2: one bridge for the tests of a
+ * describe block whose options are identical, declared at its top. Each test
+ * starts its own sessions; what was received is emptied before it
+ * (HarnessV2.beginTest). After each test, nothing invalid was sent and the
+ * bridge still runs; at the end (afterAll), it exits 0 when its stdin closes.
+ * A test that fails ends the bridge, so the next one starts a fresh one.
+ */
+export function sharedBridgeV2(opts: HarnessV2Options = {}): SharedBridgeV2 {
+  let current: HarnessV2 | undefined;
+  afterAll(async () => {
+    const h = current;
+    current = undefined;
+    await h?.close();
+  }, 15_000);
+  return {
+    async run(fn) {
+      const h = current ?? (current = await HarnessV2.start(opts));
+      h.beginTest();
+      try {
+        const r = await fn(h);
+        h.checkProblems();
+        if (h.exited) throw new Error(`the shared bridge ended during the test (exit ${h.proc.exitCode ?? h.proc.signalCode})`);
+        return r;
+      } catch (e) {
+        current = undefined;
+        throw await failed(h, e);
+      }
+    },
+  };
 }
