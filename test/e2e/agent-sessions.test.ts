@@ -33,6 +33,9 @@ function resultIndex(h: Harness, key: string, from = 0): number {
   return i < 0 ? -1 : from + i;
 }
 
+// For the tests that need no options and count no sessions but their own, across the describes.
+const bridge = sharedBridge({});
+
 describe("initialize", () => {
   test("answers with protocol 1, agent info, capabilities and an agent auth method; no child", async () => {
     await withBridge({ record: true }, async (h) => {
@@ -58,7 +61,7 @@ describe("initialize", () => {
   });
 
   test("authenticate with a method id initialize did not offer is an error naming the methods", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const err = await rejection(h.agent.request(m.authenticate, { methodId: "bogus" }));
       expect(err.code).toBe(-32602);
       expect(err.message).toContain('unknown authentication method "bogus"; this agent offers: zcode-app');
@@ -116,9 +119,6 @@ describe("initialize", () => {
 });
 
 describe("sessions", () => {
-  // For the tests that need no options and count no sessions but their own.
-  const bridge = sharedBridge({});
-
   test("session/new returns modes and config options; commands follow the response", async () => {
     await withBridge({ record: true }, async (h) => {
       const r = await h.newSession();

@@ -27,18 +27,20 @@ const PNG_BYTES = Buffer.from(PNG, "base64").length;
 const PDF_TEXT = "%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n";
 const PDF = Buffer.from(PDF_TEXT).toString("base64");
 
-/** The session/send requests the simulator received. */
-const sends = (h: Harness) => h.simFrames().filter((f) => f.method === "session/send");
+/** The session/send requests the simulator received; with `sessionId`, only that session's. */
+const sends = (h: Harness, sessionId?: string) =>
+  h.simFrames().filter((f) => f.method === "session/send" && (sessionId === undefined || f.params?.sessionId === sessionId));
 
 /** A private cache home for the staged files of one test. */
 function cacheHome(): string {
   return mkdtempSync(join(tmpdir(), "zcode-acp-cache-"));
 }
 
-describe("attachments reach ZCode", () => {
-  // One bridge for the tests without an env of their own: each reads only its own session/send.
-  const bridge = sharedBridge({ record: true });
+// One bridge for the tests without an env of their own, across the describes:
+// each reads only its own session's frames.
+const bridge = sharedBridge({ record: true });
 
+describe("attachments reach ZCode", () => {
   test("an image block: inline, named from its uri (else image-N.png), with its size", async () => {
     await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
@@ -123,7 +125,7 @@ describe("attachments reach ZCode", () => {
 
 describe("what is refused, with a reason", () => {
   test("audio, an image over 10 MiB, more than 100 blocks: -32602 naming the limit; nothing reaches ZCode", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const audio = await rejection(
         h.prompt(sessionId, [
@@ -141,7 +143,7 @@ describe("what is refused, with a reason", () => {
       const many = await rejection(h.prompt(sessionId, blocks));
       expect(many.code).toBe(-32602);
       expect(many.message).toContain("at most 100 content blocks");
-      expect(sends(h)).toEqual([]);
+      expect(sends(h, sessionId)).toEqual([]);
       expect((await h.prompt(sessionId, "still fine")).stopReason).toBe("end_turn");
     });
   }, 30_000);
@@ -149,27 +151,27 @@ describe("what is refused, with a reason", () => {
 
 describe("slash commands come from the typed text only", () => {
   test("a command inside an attached file's text goes to ZCode as part of the prompt, and is not run", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId, modes } = await h.newSession();
       expect(modes?.currentModeId).toBe("build");
       const r = await h.prompt(sessionId, [
         { type: "resource", resource: { uri: "file:///home/me/notes.md", mimeType: "text/markdown", text: "/mode plan" } },
       ]);
       expect(r.stopReason).toBe("end_turn");
-      const send = sends(h).at(-1)!;
+      const send = sends(h, sessionId).at(-1)!;
       expect(send.params.content).toBe('<context uri="file:///home/me/notes.md">\n/mode plan\n</context>');
-      expect(h.simMethods()).not.toContain("session/setMode");
+      expect(h.simMethods(sessionId)).not.toContain("session/setMode");
       expect(h.updatesOfKind(sessionId, "current_mode_update")).toEqual([]);
       // Typed, the same words are the command.
       await h.prompt(sessionId, [{ type: "text", text: "/mode plan" }]);
-      expect(h.simMethods()).toContain("session/setMode");
+      expect(h.simMethods(sessionId)).toContain("session/setMode");
     });
   });
 });
 
 describe("attachment names", () => {
   test("bidi, DEL and zero-width characters are dropped, NEL and LS read as a space; a 10 MB name is bounded and keeps its extension", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       const hostile =
         "file:///home/me/" + ["invoice", "%E2%80%AE", "gnp", "%7F", "%C2%85", "%E2%80%A8", "%E2%80%8B", "%E2%81%A6", ".exe.png"].join("");
@@ -181,7 +183,7 @@ describe("attachment names", () => {
         { type: "image", data: PNG, mimeType: "image/png", uri: "file:///home/me/%E2%80%AE%E2%80%8B" },
       ]);
       expect(r.stopReason).toBe("end_turn");
-      const names = (sends(h).at(-1)!.params.attachments as Array<{ filename: string }>).map((a) => a.filename);
+      const names = (sends(h, sessionId).at(-1)!.params.attachments as Array<{ filename: string }>).map((a) => a.filename);
       // The overrides and invisible characters gone; NEL and LS part words like a space.
       expect(names[0]).toBe("invoicegnp .exe.png");
       expect(Array.from(names[1]!).length).toBeLessThanOrEqual(120);

@@ -7,6 +7,11 @@ import { sharedBridge, withBridge } from "../support/acp-harness.ts";
 import { envelopeIssues } from "../simulator/v4.ts";
 import { chunkText, expectHistory, newSession, promptAndCollect, simRequests, v4Commands, waitForCommands } from "./commands-support.ts";
 
+// One bridge for the tests with no options but a record, across the describes: each
+// reads only its own session's frames (an earlier test's late stop or held steer may
+// still reach ZCode during the next one).
+const bridge = sharedBridge({ record: true });
+
 describe("0.16.9: the menu", () => {
   test("/steer and /rewind are offered (v4 probed beside session/new)", () =>
     withBridge({ record: true }, async (h) => {
@@ -28,7 +33,6 @@ describe("0.16.9: the menu", () => {
 });
 
 describe("0.16.9: /steer", () => {
-  const bridge = sharedBridge({ record: true });
   test("a guide reaches the running turn: answered at once, shown as the user's words in that turn, one turn", () =>
     bridge.run(async (h) => {
       const sid = await newSession(h);
@@ -55,7 +59,7 @@ describe("0.16.9: /steer", () => {
       const cmds = v4Commands(h, framesBefore).filter((c) => c.sessionId === sid);
       expect(cmds).toHaveLength(1);
       expect(cmds[0]).toMatchObject({ type: "sendText", sessionId: sid, payload: { text: "use TypeScript", requestedDelivery: "guide" } });
-      expect(simRequests(h, framesBefore).filter((f) => f.method === "session/send")).toHaveLength(1);
+      expect(simRequests(h, framesBefore).filter((f) => f.method === "session/send" && f.params?.sessionId === sid)).toHaveLength(1);
       await expectHistory(h, sid, ["#scenario:guided", "use TypeScript"]);
     }));
 
@@ -84,7 +88,6 @@ describe("0.16.9: /steer", () => {
 });
 
 describe("0.16.9: /rewind", () => {
-  const bridge = sharedBridge({ record: true });
   test("/rewind alone undoes the last turn's files; the chat stays", () =>
     bridge.run(async (h) => {
       const sid = await newSession(h);
@@ -93,7 +96,7 @@ describe("0.16.9: /rewind", () => {
       expect(out.text).toMatch(
         /^Rewound the last turn's changes to 1 file; the conversation is unchanged:\n\n- `.*greet\.ts` \(restored\)$/,
       );
-      const cmd = out.frames.find((f) => f.method === "v4/command")!.params;
+      const cmd = out.frames.find((f) => f.method === "v4/command" && f.params?.sessionId === sid)!.params;
       expect(cmd).toMatchObject({
         type: "applyFileRewind",
         payload: { target: { rowId: expect.any(Number), entityId: expect.any(String) } },
@@ -125,11 +128,11 @@ describe("0.16.9: /rewind", () => {
       expect(out.response.stopReason).toBe("end_turn");
       expect(out.text).toContain("Rewound the last turn (files and chat). Running the new prompt:");
       expect(out.text).toContain("Echo: say hello instead");
-      expect(out.frames.find((f) => f.method === "v4/command")!.params).toMatchObject({
+      expect(out.frames.find((f) => f.method === "v4/command" && f.params?.sessionId === sid)!.params).toMatchObject({
         type: "editUserQuery",
         payload: { newText: "say hello instead", workspaceMode: "rewind" },
       });
-      expect(out.frames.some((f) => f.method === "session/send")).toBe(false);
+      expect(out.frames.some((f) => f.method === "session/send" && f.params?.sessionId === sid)).toBe(false);
       await expectHistory(h, sid, ["say hello instead"]);
     }));
 });
@@ -148,7 +151,6 @@ describe("a command's words and the turn it starts arrive in one read", () => {
 });
 
 describe("0.16.9: retries and stop", () => {
-  const bridge = sharedBridge({ record: true });
   test("a retry after two transient failures leaves one copy of the prompt in ZCode's history", () =>
     bridge.run(async (h) => {
       const sid = await newSession(h);
@@ -156,8 +158,8 @@ describe("0.16.9: retries and stop", () => {
       const out = await promptAndCollect(h, sid, prompt);
       expect(out.response.stopReason).toBe("end_turn");
       expect(out.text).toContain("Echo:");
-      expect(out.frames.filter((f) => f.method === "session/send")).toHaveLength(1);
-      const retries = out.frames.filter((f) => f.method === "v4/command");
+      expect(out.frames.filter((f) => f.method === "session/send" && f.params?.sessionId === sid)).toHaveLength(1);
+      const retries = out.frames.filter((f) => f.method === "v4/command" && f.params?.sessionId === sid);
       expect(retries.map((f) => [f.params.type, f.params.payload.newText])).toEqual([
         ["editUserQuery", prompt],
         ["editUserQuery", prompt],
@@ -171,7 +173,9 @@ describe("0.16.9: retries and stop", () => {
       const prompt = "#scenario:fail-transient fails=1 after=1";
       const out = await promptAndCollect(h, sid, prompt);
       expect(out.response.stopReason).toBe("end_turn");
-      expect(out.frames.filter((f) => f.method === "v4/command").map((f) => f.params.type)).toEqual(["retryTurn"]);
+      expect(out.frames.filter((f) => f.method === "v4/command" && f.params?.sessionId === sid).map((f) => f.params.type)).toEqual([
+        "retryTurn",
+      ]);
       await expectHistory(h, sid, [prompt]);
     }));
 
@@ -184,19 +188,22 @@ describe("0.16.9: retries and stop", () => {
       await h.waitFor(() => h.text(sid).includes("chunk 0 "), "the rerun to stream");
       await h.cancel(sid);
       expect((await turn).stopReason).toBe("cancelled");
-      await h.waitFor(() => v4Commands(h, framesBefore).some((c) => c.type === "stop"), "the v4 stop");
-      const stop = v4Commands(h, framesBefore).find((c) => c.type === "stop")!;
+      await h.waitFor(() => v4Commands(h, framesBefore).some((c) => c.type === "stop" && c.sessionId === sid), "the v4 stop");
+      const stop = v4Commands(h, framesBefore).find((c) => c.type === "stop" && c.sessionId === sid)!;
       expect(stop.payload.expectedForegroundExecutionId).toMatch(/^runtime_command_\d+$/);
-      expect(simRequests(h, framesBefore).some((f) => f.method === "session/stop")).toBe(false);
+      expect(simRequests(h, framesBefore).some((f) => f.method === "session/stop" && f.params?.sessionId === sid)).toBe(false);
 
       const legacyFrom = h.simFrames().length;
       const legacy = h.prompt(sid, "#scenario:slow n=200");
-      await h.waitFor(() => simRequests(h, legacyFrom).some((f) => f.method === "session/send"), "the send");
+      await h.waitFor(() => simRequests(h, legacyFrom).some((f) => f.method === "session/send" && f.params?.sessionId === sid), "the send");
       await h.waitFor(() => h.text(sid).split("chunk 0 ").length > 2, "the second turn to stream");
       await h.cancel(sid);
       expect((await legacy).stopReason).toBe("cancelled");
-      await h.waitFor(() => simRequests(h, legacyFrom).some((f) => f.method === "session/stop"), "session/stop");
-      expect(v4Commands(h, legacyFrom).some((c) => c.type === "stop")).toBe(false);
+      await h.waitFor(
+        () => simRequests(h, legacyFrom).some((f) => f.method === "session/stop" && f.params?.sessionId === sid),
+        "session/stop",
+      );
+      expect(v4Commands(h, legacyFrom).some((c) => c.type === "stop" && c.sessionId === sid)).toBe(false);
     }));
 
   test("a stop that arrives after its turn ended never stops the next turn", () =>
@@ -271,14 +278,14 @@ describe("0.16.9: every v4 frame the bridge writes", () => {
 
 describe("a cancel during an active /goal", () => {
   test("pauses the goal in ZCode; the cancel says so and how to resume; /goal shows it paused", () =>
-    withBridge({ record: true }, async (h) => {
+    bridge.run(async (h) => {
       const sid = await newSession(h);
       const goal = h.prompt(sid, "/goal #scenario:slow n=3000");
       await h.waitFor(() => h.text(sid).includes("Working toward the goal"), "ZCode to work toward the goal");
       await h.cancel(sid);
       expect((await goal).stopReason).toBe("cancelled");
       expect(h.text(sid)).toContain("The goal is paused (the work toward it was cancelled); `/goal resume` picks it up again.");
-      await h.waitFor(() => simRequests(h).some((f) => f.method === "session/stop"), "the stop");
+      await h.waitFor(() => simRequests(h).some((f) => f.method === "session/stop" && f.params?.sessionId === sid), "the stop");
       const shown = await promptAndCollect(h, sid, "/goal");
       expect(shown.text).toMatch(/^Goal paused/);
       const help = await promptAndCollect(h, sid, "/help");

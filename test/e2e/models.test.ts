@@ -8,7 +8,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rejection, withBridge, type Harness } from "../support/acp-harness.ts";
+import { rejection, sharedBridge, withBridge, type Harness } from "../support/acp-harness.ts";
 import { promptAndCollect } from "./commands-support.ts";
 
 const m = acp.methods.agent;
@@ -31,11 +31,17 @@ function choices(o: Select | undefined): acp.SessionConfigSelectOption[] {
   return (o?.options ?? []) as acp.SessionConfigSelectOption[];
 }
 
-const setModelFrames = (h: Harness) => h.simFrames().filter((f) => f.method === "session/setModel");
+/** The session/setModel requests the simulator received; with `sessionId`, only that session's. */
+const setModelFrames = (h: Harness, sessionId?: string) =>
+  h.simFrames().filter((f) => f.method === "session/setModel" && (sessionId === undefined || f.params?.sessionId === sessionId));
 
 function setOption(h: Harness, sessionId: string, configId: string, value: string) {
   return h.agent.request(m.session.setConfigOption, { sessionId, configId, value });
 }
+
+// One bridge for the tests with no options but a record, across the describes:
+// each reads only its own session's frames and updates.
+const recorded = sharedBridge({ record: true });
 
 describe("the model option", () => {
   test("session/new lists every model ZCode offers: providerId/modelId values, labels, 'Provider › label' where two share one, the disabled one left out", async () => {
@@ -55,13 +61,13 @@ describe("the model option", () => {
   });
 
   test("set_config_option sends session/setModel (object form, the level kept when the new model has it, else its default); thought levels follow; usage_update carries the new window", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recorded.run(async (h) => {
       const { sessionId, configOptions } = await h.newSession();
       expect(option(configOptions, "thought_level")?.currentValue).toBe("max");
 
       // max is not a GLM-4.7 level: its default (high).
       const r1 = await setOption(h, sessionId, "model", GLM47);
-      expect(setModelFrames(h).at(-1)?.params).toEqual({
+      expect(setModelFrames(h, sessionId).at(-1)?.params).toEqual({
         sessionId,
         model: { providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "high" } },
         persistAsWorkspaceLastUsed: false,
@@ -77,14 +83,18 @@ describe("the model option", () => {
       // A level the next model has is kept.
       await setOption(h, sessionId, "thought_level", "low");
       const r2 = await setOption(h, sessionId, "model", BIG53);
-      expect(setModelFrames(h).at(-1)?.params.model).toEqual({ providerId: BIG, modelId: "GLM-5.3", options: { reasoningLevel: "low" } });
+      expect(setModelFrames(h, sessionId).at(-1)?.params.model).toEqual({
+        providerId: BIG,
+        modelId: "GLM-5.3",
+        options: { reasoningLevel: "low" },
+      });
       expect(option(r2.configOptions, "thought_level")?.currentValue).toBe("low");
       expect(choices(option(r2.configOptions, "thought_level")).map((c) => c.value)).toEqual(["low", "high", "max"]);
       expect(h.updatesOfKind(sessionId, "usage_update").at(-1)?.size).toBe(200000);
 
       // A model without levels: no options sent, no thought level offered.
       const r3 = await setOption(h, sessionId, "model", AIR);
-      expect(setModelFrames(h).at(-1)?.params.model).toEqual({ providerId: ZAI, modelId: "GLM-4.5-Air" });
+      expect(setModelFrames(h, sessionId).at(-1)?.params.model).toEqual({ providerId: ZAI, modelId: "GLM-4.5-Air" });
       expect(option(r3.configOptions, "thought_level")).toBeUndefined();
       expect(option(h.updatesOfKind(sessionId, "config_option_update").at(-1)!.configOptions, "thought_level")).toBeUndefined();
       expect(h.updatesOfKind(sessionId, "usage_update").at(-1)?.size).toBe(128000);
@@ -148,14 +158,14 @@ describe("the model option", () => {
 
 describe("/model", () => {
   test("lists the models, switches to the one named, and answers a miss or an ambiguity in words, never reaching the model", async () => {
-    await withBridge({ record: true }, async (h) => {
+    await recorded.run(async (h) => {
       const { sessionId } = await h.newSession();
       const list = await promptAndCollect(h, sessionId, "/model");
       expect(list.response.stopReason).toBe("end_turn");
       expect(list.text).toContain(`Current model: GLM-5.3 (\`${GLM53}\`), thought level \`max\`.`);
       expect(list.text).toContain(`- **Z.ai Coding Plan › GLM-5.3** \`${GLM53}\` (current)`);
       expect(list.text).toContain(`- GLM-5.3 (1M context) \`${BIG}/GLM-5.3-1M\` (unavailable: Not included in your current plan)`);
-      expect(list.frames.map((f) => f.method)).not.toContain("session/setModel");
+      expect(list.frames.filter((f) => f.params?.sessionId === sessionId).map((f) => f.method)).not.toContain("session/setModel");
 
       const ambiguous = await promptAndCollect(h, sessionId, "/model glm-5.3");
       expect(ambiguous.text).toStartWith(
@@ -166,13 +176,13 @@ describe("/model", () => {
       expect(none.text).toContain(`GLM-4.7 (${GLM47})`);
       const disabled = await promptAndCollect(h, sessionId, "/model GLM-5.3-1M");
       expect(disabled.text).toStartWith('The model "GLM-5.3-1M" is not available (Not included in your current plan).');
-      expect(setModelFrames(h)).toEqual([]);
+      expect(setModelFrames(h, sessionId)).toEqual([]);
 
       const sw = await promptAndCollect(h, sessionId, "/Model glm-4.7");
       expect(sw.text).toBe(`Model set to GLM-4.7 (${GLM47}); thought level \`high\`.`);
-      expect(sw.frames.filter((f) => f.method === "session/setModel").map((f) => f.params.model)).toEqual([
-        { providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "high" } },
-      ]);
+      expect(
+        sw.frames.filter((f) => f.method === "session/setModel" && f.params?.sessionId === sessionId).map((f) => f.params.model),
+      ).toEqual([{ providerId: ZAI, modelId: "GLM-4.7", options: { reasoningLevel: "high" } }]);
       const update = sw.updates.filter((u) => u.sessionUpdate === "config_option_update").at(-1) as { configOptions: Options } | undefined;
       expect(option(update?.configOptions, "model")?.currentValue).toBe(GLM47);
       expect(sw.updates.some((u) => u.sessionUpdate === "usage_update" && u.size === 128000)).toBe(true);
@@ -180,7 +190,7 @@ describe("/model", () => {
       // A unique start of a label is enough.
       const air = await promptAndCollect(h, sessionId, "/model glm-4.5");
       expect(air.text).toBe(`Model set to GLM-4.5-Air (${AIR}).`);
-      expect(h.simMethods()).not.toContain("session/send");
+      expect(h.simMethods(sessionId)).not.toContain("session/send");
     });
   });
 

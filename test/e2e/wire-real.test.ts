@@ -56,6 +56,10 @@ function deletions(h: Harness): (string | undefined)[] {
     .map((f) => f.method);
 }
 
+// One bridge for the tests without options of their own, across the describes:
+// each reads only its own session.
+const bridge = sharedBridge({});
+
 describe("1. sessions and reads with ZCode's real settings", () => {
   test("new, load, resume, fork and every read work; reads that need only settings pass messageLimit:1", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "zcode-real-"));
@@ -254,7 +258,7 @@ describe("4. answers to ZCode's interactions, as its interaction broker reads th
 
 describe("5. tool results render from result.content / display / perf", () => {
   test("Bash output and exit code, Read text, Grep/Glob lists, Write and Edit as diffs from the input, failures failed", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "#scenario:tools")).stopReason).toBe("end_turn");
       const tools = [...finalTools(h, sessionId).values()];
@@ -321,9 +325,6 @@ describe("6. batches and events the bridge does not use", () => {
 });
 
 describe("7. titles, modes and usage as ZCode sends them", () => {
-  // One bridge for this block: each test reads only its own session.
-  const bridge = sharedBridge({});
-
   test("session.titleUpdated → session_info_update at once; usage_update.used is the context in use, sized by the model", async () => {
     await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
@@ -356,9 +357,6 @@ describe("7. titles, modes and usage as ZCode sends them", () => {
 });
 
 describe("8. how turns end", () => {
-  // One bridge for this block: each test reads only its own session.
-  const bridge = sharedBridge({});
-
   test("max turns / tool calls / budget end max_turn_requests with a visible reason; during-execution ends with one too", async () => {
     await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
@@ -419,7 +417,7 @@ describe("9. history replay", () => {
 
 describe("10. /goal and /compact read ZCode's real answers", () => {
   test("/goal shows ZCode's own words; /compact says when a compaction was already running", async () => {
-    await withBridge({}, async (h) => {
+    await bridge.run(async (h) => {
       const { sessionId } = await h.newSession();
       await h.prompt(sessionId, "/goal");
       expect(h.text(sessionId)).toContain("No goal is set.");
