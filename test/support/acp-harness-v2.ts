@@ -6,11 +6,10 @@
 // sent too (`sendRaw`) for what a well-behaved client would never send.
 import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { Subprocess } from "bun";
-import { afterAll } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BRIDGE_BIN, SIM_BIN } from "./acp-harness.ts";
+import { BRIDGE_BIN, SIM_BIN, type SharedBridge, shareBridge } from "./acp-harness.ts";
 import { pollUntil } from "./poll.ts";
 import { checkAgentMessage } from "./schema.ts";
 import { forwardLines } from "./forward-lines.ts";
@@ -280,11 +279,6 @@ async function failed(h: HarnessV2, e: unknown): Promise<Error> {
   return err;
 }
 
-export interface SharedBridgeV2 {
-  /** Runs one test's body on the shared bridge (started first if there is none). */
-  run<T>(fn: (h: HarnessV2) => Promise<T>): Promise<T>;
-}
-
 /**
  * `sharedBridge` (acp-harness.ts) for v2: one bridge for the tests of a
  * describe block whose options are identical, declared at its top. Each test
@@ -293,26 +287,10 @@ export interface SharedBridgeV2 {
  * bridge still runs; at the end (afterAll), it exits 0 when its stdin closes.
  * A test that fails ends the bridge, so the next one starts a fresh one.
  */
-export function sharedBridgeV2(opts: HarnessV2Options = {}): SharedBridgeV2 {
-  let current: HarnessV2 | undefined;
-  afterAll(async () => {
-    const h = current;
-    current = undefined;
-    await h?.close();
-  }, 15_000);
-  return {
-    async run(fn) {
-      const h = current ?? (current = await HarnessV2.start(opts));
-      h.beginTest();
-      try {
-        const r = await fn(h);
-        h.checkProblems();
-        if (h.exited) throw new Error(`the shared bridge ended during the test (exit ${h.proc.exitCode ?? h.proc.signalCode})`);
-        return r;
-      } catch (e) {
-        current = undefined;
-        throw await failed(h, e);
-      }
-    },
-  };
+export function sharedBridgeV2(opts: HarnessV2Options = {}): SharedBridge<HarnessV2> {
+  return shareBridge(
+    () => HarnessV2.start(opts),
+    (h) => h.checkProblems(),
+    failed,
+  );
 }

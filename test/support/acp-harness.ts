@@ -410,9 +410,9 @@ async function failed(h: Harness, e: unknown): Promise<Error> {
   return err;
 }
 
-export interface SharedBridge {
+export interface SharedBridge<H = Harness> {
   /** Runs one test's body on the shared bridge (started first if there is none). */
-  run<T>(fn: (h: Harness) => Promise<T>): Promise<T>;
+  run<T>(fn: (h: H) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -434,7 +434,33 @@ export interface SharedBridge {
  * a fresh one and a failure is not passed on.
  */
 export function sharedBridge(opts: HarnessOptions = {}): SharedBridge {
-  let current: Harness | undefined;
+  return shareBridge(
+    () => Harness.start(opts),
+    (h) => {
+      if (h.received.problems.length) throw new Error(`bridge sent invalid ACP messages:\n${h.received.problems.join("\n")}`);
+    },
+    failed,
+  );
+}
+
+/** What `shareBridge` needs of a harness (v1's here, v2's in acp-harness-v2.ts). */
+export interface ShareableHarness {
+  readonly proc: Subprocess;
+  readonly exited: boolean;
+  beginTest(): void;
+  close(): Promise<unknown>;
+}
+
+/**
+ * sharedBridge's mechanics for either harness: `start` makes a bridge, `check` throws after a test on what
+ * the bridge sent wrong, `fail` ends a bridge a test failed with and returns the test's error.
+ */
+export function shareBridge<H extends ShareableHarness>(
+  start: () => Promise<H>,
+  check: (h: H) => void,
+  fail: (h: H, e: unknown) => Promise<Error>,
+): SharedBridge<H> {
+  let current: H | undefined;
   afterAll(async () => {
     const h = current;
     current = undefined;
@@ -442,16 +468,16 @@ export function sharedBridge(opts: HarnessOptions = {}): SharedBridge {
   }, 15_000);
   return {
     async run(fn) {
-      const h = current ?? (current = await Harness.start(opts));
+      const h = current ?? (current = await start());
       h.beginTest();
       try {
         const r = await fn(h);
-        if (h.received.problems.length) throw new Error(`bridge sent invalid ACP messages:\n${h.received.problems.join("\n")}`);
+        check(h);
         if (h.exited) throw new Error(`the shared bridge ended during the test (exit ${h.proc.exitCode ?? h.proc.signalCode})`);
         return r;
       } catch (e) {
         current = undefined;
-        throw await failed(h, e);
+        throw await fail(h, e);
       }
     },
   };
