@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_TEST_TIMEOUT_MS } from "../support/timeouts.ts";
+import { DEFAULT_TEST_TIMEOUT_MS } from "../support/test-timeout.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 export const SIM_BIN = join(ROOT, "dist", "zcode-sim");
@@ -13,7 +13,7 @@ export const SIM_BIN = join(ROOT, "dist", "zcode-sim");
  * says otherwise: a bound for a hang, not a measure of speed. It was 5 s, and
  * on a loaded machine a sim's first answer (its boot included) took longer:
  * tests failed with "got 0 frames". Sized as the per-test default
- * (test/support/timeouts.ts), which a wait may not outlive anyway.
+ * (test/support/test-timeout.ts), which a wait may not outlive anyway.
  */
 export const WAIT_MS = DEFAULT_TEST_TIMEOUT_MS;
 

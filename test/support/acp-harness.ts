@@ -6,7 +6,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Subprocess } from "bun";
 import { afterAll } from "bun:test";
-import { mkdtempSync, readFileSync, existsSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkAgentMessage } from "./schema.ts";
@@ -90,6 +90,9 @@ function bridgeLogEcho(pid: number): ((text: string) => void) | undefined {
   };
 }
 
+/** A frame the simulator received (`raw`: a line that was not JSON). */
+export type SimFrame = { id?: number | string; method?: string; params?: any; result?: any; error?: any; raw?: string };
+
 export class Harness {
   readonly received: Received = { messages: [], updates: [], permissionRequests: [], elicitations: [], problems: [] };
   readonly stateDir: string;
@@ -105,6 +108,8 @@ export class Harness {
   private closed = false;
   /** Where the current test's part of the record file starts (bytes; see `beginTest`). */
   private recordFrom = 0;
+  /** simFrames' parse of the record file: the frames of its lines from `start` to byte `end` (after a newline). */
+  private parsed: { start: number; end: number; frames: SimFrame[] } | undefined;
 
   private constructor(
     readonly proc: Subprocess<"pipe", "pipe", "pipe">,
@@ -265,26 +270,50 @@ export class Harness {
     if (!(await pollUntil(pred, timeoutMs))) throw new Error(`timed out waiting for ${what}\nbridge stderr:\n${this.stderr.slice(-3000)}`);
   }
 
-  /** Frames the simulator received from the bridge (requires `record: true`). */
-  simFrames(): Array<{ id?: number | string; method?: string; params?: any; result?: any; error?: any }> {
+  /**
+   * Frames the simulator received from the bridge (requires `record: true`),
+   * from the current test's mark on (`beginTest`). Tests poll this, so the
+   * record file is read and parsed once: each call reads only the lines
+   * appended since the last. The frames are shared between calls: read-only.
+   */
+  simFrames(): SimFrame[] {
     if (!this.recordFile || !existsSync(this.recordFile)) return [];
-    const bytes = readFileSync(this.recordFile);
-    // From a line's start: a mark taken while the simulator wrote a line skips to the next.
-    let from = this.recordFrom;
-    if (from > 0 && bytes[from - 1] !== 0x0a) from = Math.max(from, bytes.indexOf(0x0a, from) + 1 || bytes.length);
-    return bytes
-      .subarray(from)
-      .toString("utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => {
-        const rec = JSON.parse(l) as { line: string };
-        try {
-          return JSON.parse(rec.line);
-        } catch {
-          return { raw: rec.line };
-        }
-      });
+    if (this.parsed?.start !== this.recordFrom) this.parsed = { start: this.recordFrom, end: this.recordFrom, frames: [] };
+    const p = this.parsed;
+    // At the mark itself, one byte more: a mark taken while the simulator wrote a line skips to the next.
+    const at = p.end === p.start && p.start > 0 ? p.start - 1 : p.end;
+    const fd = openSync(this.recordFile, "r");
+    let bytes: Buffer;
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= at) return [...p.frames];
+      bytes = Buffer.alloc(size - at);
+      readSync(fd, bytes, 0, bytes.length, at);
+    } finally {
+      closeSync(fd);
+    }
+    let from = 0;
+    if (at < p.end) {
+      from = bytes[0] === 0x0a ? 1 : bytes.indexOf(0x0a, 1) + 1;
+      if (from === 0) return [...p.frames]; // the line under way at the mark has not ended yet
+    }
+    // Complete lines only: the simulator appends each line whole, and a line not ended yet is read next time.
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end <= from) {
+      p.end = at + from;
+      return [...p.frames];
+    }
+    for (const l of bytes.subarray(from, end).toString("utf8").split("\n")) {
+      if (!l) continue;
+      const rec = JSON.parse(l) as { line: string };
+      try {
+        p.frames.push(JSON.parse(rec.line));
+      } catch {
+        p.frames.push({ raw: rec.line });
+      }
+    }
+    p.end = at + end;
+    return [...p.frames];
   }
 
   /**

@@ -18,6 +18,4 @@
 import { setDefaultTimeout } from "bun:test";
 import { testTimeoutMs } from "./test-timeout.ts";
 
-export { DEFAULT_TEST_TIMEOUT_MS } from "./test-timeout.ts";
-
 setDefaultTimeout(testTimeoutMs());
