@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { LineSplitter } from "../../src/lines.ts";
+import { AS_SHIPPED } from "../allocator-env.ts";
 import { BRIDGE_BIN, RawAcpClient, SIM_BIN, rssMB, type JsonRpcMessage } from "./raw-acp-client.ts";
 
 const nowMicros = (): number => (performance.timeOrigin + performance.now()) * 1000;
@@ -145,7 +146,7 @@ export async function bridgeFlood(
   const counter = new FloodCounter(opts.withLatency);
   const client = RawAcpClient.spawn({
     cmd: opts.trace ? [BRIDGE_BIN, "--trace", join(stateDir, "bench.trace")] : undefined,
-    env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" },
+    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {
@@ -303,7 +304,7 @@ export async function bridgeFloodTools(
   let first = 0;
   let last = 0;
   const client = RawAcpClient.spawn({
-    env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" },
+    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {
@@ -379,7 +380,7 @@ export async function slowReader(n: number, size: number, pauseMs: number): Prom
   let chars = 0;
   let paused = false;
   const client: RawAcpClient = RawAcpClient.spawn({
-    env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" },
+    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {
@@ -424,7 +425,7 @@ export async function manySessions(sessions: number, n: number, size: number): P
   const chars = new Map<string, number>();
   const tags = new Map<string, number>();
   const client = RawAcpClient.spawn({
-    env: { ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" },
+    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { AS_SHIPPED } from "../../scripts/allocator-env.ts";
 import { RawAcpClient, rssMB, type JsonRpcMessage } from "../../scripts/bench/raw-acp-client.ts";
 import { BRIDGE_BIN } from "./cli-support.ts";
 
@@ -18,7 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function spawn(env: Record<string, string> = {}): RawAcpClient {
+function spawn(env: Record<string, string | undefined> = {}): RawAcpClient {
   return RawAcpClient.spawn({
     env: { ZCODE_SIM_STATE_DIR: tmp, ZCODE_SIM_DELAY_MS: "1", ZCODE_ACP_LOG_LEVEL: "warn", ...env },
     cwd: tmp,
@@ -79,7 +80,7 @@ test("a 40 MiB prompt (over the SDK's own 32 MiB) is read and handled", async ()
 }, 60_000);
 
 test("memory stays bounded while a 256 MiB line is skipped (limit lowered to 1 MiB)", async () => {
-  const client = spawn({ ZCODE_ACP_MAX_MESSAGE_BYTES: String(MiB) });
+  const client = spawn({ ...AS_SHIPPED, ZCODE_ACP_MAX_MESSAGE_BYTES: String(MiB) }); // its RSS is measured
   let maxRss = 0;
   const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMB(client.pid) ?? 0)), 25);
   try {

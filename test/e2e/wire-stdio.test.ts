@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { envAsShipped } from "../../scripts/allocator-env.ts";
 import { createStdinSource, createStdoutSink, type ByteSink } from "../../src/acp/stdio.ts";
 
 // Our own stdout and stdin under real pipes: coalescing, backpressure, EPIPE,
@@ -61,7 +62,12 @@ describe("stdout sink", () => {
   test("a slow reader slows the writer down: all data arrives intact and memory stays bounded", async () => {
     const n = 50_000;
     const size = 2000; // 100 MB in total
-    const p = Bun.spawn([process.execPath, CHILD, "flood", String(n), String(size)], { stdout: "pipe", stderr: "pipe" });
+    // Its RSS is measured: with the allocator as Bun ships it.
+    const p = Bun.spawn([process.execPath, CHILD, "flood", String(n), String(size)], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: envAsShipped(),
+    });
     const reader = p.stdout.getReader();
     let bytes = 0;
     let next = 0;
