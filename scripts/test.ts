@@ -17,10 +17,10 @@
 //   e2e file imports the ACP SDK, the schema validators and the harness
 //   (~0.25 s of CPU each time), ~20 s of CPU over the run; the unit files,
 //   most of src/ (~7 s of CPU over the unit run);
-// - every process of the run gets mimalloc's transparent huge pages
-//   (MIMALLOC_ALLOW_THP=1, scripts/allocator-env.ts): a quarter of the run's
-//   CPU had been page faults (421 -> 319 s of CPU, 237 -> 184 s of wall time);
-//   what measures memory runs as Bun ships (AS_SHIPPED);
+// - every process of the run gets mimalloc's transparent huge pages and
+//   keeps the memory it freed (scripts/allocator-env.ts): a quarter of the
+//   run's CPU had been page faults (THP alone: 421 -> 319 s of CPU, 237 ->
+//   184 s of wall time); what measures memory runs as Bun ships (AS_SHIPPED);
 // - the release archives are built once, from the end of the host build on,
 //   beside the unit and then the e2e tests, into a temp dir the install tests
 //   share and wait for (test/e2e/release-support.ts), laid out by the
@@ -56,12 +56,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSharedRelease, SHARED_RELEASE_ENV } from "../test/e2e/release-support.ts";
-import { HUGE_PAGES_ENV } from "./allocator-env.ts";
+import { useTestRunAllocator } from "./allocator-env.ts";
 import { testTimeoutMs } from "../test/support/test-timeout.ts";
 
 const extra = process.argv.slice(2);
 // For every process this run starts (see allocator-env.ts); a value the caller set is kept.
-process.env[HUGE_PAGES_ENV] ??= "1";
+useTestRunAllocator(process.env);
 
 /**
  * Workers per `bun test` run, capped (e2e files start real processes): the unit run one more than the cores

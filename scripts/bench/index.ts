@@ -4,7 +4,7 @@
 // `main(argv)`; a result with `checks` counts towards the exit code.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HUGE_PAGES_ENV } from "../allocator-env.ts";
+import { TEST_RUN_ALLOCATOR } from "../allocator-env.ts";
 
 const BENCHES = ["splitter", "startup", "throughput", "latency"] as const;
 /** Run only when named: `load` builds a 200 MB conversation first. */
@@ -30,8 +30,8 @@ async function run(name: string, argv: string[]): Promise<Check[]> {
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<{ checks: Check[] }> {
-  // Time and memory as users get them: without the allocator setting a test run may have passed down.
-  delete process.env[HUGE_PAGES_ENV];
+  // Time and memory as users get them: without the allocator settings a test run may have passed down.
+  for (const k of Object.keys(TEST_RUN_ALLOCATOR)) delete process.env[k];
   const [first, ...rest] = argv;
   const names = first && !first.startsWith("-") ? [first] : [...BENCHES];
   const args = first && !first.startsWith("-") ? rest : argv;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { AS_SHIPPED } from "../../scripts/allocator-env.ts";
 import { withBridge } from "../support/acp-harness.ts";
 import { promptAndCollect } from "./commands-support.ts";
 import { BRIDGE_BIN, run, SIM_BIN } from "./cli-support.ts";
@@ -49,7 +50,8 @@ describe("FIFOs and /dev/zero in place of ZCode's files", () => {
   ] as const) {
     test(`${kind}: initialize is answered, a session opens with the menu, /quota answers; memory stays bounded`, async () => {
       const home = hostileHome(kind === "FIFO" ? "fifo" : "zero", make);
-      await withBridge({ env: { HOME: home } }, async (h) => {
+      // Its memory is measured: with the allocator as Bun ships it.
+      await withBridge({ env: { ...AS_SHIPPED, HOME: home } }, async (h) => {
         expect(h.initializeResponse?.protocolVersion).toBeDefined();
         const { sessionId } = await h.newSession();
         await h.waitFor(() => h.updatesOfKind(sessionId, "available_commands_update").length > 0, "the command menu");
