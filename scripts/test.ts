@@ -47,6 +47,8 @@
 // - Leaves nothing behind in its worker: a worker runs several files with one
 //   module registry, so a file neither changes process.env, globals or
 //   module mocks nor leaves a process or server running after its afterAll.
+// - Measures memory as users run it: a process whose RSS a test reads gets
+//   AS_SHIPPED in its env (scripts/allocator-env.ts).
 // And where a describe's tests need no bridge of their own, they share one
 // (acp-harness.ts sharedBridge): a bridge's start and end cost ~0.25 s of CPU.
 // To refresh the timings after adding a slow file:
