@@ -18,9 +18,9 @@
 //   (~0.25 s of CPU each time), ~20 s of CPU over the run; the unit files,
 //   most of src/ (~7 s of CPU over the unit run);
 // - every process of the run gets mimalloc's transparent huge pages and
-//   keeps the memory it freed (scripts/allocator-env.ts): a quarter of the
-//   run's CPU had been page faults (THP alone: 421 -> 319 s of CPU, 237 ->
-//   184 s of wall time); what measures memory runs as Bun ships (AS_SHIPPED);
+//   keeps the memory it freed (scripts/allocator-env.ts): a third of the
+//   run's CPU had been page faults (~400 -> ~280 s of CPU, ~210 -> ~150 s of
+//   wall time); what measures memory runs as Bun ships (AS_SHIPPED);
 // - the release archives are built once, from the end of the host build on,
 //   beside the unit and then the e2e tests, into a temp dir the install tests
 //   share and wait for (test/e2e/release-support.ts), laid out by the
