@@ -17,6 +17,9 @@ import { LineSplitter } from "../../src/lines.ts";
 import { AS_SHIPPED } from "../allocator-env.ts";
 import { BRIDGE_BIN, RawAcpClient, SIM_BIN, rssMB, type JsonRpcMessage } from "./raw-acp-client.ts";
 
+/** The env of a bridge whose time and RSS are measured: the allocator as Bun ships it, errors only in its log. */
+const measuredBridgeEnv = (stateDir: string) => ({ ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" });
+
 const nowMicros = (): number => (performance.timeOrigin + performance.now()) * 1000;
 const TAG = /(\d+)@(\d+):/g;
 
@@ -146,7 +149,7 @@ export async function bridgeFlood(
   const counter = new FloodCounter(opts.withLatency);
   const client = RawAcpClient.spawn({
     cmd: opts.trace ? [BRIDGE_BIN, "--trace", join(stateDir, "bench.trace")] : undefined,
-    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
+    env: measuredBridgeEnv(stateDir),
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {
@@ -304,7 +307,7 @@ export async function bridgeFloodTools(
   let first = 0;
   let last = 0;
   const client = RawAcpClient.spawn({
-    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
+    env: measuredBridgeEnv(stateDir),
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {
@@ -380,7 +383,7 @@ export async function slowReader(n: number, size: number, pauseMs: number): Prom
   let chars = 0;
   let paused = false;
   const client: RawAcpClient = RawAcpClient.spawn({
-    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
+    env: measuredBridgeEnv(stateDir),
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {
@@ -425,7 +428,7 @@ export async function manySessions(sessions: number, n: number, size: number): P
   const chars = new Map<string, number>();
   const tags = new Map<string, number>();
   const client = RawAcpClient.spawn({
-    env: { ...AS_SHIPPED, ZCODE_SIM_STATE_DIR: stateDir, ZCODE_ACP_LOG_LEVEL: "error" }, // its RSS is measured
+    env: measuredBridgeEnv(stateDir),
     cwd: stateDir,
     keep: false,
     onMessage: (m) => {

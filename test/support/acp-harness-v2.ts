@@ -288,9 +288,5 @@ async function failed(h: HarnessV2, e: unknown): Promise<Error> {
  * A test that fails ends the bridge, so the next one starts a fresh one.
  */
 export function sharedBridgeV2(opts: HarnessV2Options = {}): SharedBridge<HarnessV2> {
-  return shareBridge(
-    () => HarnessV2.start(opts),
-    (h) => h.checkProblems(),
-    failed,
-  );
+  return shareBridge(() => HarnessV2.start(opts), failed);
 }

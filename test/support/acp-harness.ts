@@ -352,6 +352,11 @@ export class Harness {
     return this.proc.exitCode !== null || this.proc.signalCode !== null;
   }
 
+  /** Throws when the bridge sent anything invalid. */
+  checkProblems(): void {
+    if (this.received.problems.length) throw new Error(`bridge sent invalid ACP messages:\n${this.received.problems.join("\n")}`);
+  }
+
   /**
    * Closes the bridge's stdin (as an editor does), waits for it to exit and
    * fails on schema problems or a non-zero exit. Returns the exit code.
@@ -376,9 +381,7 @@ export class Harness {
     await Promise.all([this.stdoutDone, this.stderrDone]);
     this.connection.close();
     if (this.ownStateDir) rmSync(this.stateDir, { recursive: true, force: true });
-    if (!allowProblems && this.received.problems.length) {
-      throw new Error(`bridge sent invalid ACP messages:\n${this.received.problems.join("\n")}`);
-    }
+    if (!allowProblems) this.checkProblems();
     if (expectExit !== "any" && code !== expectExit) {
       throw new Error(`bridge exited ${code} (expected ${expectExit})\nbridge stderr:\n${this.stderr.slice(-3000)}`);
     }
@@ -463,13 +466,7 @@ export interface SharedBridge<H = Harness> {
  * a fresh one and a failure is not passed on.
  */
 export function sharedBridge(opts: HarnessOptions = {}): SharedBridge {
-  return shareBridge(
-    () => Harness.start(opts),
-    (h) => {
-      if (h.received.problems.length) throw new Error(`bridge sent invalid ACP messages:\n${h.received.problems.join("\n")}`);
-    },
-    failed,
-  );
+  return shareBridge(() => Harness.start(opts), failed);
 }
 
 /** What `shareBridge` needs of a harness (v1's here, v2's in acp-harness-v2.ts). */
@@ -477,16 +474,17 @@ export interface ShareableHarness {
   readonly proc: Subprocess;
   readonly exited: boolean;
   beginTest(): void;
+  /** Throws when the bridge sent anything invalid. */
+  checkProblems(): void;
   close(): Promise<unknown>;
 }
 
 /**
- * sharedBridge's mechanics for either harness: `start` makes a bridge, `check` throws after a test on what
- * the bridge sent wrong, `fail` ends a bridge a test failed with and returns the test's error.
+ * sharedBridge's mechanics for either harness: `start` makes a bridge, `fail` ends a bridge a test failed
+ * with and returns the test's error.
  */
 export function shareBridge<H extends ShareableHarness>(
   start: () => Promise<H>,
-  check: (h: H) => void,
   fail: (h: H, e: unknown) => Promise<Error>,
 ): SharedBridge<H> {
   let current: H | undefined;
@@ -501,7 +499,7 @@ export function shareBridge<H extends ShareableHarness>(
       h.beginTest();
       try {
         const r = await fn(h);
-        check(h);
+        h.checkProblems();
         if (h.exited) throw new Error(`the shared bridge ended during the test (exit ${h.proc.exitCode ?? h.proc.signalCode})`);
         return r;
       } catch (e) {
